@@ -1,0 +1,248 @@
+//! Features: shingles. Contract: "give me a normalized text, I give you the sorted set of its
+//! 64-bit shingle hashes".
+//!
+//! A *w-shingle* is a run of w consecutive tokens (word shingles) or of k consecutive characters
+//! of the normalized text (character shingles, spaces included). Each shingle is hashed once, to
+//! 64 bits, with seeded xxh3; every later stage (exact Jaccard, MinHash) works on these hashes
+//! only, so the text is tokenized and hashed exactly once.
+//!
+//! Word shingles hash the sequence of their tokens' hashes (each token hashed once, then each
+//! window of w token hashes hashed again): this costs one short xxh3 call per token and one per
+//! shingle, independent of word length.
+//!
+//! **Short documents.** A document with fewer tokens (characters) than one shingle gets exactly one
+//! shingle made of all of its tokens (characters), so that short texts (titles, one-line records)
+//! can still be compared: two such documents match only if they are identical after
+//! normalization. A document without any token has no shingles; the pipeline skips it with the
+//! reason "no tokens after normalization".
+
+use std::fmt;
+use std::str::FromStr;
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::normalize::{NormalizedText, normalize_into};
+
+/// Which shingles to take from a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ShingleKind {
+    /// Runs of this many consecutive tokens (default 5).
+    Words(usize),
+    /// Runs of this many consecutive characters of the normalized text.
+    Chars(usize),
+}
+
+impl Default for ShingleKind {
+    fn default() -> Self {
+        ShingleKind::Words(5)
+    }
+}
+
+impl ShingleKind {
+    /// The shingle width (tokens or characters).
+    pub fn width(self) -> usize {
+        match self {
+            ShingleKind::Words(w) | ShingleKind::Chars(w) => w,
+        }
+    }
+}
+
+impl fmt::Display for ShingleKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShingleKind::Words(w) => write!(f, "words:{w}"),
+            ShingleKind::Chars(k) => write!(f, "chars:{k}"),
+        }
+    }
+}
+
+/// Error from parsing a [`ShingleKind`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid shingle setting {0:?}: expected words:N or chars:N with N between 1 and 64")]
+pub struct ParseShingleKindError(String);
+
+impl FromStr for ShingleKind {
+    type Err = ParseShingleKindError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = || ParseShingleKindError(s.to_owned());
+        let (kind, n) = s.split_once(':').ok_or_else(err)?;
+        let n: usize = n.trim().parse().map_err(|_| err())?;
+        if !(1..=64).contains(&n) {
+            return Err(err());
+        }
+        match kind.trim() {
+            "words" | "word" | "w" => Ok(ShingleKind::Words(n)),
+            "chars" | "char" | "c" => Ok(ShingleKind::Chars(n)),
+            _ => Err(err()),
+        }
+    }
+}
+
+/// Turns normalized texts into sorted, deduplicated sets of 64-bit shingle hashes.
+#[derive(Debug, Clone)]
+pub struct Shingler {
+    kind: ShingleKind,
+    seed: u64,
+}
+
+/// Per-thread scratch space for [`Shingler::shingles_into`], to avoid allocations per document.
+#[derive(Debug, Default)]
+pub struct ShingleScratch {
+    bytes: Vec<u8>,
+    bounds: Vec<u32>,
+}
+
+impl Shingler {
+    /// A shingler of the given kind whose hashes are seeded with `seed`.
+    pub fn new(kind: ShingleKind, seed: u64) -> Self {
+        Shingler { kind, seed }
+    }
+
+    /// The shingle kind.
+    pub fn kind(&self) -> ShingleKind {
+        self.kind
+    }
+
+    /// Normalizes `text` and returns its sorted, deduplicated shingle hashes.
+    pub fn shingle_set(&self, text: &str) -> Vec<u64> {
+        let mut norm = NormalizedText::default();
+        normalize_into(text, &mut norm);
+        let mut out = Vec::new();
+        self.shingles_into(&norm, &mut ShingleScratch::default(), &mut out);
+        out
+    }
+
+    /// Writes the sorted, deduplicated shingle hashes of `norm` into `out` (cleared first).
+    pub fn shingles_into(
+        &self,
+        norm: &NormalizedText,
+        scratch: &mut ShingleScratch,
+        out: &mut Vec<u64>,
+    ) {
+        out.clear();
+        match self.kind {
+            ShingleKind::Words(w) => self.word_shingles(norm, w, scratch, out),
+            ShingleKind::Chars(k) => self.char_shingles(norm, k, scratch, out),
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    fn word_shingles(
+        &self,
+        norm: &NormalizedText,
+        w: usize,
+        scratch: &mut ShingleScratch,
+        out: &mut Vec<u64>,
+    ) {
+        let n = norm.tokens.len();
+        if n == 0 {
+            return;
+        }
+        // Token hashes, laid out as little-endian bytes so a window is one contiguous slice.
+        let bytes = &mut scratch.bytes;
+        bytes.clear();
+        bytes.reserve(n * 8);
+        let text = norm.text.as_bytes();
+        for &(s, e) in &norm.tokens {
+            let h = xxh3_64_with_seed(&text[s as usize..e as usize], self.seed);
+            bytes.extend_from_slice(&h.to_le_bytes());
+        }
+        let w = w.min(n);
+        out.reserve(n + 1 - w);
+        let shingle_seed = self.seed ^ 0x9E37_79B9_7F4A_7C15;
+        for i in 0..=(n - w) {
+            out.push(xxh3_64_with_seed(&bytes[i * 8..(i + w) * 8], shingle_seed));
+        }
+    }
+
+    fn char_shingles(
+        &self,
+        norm: &NormalizedText,
+        k: usize,
+        scratch: &mut ShingleScratch,
+        out: &mut Vec<u64>,
+    ) {
+        let text = &norm.text;
+        if text.is_empty() {
+            return;
+        }
+        let bounds = &mut scratch.bounds;
+        bounds.clear();
+        bounds.extend(text.char_indices().map(|(i, _)| i as u32));
+        bounds.push(text.len() as u32);
+        let chars = bounds.len() - 1;
+        let k = k.min(chars);
+        out.reserve(chars + 1 - k);
+        let seed = self.seed ^ 0xC2B2_AE3D_27D4_EB4F;
+        let bytes = text.as_bytes();
+        for i in 0..=(chars - k) {
+            let (s, e) = (bounds[i] as usize, bounds[i + k] as usize);
+            out.push(xxh3_64_with_seed(&bytes[s..e], seed));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::normalize;
+    use std::collections::BTreeSet;
+
+    /// Slow reference: shingles as strings, then hashed through the same path.
+    fn reference_word_shingles(text: &str, w: usize) -> BTreeSet<Vec<String>> {
+        let toks: Vec<String> = normalize(text).token_strs().map(str::to_owned).collect();
+        if toks.is_empty() {
+            return BTreeSet::new();
+        }
+        let w = w.min(toks.len());
+        toks.windows(w).map(<[String]>::to_vec).collect()
+    }
+
+    #[test]
+    fn parse_and_display_round_trip() {
+        for s in ["words:5", "chars:7", "words:1"] {
+            assert_eq!(s.parse::<ShingleKind>().unwrap().to_string(), s);
+        }
+        for bad in ["words", "words:0", "bytes:5", "chars:x", "words:65"] {
+            assert!(bad.parse::<ShingleKind>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn word_shingle_count_equals_distinct_windows() {
+        let text = "a rose is a rose is a rose and a rose is red";
+        for w in 1..=6 {
+            let s = Shingler::new(ShingleKind::Words(w), 7);
+            assert_eq!(s.shingle_set(text).len(), reference_word_shingles(text, w).len(), "w={w}");
+        }
+    }
+
+    #[test]
+    fn normalization_variants_give_equal_sets_and_seeds_differ() {
+        let s = Shingler::new(ShingleKind::Words(3), 1);
+        assert_eq!(s.shingle_set("Hello, World: it's me"), s.shingle_set("hello world ITS me!"));
+        let t = Shingler::new(ShingleKind::Words(3), 2);
+        assert_ne!(s.shingle_set("hello world its me"), t.shingle_set("hello world its me"));
+    }
+
+    #[test]
+    fn short_documents_get_one_shingle_and_empty_ones_none() {
+        let s = Shingler::new(ShingleKind::Words(5), 1);
+        assert_eq!(s.shingle_set("just three words").len(), 1);
+        assert_ne!(s.shingle_set("just three words"), s.shingle_set("just three"));
+        assert!(s.shingle_set(" -- ").is_empty());
+        let c = Shingler::new(ShingleKind::Chars(5), 1);
+        assert_eq!(c.shingle_set("abc").len(), 1);
+        assert!(c.shingle_set("").is_empty());
+    }
+
+    #[test]
+    fn char_shingles_are_unicode_aware() {
+        let c = Shingler::new(ShingleKind::Chars(3), 1);
+        // 6 characters, 4 windows, all distinct.
+        assert_eq!(c.shingle_set("дубль Ж").len(), 5);
+        assert_eq!(c.shingle_set("重複文書検出").len(), 4);
+    }
+}

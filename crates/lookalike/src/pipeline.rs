@@ -1,0 +1,669 @@
+//! The whole pipeline. Contract: "give me documents in batches, in input order; at the end I give
+//! you every document's fate, the verified pairs and the clusters".
+//!
+//! ```text
+//! add(batch) ──► (parallel, per document) normalize ─► shingles ─► fingerprint ─► MinHash
+//!            └─► (sequential, in order)   exact-duplicate lookup; signature → flat array;
+//!                                         shingle set → spill file (exact verification only)
+//! finish()   ──► LSH banding by sorting ─► verification ─► union-find clusters ─► outcome
+//! ```
+//!
+//! Exact duplicates (same normalized text) are found first with a fingerprint table and never
+//! enter the sketches: only the first document of each exact group (its *head*) is banded and
+//! verified. Everything is deterministic: batches are processed in order, parallel maps preserve
+//! order, and every sort is over a total order, so the thread count does not change the output.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::candidates::{
+    CandidateStats, DEFAULT_MAX_BUCKET, ErrorWeights, LshParams, band_candidates, decode_pair,
+};
+use crate::cluster::{Keep, UnionFind};
+use crate::document::Document;
+use crate::exact::text_fingerprint;
+use crate::features::{ShingleKind, ShingleScratch, Shingler};
+use crate::normalize::{NormalizedText, normalize_into};
+use crate::sketch::{MinHashScheme, MinHasher, estimate_jaccard};
+use crate::spill::ShingleStore;
+use crate::verify::{Verify, jaccard};
+
+/// Errors of the pipeline.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A setting is out of range or settings contradict each other.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// Reading or writing the spill file failed.
+    #[error("spill file I/O failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Every setting of a dedup run. Build one with [`Dedup::builder`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DedupConfig {
+    /// Shingles compared (default word 5-shingles).
+    pub shingle: ShingleKind,
+    /// MinHash signature length (default 128).
+    pub num_perm: usize,
+    /// MinHash scheme (default one-permutation hashing with densification).
+    pub scheme: MinHashScheme,
+    /// Seed of every hash (default 1).
+    pub seed: u64,
+    /// Similarity threshold in (0, 1] (default 0.8).
+    pub threshold: f64,
+    /// LSH bands and rows; `None` chooses them from the threshold.
+    pub lsh: Option<LshParams>,
+    /// Weights used when choosing bands and rows.
+    pub weights: ErrorWeights,
+    /// Verification mode (default exact Jaccard).
+    pub verify: Verify,
+    /// Representative choice (default the first in input order).
+    pub keep: Keep,
+    /// Buckets larger than this are not expanded to all pairs.
+    pub max_bucket: usize,
+    /// Directory of the spill file (default the system temporary directory).
+    pub spill_dir: Option<PathBuf>,
+}
+
+impl Default for DedupConfig {
+    fn default() -> Self {
+        DedupConfig {
+            shingle: ShingleKind::default(),
+            num_perm: 128,
+            scheme: MinHashScheme::default(),
+            seed: 1,
+            threshold: 0.8,
+            lsh: None,
+            weights: ErrorWeights::default(),
+            verify: Verify::default(),
+            keep: Keep::default(),
+            max_bucket: DEFAULT_MAX_BUCKET,
+            spill_dir: None,
+        }
+    }
+}
+
+/// Builder of a [`Dedup`].
+#[derive(Debug, Clone, Default)]
+pub struct DedupBuilder {
+    config: DedupConfig,
+}
+
+macro_rules! setter {
+    ($(#[$doc:meta] $name:ident: $ty:ty),* $(,)?) => {
+        $(#[$doc] pub fn $name(mut self, value: $ty) -> Self {
+            self.config.$name = value;
+            self
+        })*
+    };
+}
+
+impl DedupBuilder {
+    setter! {
+        /// Sets the shingle kind.
+        shingle: ShingleKind,
+        /// Sets the MinHash signature length.
+        num_perm: usize,
+        /// Sets the MinHash scheme.
+        scheme: MinHashScheme,
+        /// Sets the seed.
+        seed: u64,
+        /// Sets the similarity threshold.
+        threshold: f64,
+        /// Forces LSH bands and rows.
+        lsh: Option<LshParams>,
+        /// Sets the error weights used to choose bands and rows.
+        weights: ErrorWeights,
+        /// Sets the verification mode.
+        verify: Verify,
+        /// Sets the representative choice.
+        keep: Keep,
+        /// Sets the bucket cap.
+        max_bucket: usize,
+        /// Sets the spill directory.
+        spill_dir: Option<PathBuf>,
+    }
+
+    /// Validates the settings.
+    pub fn build(self) -> Result<Dedup, Error> {
+        let c = self.config;
+        if !(c.threshold > 0.0 && c.threshold <= 1.0) {
+            return Err(Error::Config(format!("threshold {} is not in (0, 1]", c.threshold)));
+        }
+        if !(1..=8192).contains(&c.num_perm) {
+            return Err(Error::Config(format!("num-perm {} is not in 1..=8192", c.num_perm)));
+        }
+        let lsh = match c.lsh {
+            Some(p) if p.bands == 0 || p.rows == 0 => {
+                return Err(Error::Config("bands and rows must be at least 1".into()));
+            }
+            Some(p) if p.bands * p.rows > c.num_perm => {
+                return Err(Error::Config(format!(
+                    "bands × rows = {} × {} = {} exceeds num-perm {}",
+                    p.bands,
+                    p.rows,
+                    p.bands * p.rows,
+                    c.num_perm
+                )));
+            }
+            Some(p) => p,
+            None => LshParams::optimal(c.threshold, c.num_perm, c.weights),
+        };
+        Ok(Dedup {
+            shingler: Shingler::new(c.shingle, c.seed),
+            hasher: MinHasher::new(c.num_perm, c.scheme, c.seed),
+            lsh,
+            config: c,
+        })
+    }
+}
+
+/// A configured near-duplicate detector. Cheap to share; each run is a [`DedupRun`].
+///
+/// ```
+/// use lookalike::{Dedup, Document, DocStatus};
+///
+/// let dedup = Dedup::builder().threshold(0.7).build().unwrap();
+/// let mut run = dedup.start().unwrap();
+/// run.add(vec![
+///     Document::from_text("a", "the quick brown fox jumps over the lazy dog again and again"),
+///     Document::from_text("b", "The quick brown fox jumps over the lazy dog again and again!"),
+///     Document::from_text("c", "a completely different text about something else entirely"),
+/// ]).unwrap();
+/// let outcome = run.finish().unwrap();
+/// assert!(matches!(outcome.statuses[1], DocStatus::Duplicate { of: 0, .. }));
+/// assert_eq!(outcome.statuses[2], DocStatus::Kept);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Dedup {
+    config: DedupConfig,
+    shingler: Shingler,
+    hasher: MinHasher,
+    lsh: LshParams,
+}
+
+impl Dedup {
+    /// A builder with the default settings.
+    pub fn builder() -> DedupBuilder {
+        DedupBuilder::default()
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &DedupConfig {
+        &self.config
+    }
+
+    /// The LSH bands and rows in use (given or chosen).
+    pub fn lsh_params(&self) -> LshParams {
+        self.lsh
+    }
+
+    /// The shingler in use.
+    pub fn shingler(&self) -> &Shingler {
+        &self.shingler
+    }
+
+    /// Starts a run (creates the spill file when verification is exact).
+    pub fn start(&self) -> Result<DedupRun<'_>, Error> {
+        let store = match self.config.verify {
+            Verify::Exact => Some(ShingleStore::new(self.config.spill_dir.as_deref())?),
+            Verify::Estimate => None,
+        };
+        Ok(DedupRun {
+            dedup: self,
+            docs: Vec::new(),
+            exact: HashMap::new(),
+            heads: Vec::new(),
+            sigs: Vec::new(),
+            store,
+            bytes: 0,
+        })
+    }
+}
+
+/// How two documents matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchKind {
+    /// The same raw bytes (full-layout copy).
+    ExactBytes,
+    /// The same normalized text (full-content copy).
+    ExactText,
+    /// Similar at or above the threshold.
+    Near,
+}
+
+impl MatchKind {
+    /// The name used in outputs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::ExactBytes => "exact-bytes",
+            MatchKind::ExactText => "exact-text",
+            MatchKind::Near => "near",
+        }
+    }
+}
+
+/// A verified pair of documents (indices in input order, `a < b`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ScoredPair {
+    /// The earlier document.
+    pub a: u32,
+    /// The later document.
+    pub b: u32,
+    /// Their similarity (1.0 for exact copies).
+    pub similarity: f64,
+    /// How they matched.
+    pub kind: MatchKind,
+}
+
+/// A member of a cluster other than its representative.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ClusterMember {
+    /// The document.
+    pub doc: u32,
+    /// Its similarity to the representative (may be below the threshold when it joined through
+    /// another member: clusters are the transitive closure of the pairs).
+    pub similarity: f64,
+    /// Exact copy of the representative, or near duplicate.
+    pub kind: MatchKind,
+}
+
+/// A group of duplicates.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Cluster {
+    /// The document kept.
+    pub representative: u32,
+    /// The others, in input order.
+    pub members: Vec<ClusterMember>,
+}
+
+/// What happened to one input document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocStatus {
+    /// Kept: unique, or the representative of its cluster.
+    Kept,
+    /// Dropped as a duplicate of the representative `of`.
+    Duplicate {
+        /// The representative.
+        of: u32,
+        /// Similarity to the representative.
+        similarity: f64,
+        /// Exact or near.
+        kind: MatchKind,
+    },
+    /// Not compared, with the reason.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Counts for the summary.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct DedupStats {
+    /// Documents given to the pipeline.
+    pub documents: u64,
+    /// Documents skipped (no tokens).
+    pub skipped: u64,
+    /// Documents that are exact copies of an earlier one.
+    pub exact_duplicates: u64,
+    /// Documents that went through sketching and LSH (heads of exact groups).
+    pub sketched: u64,
+    /// Candidate generation figures.
+    pub candidates: CandidateStats,
+    /// Verified near-duplicate pairs.
+    pub near_pairs: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Documents dropped as duplicates (exact or near).
+    pub duplicates: u64,
+    /// Bytes of text read (sum of the documents' raw sizes).
+    pub bytes: u64,
+    /// Bytes written to the spill file.
+    pub spill_bytes: u64,
+    /// The LSH parameters used.
+    pub lsh: Option<LshParams>,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone)]
+pub struct DedupOutcome {
+    /// Document ids, by input index.
+    pub ids: Vec<String>,
+    /// Every document's fate, by input index.
+    pub statuses: Vec<DocStatus>,
+    /// Verified pairs: exact copies (head, copy) and near duplicates, sorted by `(a, b)`.
+    pub pairs: Vec<ScoredPair>,
+    /// Clusters ordered by their smallest member.
+    pub clusters: Vec<Cluster>,
+    /// Counts.
+    pub stats: DedupStats,
+}
+
+#[derive(Debug, Clone)]
+enum DocKind {
+    Skipped(&'static str),
+    /// Head of an exact group; `slot` indexes `heads`, `sigs` and the store.
+    Head {
+        slot: u32,
+    },
+    /// Exact copy of head document `of`.
+    Copy {
+        of: u32,
+        bytes: bool,
+    },
+}
+
+#[derive(Debug)]
+struct DocMeta {
+    id: String,
+    text_len: u64,
+    kind: DocKind,
+}
+
+/// A run in progress: add batches, then [`finish`](DedupRun::finish).
+#[derive(Debug)]
+pub struct DedupRun<'a> {
+    dedup: &'a Dedup,
+    docs: Vec<DocMeta>,
+    /// Text fingerprint → (head document, its raw fingerprint).
+    exact: HashMap<u128, (u32, Option<u128>)>,
+    /// Document index of every head, by slot.
+    heads: Vec<u32>,
+    /// Signatures of the heads, `num_perm` values each, by slot.
+    sigs: Vec<u32>,
+    store: Option<ShingleStore>,
+    bytes: u64,
+}
+
+struct Processed {
+    fingerprint: u128,
+    shingles: Vec<u64>,
+    empty_text: bool,
+}
+
+#[derive(Default)]
+struct Scratch {
+    norm: NormalizedText,
+    shingle: ShingleScratch,
+}
+
+impl DedupRun<'_> {
+    /// Documents added so far.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// True before the first document.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Adds a batch of documents (in input order); they get the next input indices. Documents are
+    /// processed in parallel on the current rayon pool.
+    pub fn add(&mut self, batch: Vec<Document>) -> Result<(), Error> {
+        let d = self.dedup;
+        let processed: Vec<Processed> = batch
+            .par_iter()
+            .map_init(Scratch::default, |s, doc| {
+                normalize_into(&doc.text, &mut s.norm);
+                let mut shingles = Vec::new();
+                d.shingler.shingles_into(&s.norm, &mut s.shingle, &mut shingles);
+                Processed {
+                    fingerprint: text_fingerprint(&s.norm.text),
+                    shingles,
+                    empty_text: doc.text.trim().is_empty(),
+                }
+            })
+            .collect();
+        let num_perm = d.hasher.num_perm();
+        // Sketch only the documents that will be heads: find them first (sequential, cheap).
+        let mut kinds = Vec::with_capacity(batch.len());
+        let mut new_heads = Vec::new();
+        for (doc, p) in batch.iter().zip(&processed) {
+            let index = (self.docs.len() + kinds.len()) as u32;
+            let kind = if p.shingles.is_empty() {
+                DocKind::Skipped(if p.empty_text {
+                    "empty text"
+                } else {
+                    "no tokens after normalization"
+                })
+            } else if let Some(&(of, raw)) = self.exact.get(&p.fingerprint) {
+                let bytes = raw.is_some() && raw == doc.raw_fingerprint;
+                DocKind::Copy { of, bytes }
+            } else {
+                self.exact.insert(p.fingerprint, (index, doc.raw_fingerprint));
+                let slot = (self.heads.len() + new_heads.len()) as u32;
+                new_heads.push(kinds.len());
+                DocKind::Head { slot }
+            };
+            kinds.push(kind);
+        }
+        let start = self.sigs.len();
+        self.sigs.resize(start + new_heads.len() * num_perm, 0);
+        self.sigs[start..].par_chunks_mut(num_perm).zip(&new_heads).for_each(|(out, &i)| {
+            d.hasher.sketch_into(&processed[i].shingles, out);
+        });
+        for &i in &new_heads {
+            self.heads.push((self.docs.len() + i) as u32);
+            if let Some(store) = &mut self.store {
+                store.push(&processed[i].shingles)?;
+            }
+        }
+        for (doc, kind) in batch.into_iter().zip(kinds) {
+            self.bytes += doc.raw_len;
+            self.docs.push(DocMeta { id: doc.id, text_len: doc.text.len() as u64, kind });
+        }
+        Ok(())
+    }
+
+    /// Runs candidates, verification and clustering.
+    pub fn finish(self) -> Result<DedupOutcome, Error> {
+        self.finish_with(&mut |_| {})
+    }
+
+    /// Like [`finish`](Self::finish), calling `phase` with a short description before each phase.
+    pub fn finish_with(mut self, phase: &mut dyn FnMut(&str)) -> Result<DedupOutcome, Error> {
+        let d = self.dedup;
+        let threshold = d.config.threshold;
+        let num_perm = d.hasher.num_perm();
+        if let Some(store) = &mut self.store {
+            store.seal()?;
+        }
+
+        phase("finding candidates (LSH banding)");
+        let (candidates, cand_stats) =
+            band_candidates(&self.sigs, num_perm, d.lsh, d.config.max_bucket);
+
+        phase("verifying candidate pairs");
+        let similarity = Similarity { sigs: &self.sigs, num_perm, store: self.store.as_ref() };
+        let near: Vec<(u32, u32, f64)> = similarity.verify_pairs(&candidates, threshold)?;
+
+        phase("clustering");
+        let n = self.docs.len();
+        let mut uf = UnionFind::new(n);
+        let mut pairs = Vec::new();
+        for (i, m) in self.docs.iter().enumerate() {
+            if let DocKind::Copy { of, bytes } = m.kind {
+                uf.union(of, i as u32);
+                let kind = if bytes { MatchKind::ExactBytes } else { MatchKind::ExactText };
+                pairs.push(ScoredPair { a: of, b: i as u32, similarity: 1.0, kind });
+            }
+        }
+        for &(sa, sb, sim) in &near {
+            let (a, b) = (self.heads[sa as usize], self.heads[sb as usize]);
+            uf.union(a, b);
+            pairs.push(ScoredPair { a, b, similarity: sim, kind: MatchKind::Near });
+        }
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+
+        let groups = uf.groups();
+        let docs = &self.docs;
+        let head_slot = |doc: u32| -> u32 {
+            match docs[doc as usize].kind {
+                DocKind::Head { slot } => slot,
+                DocKind::Copy { of, .. } => match docs[of as usize].kind {
+                    DocKind::Head { slot } => slot,
+                    _ => unreachable!("an exact copy points at a head"),
+                },
+                DocKind::Skipped(_) => unreachable!("skipped documents are never paired"),
+            }
+        };
+        let clusters: Vec<Cluster> = groups
+            .par_iter()
+            .map_init(SetBuffers::default, |buf, group| -> Result<Cluster, Error> {
+                let rep = match d.config.keep {
+                    Keep::First => group[0],
+                    Keep::Longest => *group
+                        .iter()
+                        .max_by_key(|&&m| (docs[m as usize].text_len, std::cmp::Reverse(m)))
+                        .unwrap_or(&group[0]),
+                };
+                let rep_slot = head_slot(rep);
+                let mut members = Vec::with_capacity(group.len() - 1);
+                for &m in group.iter().filter(|&&m| m != rep) {
+                    let slot = head_slot(m);
+                    let (similarity, kind) = if slot == rep_slot {
+                        (1.0, exact_kind(docs, rep, m))
+                    } else {
+                        (similarity.between(rep_slot, slot, buf)?, MatchKind::Near)
+                    };
+                    members.push(ClusterMember { doc: m, similarity, kind });
+                }
+                Ok(Cluster { representative: rep, members })
+            })
+            .collect::<Result<_, _>>()?;
+
+        let mut statuses: Vec<DocStatus> = self
+            .docs
+            .iter()
+            .map(|m| match m.kind {
+                DocKind::Skipped(reason) => DocStatus::Skipped { reason: reason.to_owned() },
+                _ => DocStatus::Kept,
+            })
+            .collect();
+        let mut duplicates = 0;
+        for c in &clusters {
+            for m in &c.members {
+                duplicates += 1;
+                statuses[m.doc as usize] = DocStatus::Duplicate {
+                    of: c.representative,
+                    similarity: m.similarity,
+                    kind: m.kind,
+                };
+            }
+        }
+
+        let stats = DedupStats {
+            documents: n as u64,
+            skipped: self.docs.iter().filter(|m| matches!(m.kind, DocKind::Skipped(_))).count()
+                as u64,
+            exact_duplicates: self
+                .docs
+                .iter()
+                .filter(|m| matches!(m.kind, DocKind::Copy { .. }))
+                .count() as u64,
+            sketched: self.heads.len() as u64,
+            candidates: cand_stats,
+            near_pairs: near.len() as u64,
+            clusters: clusters.len() as u64,
+            duplicates,
+            bytes: self.bytes,
+            spill_bytes: self.store.as_ref().map_or(0, ShingleStore::disk_bytes),
+            lsh: Some(d.lsh),
+        };
+        let ids = self.docs.into_iter().map(|m| m.id).collect();
+        Ok(DedupOutcome { ids, statuses, pairs, clusters, stats })
+    }
+}
+
+fn exact_kind(docs: &[DocMeta], rep: u32, member: u32) -> MatchKind {
+    let bytes_of = |d: u32| match docs[d as usize].kind {
+        DocKind::Copy { bytes, .. } => bytes,
+        _ => true,
+    };
+    if bytes_of(rep) && bytes_of(member) { MatchKind::ExactBytes } else { MatchKind::ExactText }
+}
+
+#[derive(Default)]
+struct SetBuffers {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    raw: Vec<u8>,
+}
+
+/// Similarity between heads, from the spill store (exact) or the signatures (estimate).
+struct Similarity<'a> {
+    sigs: &'a [u32],
+    num_perm: usize,
+    store: Option<&'a ShingleStore>,
+}
+
+impl Similarity<'_> {
+    fn sig(&self, slot: u32) -> &[u32] {
+        let s = slot as usize * self.num_perm;
+        &self.sigs[s..s + self.num_perm]
+    }
+
+    fn between(&self, x: u32, y: u32, buf: &mut SetBuffers) -> Result<f64, Error> {
+        match self.store {
+            None => Ok(estimate_jaccard(self.sig(x), self.sig(y))),
+            Some(store) => {
+                store.read(x as usize, &mut buf.a, &mut buf.raw)?;
+                store.read(y as usize, &mut buf.b, &mut buf.raw)?;
+                Ok(jaccard(&buf.a, &buf.b))
+            }
+        }
+    }
+
+    /// Verifies sorted candidate pairs of slots; returns those at or above the threshold.
+    fn verify_pairs(
+        &self,
+        candidates: &[u64],
+        threshold: f64,
+    ) -> Result<Vec<(u32, u32, f64)>, Error> {
+        // Group by the first slot so each of its sets is read once.
+        let mut groups = Vec::new();
+        let mut start = 0;
+        while start < candidates.len() {
+            let a = decode_pair(candidates[start]).0;
+            let mut end = start + 1;
+            while end < candidates.len() && decode_pair(candidates[end]).0 == a {
+                end += 1;
+            }
+            groups.push(start..end);
+            start = end;
+        }
+        let verified: Vec<Vec<(u32, u32, f64)>> = groups
+            .par_iter()
+            .map_init(SetBuffers::default, |buf, range| -> Result<_, Error> {
+                let group = &candidates[range.clone()];
+                let a = decode_pair(group[0]).0;
+                let mut out = Vec::new();
+                if let Some(store) = self.store {
+                    store.read(a as usize, &mut buf.a, &mut buf.raw)?;
+                }
+                for &p in group {
+                    let b = decode_pair(p).1;
+                    let sim = match self.store {
+                        None => estimate_jaccard(self.sig(a), self.sig(b)),
+                        Some(store) => {
+                            store.read(b as usize, &mut buf.b, &mut buf.raw)?;
+                            jaccard(&buf.a, &buf.b)
+                        }
+                    };
+                    if sim >= threshold {
+                        out.push((a, b, sim));
+                    }
+                }
+                Ok(out)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(verified.into_iter().flatten().collect())
+    }
+}
