@@ -24,11 +24,14 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum MinHashScheme {
     /// One-permutation hashing with optimal densification (default; fastest).
     #[default]
+    #[cfg_attr(feature = "clap", value(name = "oph"))]
     OnePermutation,
     /// N independent multiply-shift permutations (textbook MinHash).
+    #[cfg_attr(feature = "clap", value(name = "perm"))]
     Permutations,
 }
 

@@ -1,0 +1,91 @@
+//! Random collections with planted near-duplicates, and the brute-force reference.
+
+use lookalike::verify::jaccard;
+use lookalike::{Document, Shingler};
+
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x2545_F491_4F6C_DD1D)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn chance(&mut self, p: f64) -> bool {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+}
+
+/// A word from a Zipf-like vocabulary (frequent words repeat, as in real text).
+fn word(rng: &mut Rng) -> String {
+    let r = rng.below(1000);
+    let idx = (r * r) / 200; // skewed towards small indices
+    format!("w{idx}")
+}
+
+/// `bases` random documents and `variants` edited copies of random earlier documents, with edit
+/// rates spread so that true Jaccards cover the whole range.
+pub fn random_collection(seed: u64, bases: usize, variants: usize) -> Vec<Document> {
+    let mut rng = Rng::new(seed);
+    let mut texts: Vec<Vec<String>> = Vec::new();
+    for _ in 0..bases {
+        let len = 20 + rng.below(300);
+        texts.push((0..len).map(|_| word(&mut rng)).collect());
+    }
+    for _ in 0..variants {
+        let src = texts[rng.below(texts.len())].clone();
+        let rate = [0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15][rng.below(7)];
+        let mut out = Vec::with_capacity(src.len());
+        for w in src {
+            if rng.chance(rate) {
+                match rng.below(3) {
+                    0 => {}
+                    1 => out.push(word(&mut rng)),
+                    _ => {
+                        out.push(w);
+                        out.push(word(&mut rng));
+                    }
+                }
+            } else {
+                out.push(w);
+            }
+        }
+        if out.is_empty() {
+            out.push(word(&mut rng));
+        }
+        texts.push(out);
+    }
+    // Shuffle so that copies are not always after their sources.
+    for i in (1..texts.len()).rev() {
+        let j = rng.below(i + 1);
+        texts.swap(i, j);
+    }
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| Document::from_text(format!("d{i}"), t.join(" ")))
+        .collect()
+}
+
+/// Every pair (i < j) with exact Jaccard ≥ `min`, by brute force.
+pub fn brute_force_pairs(docs: &[Document], shingler: &Shingler, min: f64) -> Vec<(u32, u32, f64)> {
+    let sets: Vec<Vec<u64>> = docs.iter().map(|d| shingler.shingle_set(&d.text)).collect();
+    let mut out = Vec::new();
+    for i in 0..sets.len() {
+        for j in i + 1..sets.len() {
+            let s = jaccard(&sets[i], &sets[j]);
+            if s >= min {
+                out.push((i as u32, j as u32, s));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,43 @@
+//! Same input, settings and seed → identical outcome, whatever the thread count.
+
+use lookalike::{Dedup, DedupOutcome, Keep, Verify};
+
+use crate::corpus::random_collection;
+
+fn outcome_in_pool(threads: usize, dedup: &Dedup, docs: &[lookalike::Document]) -> DedupOutcome {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let mut run = dedup.start().unwrap();
+        // Uneven batches, as a reader would hand them over.
+        for chunk in docs.chunks(37) {
+            run.add(chunk.to_vec()).unwrap();
+        }
+        run.finish().unwrap()
+    })
+}
+
+fn fingerprint(o: &DedupOutcome) -> String {
+    format!("{:?}\n{:?}\n{:?}\n{:?}", o.pairs, o.clusters, o.statuses, o.ids)
+}
+
+#[test]
+fn one_and_many_threads_give_identical_outcomes() {
+    let docs = random_collection(5, 200, 300);
+    for verify in [Verify::Exact, Verify::Estimate] {
+        for keep in [Keep::First, Keep::Longest] {
+            let dedup = Dedup::builder().threshold(0.7).verify(verify).keep(keep).build().unwrap();
+            let one = fingerprint(&outcome_in_pool(1, &dedup, &docs));
+            let many = fingerprint(&outcome_in_pool(4, &dedup, &docs));
+            assert_eq!(one, many, "{verify:?} {keep:?}");
+            assert!(one.contains("Near"), "the collection must contain near duplicates");
+        }
+    }
+}
+
+#[test]
+fn different_seeds_still_find_the_same_exact_copies() {
+    let docs = random_collection(8, 50, 80);
+    let a = outcome_in_pool(2, &Dedup::builder().seed(1).build().unwrap(), &docs);
+    let b = outcome_in_pool(2, &Dedup::builder().seed(2).build().unwrap(), &docs);
+    assert_eq!(a.stats.exact_duplicates, b.stats.exact_duplicates);
+}

@@ -1,0 +1,6 @@
+//! Integration tests of the core pipeline (one test binary, several modules).
+
+mod corpus;
+mod determinism;
+mod real_text;
+mod recall;
