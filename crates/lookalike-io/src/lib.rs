@@ -1,1 +1,61 @@
-//! placeholder until written
+//! Readers for lookalike: from command-line arguments to [`lookalike::Document`]s.
+//!
+//! Three steps, each its own module, so that a caller can put threads between them:
+//!
+//! 1. [`expand_inputs`] turns arguments (`-`, files, directories, glob patterns) into a list of
+//!    [`Input`]s, in a deterministic order, and lists the files it ignored.
+//! 2. [`Reader`] iterates over the inputs and yields [`RawRecord`]s: the bytes of one document
+//!    each (a whole text or HTML file, or one JSONL line), decompressed if they were gzip. It
+//!    detects formats, streams JSONL, and turns every read failure into an [`InputError`]
+//!    naming the file (and line) before going on, so bad input never stops a run.
+//! 3. [`decode`] turns a record into a [`Decoded::Doc`] (text, id, raw fingerprint, with a
+//!    warning when bytes were not valid text) or a [`Decoded::Skip`] with its reason. It is a
+//!    pure function: decode on many threads while one thread reads.
+//!
+//! HTML becomes text with [`html_to_text`], a single pass of the html5ever tokenizer (no DOM).
+//! Character sets other than UTF-8 and UTF-16 are not detected yet.
+//!
+//! # Example
+//!
+//! ```
+//! use lookalike_io::{Decoded, ReadOptions, Reader, decode, expand_inputs};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("a.jsonl"), "{\"id\":\"x\",\"text\":\"hello\"}\n\n{\"id\":2}\n")?;
+//! std::fs::write(dir.path().join("b.html"), "<title>T</title><p>Hi &amp; bye</p>")?;
+//! std::fs::write(dir.path().join("notes.bin"), [0u8; 4])?;
+//!
+//! let expanded = expand_inputs(&[dir.path().display().to_string()])?;
+//! assert_eq!((expanded.inputs.len(), expanded.ignored.len()), (2, 1));
+//!
+//! let opts = ReadOptions::default();
+//! let mut seen = Vec::new();
+//! for record in Reader::new(expanded.inputs, opts.clone()) {
+//!     match decode(&record?, &opts) {
+//!         Decoded::Doc { doc, .. } => seen.push(doc.text),
+//!         Decoded::Skip { id, reason } => seen.push(format!("skipped {id}: {reason}")),
+//!     }
+//! }
+//! assert_eq!(seen, ["hello", "skipped 2: no string field 'text'", "T\nHi & bye"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+mod decode;
+mod encoding;
+mod error;
+mod format;
+mod html;
+mod inputs;
+mod options;
+mod reader;
+mod sniff;
+
+pub use decode::{Decoded, decode};
+pub use error::{Error, InputError};
+pub use format::{Format, ParseFormatError};
+pub use html::html_to_text;
+pub use inputs::{Expanded, Input, expand_inputs};
+pub use options::ReadOptions;
+pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
+pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};

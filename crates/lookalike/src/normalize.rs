@@ -73,12 +73,33 @@ pub fn normalize_into(input: &str, out: &mut NormalizedText) {
         normalize_ascii(input.as_bytes(), out);
         return;
     }
-    if is_nfkc_quick(input.chars()) == IsNormalized::Yes {
-        normalize_chars(input, out);
-    } else {
+    // Most text is already in NFKC. The scanner checks that on the fly for the common scripts and
+    // asks for the full quick check only when it meets a character outside them.
+    if normalize_chars(input, out, true).is_err() {
         let composed: String = input.nfkc().collect();
-        normalize_chars(&composed, out);
+        out.clear();
+        let _ = normalize_chars(&composed, out, false);
     }
+}
+
+/// The text is not in NFKC and must be normalized first.
+struct NeedsNfkc;
+
+/// Characters known to be unchanged by NFKC (quick check "Yes", combining class 0), covering the
+/// bulk of Latin, Cyrillic, CJK and Korean text, so that such text needs no separate check pass.
+/// General punctuation (U+2000–U+206F) is included although a few of its characters have
+/// compatibility forms (`…` → `...`, `‼` → `!!`): they are separators before and after NFKC.
+fn nfkc_stable(c: char) -> bool {
+    matches!(c as u32,
+        0x00C0..=0x00FF
+        | 0x0100..=0x0131 | 0x0134..=0x013E | 0x0141..=0x0148 | 0x014A..=0x017E
+        | 0x0400..=0x0482 | 0x048A..=0x04FF
+        | 0x2000..=0x206F
+        | 0x3001..=0x3003 | 0x3008..=0x3011 | 0x3014..=0x301F
+        | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x30FC..=0x30FE
+        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
+        | 0xAC00..=0xD7A3
+    )
 }
 
 /// Token state shared by the ASCII and the Unicode scanners.
@@ -158,12 +179,19 @@ fn is_ascii_joiner(prev: u8, c: u8, next: u8) -> bool {
     }
 }
 
-fn normalize_chars(input: &str, out: &mut NormalizedText) {
+fn normalize_chars(input: &str, out: &mut NormalizedText, check: bool) -> Result<(), NeedsNfkc> {
     out.text.reserve(input.len());
+    let mut checked = !check;
     let mut b = Builder::new(out);
     let mut chars = input.chars().peekable();
     let mut prev: char = ' ';
     while let Some(c) = chars.next() {
+        if !checked && !c.is_ascii() && !nfkc_stable(c) {
+            if is_nfkc_quick(input.chars()) != IsNormalized::Yes {
+                return Err(NeedsNfkc);
+            }
+            checked = true;
+        }
         match classify(c) {
             Class::Word => {
                 if b.open != Open::Word {
@@ -190,11 +218,13 @@ fn normalize_chars(input: &str, out: &mut NormalizedText) {
                     b.close();
                 }
             }
+            Class::Ignore => continue,
             Class::Separator => b.close(),
         }
         prev = c;
     }
     b.close();
+    Ok(())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -203,6 +233,9 @@ enum Class {
     Spaceless,
     Mark,
     Joiner,
+    /// Invisible format characters inside words (soft hyphen, zero-width (non-)joiner, word
+    /// joiner, BOM): dropped without splitting the word.
+    Ignore,
     Separator,
 }
 
@@ -216,8 +249,17 @@ fn classify(c: char) -> Class {
             Class::Separator
         };
     }
-    if matches!(c, '\u{2019}' | '\u{02BC}') {
-        return Class::Joiner;
+    // Fast paths for the common scripts, before the general-category tables.
+    match c as u32 {
+        0x4E00..=0x9FFF | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x30FC..=0x30FF => {
+            return Class::Spaceless;
+        }
+        0x0400..=0x0481 | 0x048A..=0x04FF | 0xAC00..=0xD7A3 => return Class::Word,
+        0x00C0..=0x00D6 | 0x00D8..=0x00F6 | 0x00F8..=0x024F => return Class::Word,
+        0x00AD | 0x200C | 0x200D | 0x2060 | 0xFEFF => return Class::Ignore,
+        0x2019 | 0x02BC => return Class::Joiner,
+        0x2000..=0x206F | 0x3000..=0x303F if !is_spaceless_script(c) => return Class::Separator,
+        _ => {}
     }
     if is_spaceless_script(c) {
         return if c.general_category_group() == GeneralCategoryGroup::Mark {
@@ -272,19 +314,28 @@ pub fn is_spaceless_script(c: char) -> bool {
 }
 
 fn push_folded(out: &mut String, c: char) {
-    if c.is_ascii() {
-        out.push(c.to_ascii_lowercase());
-        return;
-    }
-    match c {
-        'ß' | 'ẞ' => out.push_str("ss"),
-        'ς' => out.push('σ'),
+    let u = c as u32;
+    let lower = match u {
+        0x00..=0x7F => c.to_ascii_lowercase(),
+        // Cyrillic capitals: А..Я → а..я, Ѐ..Џ → ѐ..џ; lower case letters as they are.
+        0x0410..=0x042F => char::from_u32(u + 0x20).unwrap_or(c),
+        0x0400..=0x040F => char::from_u32(u + 0x50).unwrap_or(c),
+        0x0430..=0x045F => c,
+        // Latin-1 capitals À..Þ (but ×) → à..þ.
+        0x00C0..=0x00D6 | 0x00D8..=0x00DE => char::from_u32(u + 0x20).unwrap_or(c),
+        0x00E0..=0x00FF if u != 0x00DF => c,
+        // Scripts without case.
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 => c,
         _ => {
-            for l in c.to_lowercase() {
-                out.push(l);
+            match c {
+                'ß' | 'ẞ' => out.push_str("ss"),
+                'ς' => out.push('σ'),
+                _ => out.extend(c.to_lowercase()),
             }
+            return;
         }
-    }
+    };
+    out.push(lower);
 }
 
 #[cfg(test)]
@@ -308,7 +359,7 @@ mod tests {
         let mut a = NormalizedText::default();
         normalize_ascii(s.as_bytes(), &mut a);
         let mut u = NormalizedText::default();
-        normalize_chars(s, &mut u);
+        assert!(normalize_chars(s, &mut u, true).is_ok());
         assert_eq!(a, u);
     }
 
@@ -349,6 +400,54 @@ mod tests {
     #[test]
     fn devanagari_marks_stay_in_words() {
         assert_eq!(toks("नमस्ते दुनिया"), ["नमस्ते", "दुनिया"]);
+    }
+
+    #[test]
+    fn invisible_format_characters_do_not_split_words() {
+        assert_eq!(toks("docu\u{AD}ment zero\u{200B}width"), ["document", "zero", "width"]);
+        assert_eq!(toks("\u{FEFF}Начало"), ["начало"]);
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_generic_unicode_functions() {
+        // Every character of the fast-path ranges is classified and lower-cased as the generic
+        // tables say, and is NFKC-stable where the scanner assumes so.
+        let ranges =
+            [0x00C0..0x0250u32, 0x0400..0x0500, 0x3040..0x3100, 0x4E00..0x9FFF, 0xAC00..0xD7A4];
+        for r in ranges {
+            for c in r.filter_map(char::from_u32) {
+                let mut fast = String::new();
+                push_folded(&mut fast, c);
+                let slow: String = match c {
+                    'ß' => "ss".into(),
+                    _ => c.to_lowercase().collect(),
+                };
+                assert_eq!(fast, slow, "lower-casing U+{:04X}", c as u32);
+                let generic = if c.is_alphanumeric() {
+                    if is_spaceless_script(c) { Class::Spaceless } else { Class::Word }
+                } else if c.general_category_group() == GeneralCategoryGroup::Mark {
+                    Class::Mark
+                } else {
+                    Class::Separator
+                };
+                assert!(classify(c) == generic, "class of U+{:04X}", c as u32);
+                if nfkc_stable(c) && !(0x2000..=0x206F).contains(&(c as u32)) {
+                    assert_eq!(
+                        is_nfkc_quick(std::iter::once(c)),
+                        IsNormalized::Yes,
+                        "U+{:04X} is not NFKC-stable",
+                        c as u32
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn text_needing_nfkc_outside_the_fast_ranges_is_normalized() {
+        // Full-width Latin and the compatibility ideograph U+F900 appear after stable Cyrillic.
+        assert_eq!(normalize("Дом ＷＥＢ").text, "дом web");
+        assert_eq!(normalize("Дом \u{F900}").text, normalize("Дом \u{8C48}").text);
     }
 
     #[test]

@@ -1,0 +1,332 @@
+//! Decoding raw records into documents: contract: "give me a record's bytes, I give you a
+//! [`Document`] (with a warning if some bytes were not valid text) or the reason it has none".
+//!
+//! Decoding is a pure function of the record and the options, so callers may run it on many
+//! threads while one thread reads.
+
+use std::fmt;
+
+use lookalike::Document;
+use lookalike::exact::raw_fingerprint;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::error::Category;
+
+use crate::encoding::decode_text;
+use crate::{Format, RawRecord, ReadOptions, html};
+
+/// The result of decoding one record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decoded {
+    /// A document to compare.
+    Doc {
+        /// The document.
+        doc: Document,
+        /// Something lossy happened on the way, e.g. invalid UTF-8 replaced with U+FFFD.
+        warning: Option<String>,
+    },
+    /// The record holds no document; it must still be reported, with this reason.
+    Skip {
+        /// The record's id (its id field, or `source:line`).
+        id: String,
+        /// Why there is no document, e.g. `invalid JSON: ...` or `no string field 'text'`.
+        reason: String,
+    },
+}
+
+/// Decodes a record by its format.
+///
+/// - Text: the whole record is the text (BOM-aware, lossy UTF-8), the id is the source name.
+/// - HTML: the visible text ([`crate::html_to_text`]), the id is the source name.
+/// - JSONL: the id is the [`ReadOptions::id_field`] value (a string as is, another value as its
+///   JSON text; absent or null: `source:line`), the text is the [`ReadOptions::text_field`]
+///   value, which must be a string. Invalid JSON, a line that is not an object and a missing or
+///   non-string text field are [`Decoded::Skip`]s.
+///
+/// `raw_fingerprint` is the fingerprint of the file's bytes for text and HTML, and of the text
+/// field for JSONL (the same text under another id or URL is a full-layout copy); `raw_len` is
+/// the size of the record.
+pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
+    match rec.format {
+        Format::Text => whole_file(rec, decode_text(&rec.bytes)),
+        Format::Html => {
+            let (markup, warning) = decode_text(&rec.bytes);
+            whole_file(rec, (html::extract(&markup), warning))
+        }
+        Format::Jsonl => decode_json(rec, opts),
+    }
+}
+
+/// The id of a record that has none of its own: `source:line`, or the source for a whole file.
+fn position_id(rec: &RawRecord) -> String {
+    match rec.line {
+        Some(line) => format!("{}:{}", rec.source, line),
+        None => rec.source.to_string(),
+    }
+}
+
+fn whole_file(rec: &RawRecord, (text, warning): (String, Option<String>)) -> Decoded {
+    let doc = Document {
+        id: position_id(rec),
+        text,
+        raw_fingerprint: Some(raw_fingerprint(&rec.bytes)),
+        raw_len: rec.bytes.len() as u64,
+    };
+    Decoded::Doc { doc, warning }
+}
+
+fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
+    let fields = Fields { id: &opts.id_field, text: &opts.text_field };
+    let mut de = serde_json::Deserializer::from_slice(&rec.bytes);
+    let picked = fields.deserialize(&mut de).and_then(|picked| de.end().map(|()| picked));
+    let picked = match picked {
+        Ok(picked) => picked,
+        Err(e) => {
+            let reason = match e.classify() {
+                // Valid JSON of the wrong shape (the only data error the visitor raises).
+                Category::Data => "not a JSON object".to_owned(),
+                _ => format!("invalid JSON: {e}"),
+            };
+            return Decoded::Skip { id: position_id(rec), reason };
+        }
+    };
+    let id = picked.id.unwrap_or_else(|| position_id(rec));
+    match picked.text {
+        Some(text) => Decoded::Doc {
+            doc: Document {
+                id,
+                raw_fingerprint: Some(raw_fingerprint(text.as_bytes())),
+                raw_len: rec.bytes.len() as u64,
+                text,
+            },
+            warning: None,
+        },
+        None => Decoded::Skip { id, reason: format!("no string field '{}'", opts.text_field) },
+    }
+}
+
+/// The two fields a JSONL record is read for; every other value is skipped without being built.
+#[derive(Clone, Copy)]
+struct Fields<'a> {
+    id: &'a str,
+    text: &'a str,
+}
+
+#[derive(Default)]
+struct Picked {
+    /// `None` when absent or null.
+    id: Option<String>,
+    /// `None` when absent or not a string.
+    text: Option<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for Fields<'_> {
+    type Value = Picked;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Picked, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Fields<'_> {
+    type Value = Picked;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Picked, A::Error> {
+        let mut picked = Picked::default();
+        // Duplicate keys: the last one wins, as in serde_json's own maps.
+        while let Some(key) = map.next_key_seed(KeyOf(self))? {
+            match key {
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Key::Id | Key::Both | Key::Text => {
+                    let value: Value = map.next_value()?;
+                    if matches!(key, Key::Id | Key::Both) {
+                        picked.id = id_text(&value);
+                    }
+                    if matches!(key, Key::Text | Key::Both) {
+                        picked.text = match value {
+                            Value::String(s) => Some(s),
+                            _ => None,
+                        };
+                    }
+                }
+            }
+        }
+        Ok(picked)
+    }
+}
+
+fn id_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Which wanted field a key is, compared without allocating the key.
+#[derive(Clone, Copy)]
+enum Key {
+    Id,
+    Text,
+    /// The id and the text field are the same field.
+    Both,
+    Other,
+}
+
+struct KeyOf<'a>(Fields<'a>);
+
+impl<'de> DeserializeSeed<'de> for KeyOf<'_> {
+    type Value = Key;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyOf<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        Ok(match (key == self.0.id, key == self.0.text) {
+            (true, true) => Key::Both,
+            (true, false) => Key::Id,
+            (false, true) => Key::Text,
+            (false, false) => Key::Other,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn jsonl(line: &str) -> RawRecord {
+        RawRecord {
+            source: Arc::from("in.jsonl"),
+            line: Some(7),
+            format: Format::Jsonl,
+            bytes: line.as_bytes().to_vec(),
+        }
+    }
+
+    fn doc(d: Decoded) -> Document {
+        match d {
+            Decoded::Doc { doc, warning: None } => doc,
+            other => panic!("expected a document, got {other:?}"),
+        }
+    }
+
+    fn skip(d: Decoded) -> (String, String) {
+        match d {
+            Decoded::Skip { id, reason } => (id, reason),
+            other => panic!("expected a skip, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn jsonl_ids() {
+        let opts = ReadOptions::default();
+        let d = doc(decode(&jsonl(r#"{"id":"a-1","text":"hello"}"#), &opts));
+        assert_eq!((d.id.as_str(), d.text.as_str()), ("a-1", "hello"));
+        assert_eq!(doc(decode(&jsonl(r#"{"id":42,"text":"x"}"#), &opts)).id, "42");
+        assert_eq!(doc(decode(&jsonl(r#"{"id":4.5,"text":"x"}"#), &opts)).id, "4.5");
+        assert_eq!(doc(decode(&jsonl(r#"{"id":true,"text":"x"}"#), &opts)).id, "true");
+        assert_eq!(doc(decode(&jsonl(r#"{"id":null,"text":"x"}"#), &opts)).id, "in.jsonl:7");
+        assert_eq!(doc(decode(&jsonl(r#"{"text":"x"}"#), &opts)).id, "in.jsonl:7");
+    }
+
+    #[test]
+    fn jsonl_text_field_must_be_a_string() {
+        let opts = ReadOptions::default();
+        let reason = "no string field 'text'".to_owned();
+        assert_eq!(skip(decode(&jsonl(r#"{"id":"a"}"#), &opts)), ("a".to_owned(), reason.clone()));
+        assert_eq!(skip(decode(&jsonl(r#"{"text":3}"#), &opts)), ("in.jsonl:7".to_owned(), reason));
+        let (id, reason) = skip(decode(&jsonl(r#"{"text":{"a":[1,2]}}"#), &opts));
+        assert_eq!((id.as_str(), reason.as_str()), ("in.jsonl:7", "no string field 'text'"));
+    }
+
+    #[test]
+    fn jsonl_custom_fields_and_other_fields_ignored() {
+        let opts = ReadOptions {
+            id_field: "url".into(),
+            text_field: "body".into(),
+            ..ReadOptions::default()
+        };
+        let line =
+            r#"{"text":"no","meta":{"x":[1,{"y":null}]},"url":"http://a/","body":"B\u00e9"}"#;
+        let d = doc(decode(&jsonl(line), &opts));
+        assert_eq!((d.id.as_str(), d.text.as_str()), ("http://a/", "Bé"));
+        let (_, reason) = skip(decode(&jsonl(r#"{"text":"t"}"#), &opts));
+        assert_eq!(reason, "no string field 'body'");
+    }
+
+    #[test]
+    fn same_field_for_id_and_text() {
+        let opts = ReadOptions { id_field: "t".into(), text_field: "t".into(), format: None };
+        let d = doc(decode(&jsonl(r#"{"t":"same"}"#), &opts));
+        assert_eq!((d.id.as_str(), d.text.as_str()), ("same", "same"));
+    }
+
+    #[test]
+    fn invalid_json_and_non_objects() {
+        let opts = ReadOptions::default();
+        let (id, reason) = skip(decode(&jsonl(r#"{"text": "unterminated"#), &opts));
+        assert_eq!(id, "in.jsonl:7");
+        assert!(reason.starts_with("invalid JSON: "), "{reason}");
+        let (_, reason) = skip(decode(&jsonl(r#"{"text":"a"} trailing"#), &opts));
+        assert!(reason.starts_with("invalid JSON: trailing characters"), "{reason}");
+        let (_, reason) = skip(decode(&jsonl("[1,2]"), &opts));
+        assert_eq!(reason, "not a JSON object");
+        let (_, reason) = skip(decode(&jsonl("\"text\""), &opts));
+        assert_eq!(reason, "not a JSON object");
+        let mut bad_utf8 = jsonl("");
+        bad_utf8.bytes = b"{\"text\":\"a\xFF\"}".to_vec();
+        let (_, reason) = skip(decode(&bad_utf8, &opts));
+        assert!(reason.starts_with("invalid JSON: "), "{reason}");
+    }
+
+    #[test]
+    fn jsonl_fingerprint_is_of_the_text() {
+        let opts = ReadOptions::default();
+        let a = doc(decode(&jsonl(r#"{"id":"a","text":"same words"}"#), &opts));
+        let b = doc(decode(&jsonl(r#"{"id":"b","url":"u","text":"same words"}"#), &opts));
+        assert_eq!(a.raw_fingerprint, b.raw_fingerprint);
+        assert_eq!(a.raw_fingerprint, Some(raw_fingerprint(b"same words")));
+        assert_eq!(a.raw_len, r#"{"id":"a","text":"same words"}"#.len() as u64);
+    }
+
+    #[test]
+    fn text_and_html_records() {
+        let opts = ReadOptions::default();
+        let rec = RawRecord {
+            source: Arc::from("d/a.txt"),
+            line: None,
+            format: Format::Text,
+            bytes: b"\xEF\xBB\xBFhello".to_vec(),
+        };
+        let d = doc(decode(&rec, &opts));
+        assert_eq!((d.id.as_str(), d.text.as_str(), d.raw_len), ("d/a.txt", "hello", 8));
+        assert_eq!(d.raw_fingerprint, Some(raw_fingerprint(&rec.bytes)));
+
+        let rec = RawRecord { format: Format::Html, bytes: b"<p>a\xFF</p>".to_vec(), ..rec };
+        match decode(&rec, &opts) {
+            Decoded::Doc { doc, warning } => {
+                assert_eq!(doc.text, "a\u{FFFD}");
+                assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD (1 byte)"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Bytes to text: contract: "give me bytes, I give you a `String` and, if some bytes were not
+//! valid text, a warning saying how many".
+//!
+//! A UTF-8 byte order mark is dropped; a UTF-16 one (LE or BE) selects UTF-16; everything else is
+//! read as UTF-8, invalid sequences replaced with U+FFFD. Legacy charsets (windows-1251,
+//! Shift_JIS, ...) are not detected yet: they come out with replacement characters and a warning.
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+const UTF16LE_BOM: &[u8] = b"\xFF\xFE";
+const UTF16BE_BOM: &[u8] = b"\xFE\xFF";
+
+/// Decodes `bytes` as text; the warning is `Some` when invalid bytes were replaced.
+pub(crate) fn decode_text(bytes: &[u8]) -> (String, Option<String>) {
+    if let Some(rest) = bytes.strip_prefix(UTF8_BOM) {
+        decode_utf8(rest)
+    } else if let Some(rest) = bytes.strip_prefix(UTF16LE_BOM) {
+        decode_utf16(rest, u16::from_le_bytes)
+    } else if let Some(rest) = bytes.strip_prefix(UTF16BE_BOM) {
+        decode_utf16(rest, u16::from_be_bytes)
+    } else {
+        decode_utf8(bytes)
+    }
+}
+
+fn decode_utf8(bytes: &[u8]) -> (String, Option<String>) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (text.to_owned(), None);
+    }
+    let mut text = String::with_capacity(bytes.len() + 16);
+    let mut invalid = 0usize;
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            invalid += chunk.invalid().len();
+            text.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    let warning = format!("invalid UTF-8 replaced with U+FFFD ({})", plural(invalid, "byte"));
+    (text, Some(warning))
+}
+
+fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (String, Option<String>) {
+    let pairs = bytes.chunks_exact(2);
+    let odd_byte = !pairs.remainder().is_empty();
+    let units = pairs.map(|pair| unit([pair[0], pair[1]]));
+    let mut text = String::with_capacity(bytes.len());
+    let mut invalid = 0usize;
+    for c in char::decode_utf16(units) {
+        text.push(c.unwrap_or_else(|_| {
+            invalid += 1;
+            char::REPLACEMENT_CHARACTER
+        }));
+    }
+    if odd_byte {
+        invalid += 1;
+        text.push(char::REPLACEMENT_CHARACTER);
+    }
+    let warning = (invalid > 0)
+        .then(|| format!("invalid UTF-16 replaced with U+FFFD ({})", plural(invalid, "code unit")));
+    (text, warning)
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+        let mut out = if big_endian { UTF16BE_BOM.to_vec() } else { UTF16LE_BOM.to_vec() };
+        for u in text.encode_utf16() {
+            out.extend(if big_endian { u.to_be_bytes() } else { u.to_le_bytes() });
+        }
+        out
+    }
+
+    #[test]
+    fn utf8_with_and_without_bom() {
+        assert_eq!(decode_text(b"caf\xC3\xA9"), ("café".to_owned(), None));
+        assert_eq!(decode_text(b"\xEF\xBB\xBFcaf\xC3\xA9"), ("café".to_owned(), None));
+        assert_eq!(decode_text(b""), (String::new(), None));
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_counted() {
+        let (text, warning) = decode_text(b"a\xFFb\xC3");
+        assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
+        assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD (2 bytes)"));
+        let (_, warning) = decode_text(b"a\xFF");
+        assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD (1 byte)"));
+    }
+
+    #[test]
+    fn utf16_both_endians() {
+        let text = "Grüße, мир 😀";
+        assert_eq!(decode_text(&utf16(text, false)), (text.to_owned(), None));
+        assert_eq!(decode_text(&utf16(text, true)), (text.to_owned(), None));
+    }
+
+    #[test]
+    fn broken_utf16_is_replaced() {
+        // A lone high surrogate, then an odd trailing byte.
+        let (text, warning) = decode_text(b"\xFF\xFEa\x00\x00\xD8b\x00c");
+        assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
+        assert_eq!(warning.as_deref(), Some("invalid UTF-16 replaced with U+FFFD (2 code units)"));
+    }
+}

@@ -1,0 +1,96 @@
+//! Error types: one for arguments that name no input, one for inputs that cannot be read.
+
+use std::fmt;
+
+/// An input argument that [`crate::expand_inputs`] cannot turn into inputs. Every variant names
+/// the argument as given; the message includes the cause.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The argument is neither `-`, an existing path, nor a glob pattern.
+    #[error("{arg}: no such file or directory")]
+    NotFound {
+        /// The argument as given.
+        arg: String,
+    },
+    /// The argument is a glob pattern that matches nothing.
+    #[error("{arg}: no file matches this pattern")]
+    NoMatch {
+        /// The argument as given.
+        arg: String,
+    },
+    /// The argument looks like a glob pattern but is not a valid one.
+    #[error("{arg}: invalid glob pattern: {error}")]
+    Pattern {
+        /// The argument as given.
+        arg: String,
+        /// What is wrong with the pattern.
+        error: glob::PatternError,
+    },
+    /// The argument's path exists but cannot be inspected (permissions, I/O error).
+    #[error("{arg}: {error}")]
+    Io {
+        /// The argument as given.
+        arg: String,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The argument the error is about.
+    pub fn arg(&self) -> &str {
+        match self {
+            Error::NotFound { arg }
+            | Error::NoMatch { arg }
+            | Error::Pattern { arg, .. }
+            | Error::Io { arg, .. } => arg,
+        }
+    }
+}
+
+/// An input (or a part of one) that could not be read: an unreadable file, a truncated or
+/// corrupt gzip stream, an over-long JSONL line. The reader reports it and goes on with the next
+/// line or input.
+///
+/// Displays as `source:line: message`, or `source: message` when no line applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// Display name of the input (its path, or `-` for stdin).
+    pub source: String,
+    /// The 1-based JSONL line the error is about (for a read error: the line being read).
+    pub line: Option<u64>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.source, line, self.message),
+            None => write!(f, "{}: {}", self.source, self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_error_display() {
+        let e = InputError { source: "a.jsonl".into(), line: Some(3), message: "boom".into() };
+        assert_eq!(e.to_string(), "a.jsonl:3: boom");
+        let e = InputError { line: None, ..e };
+        assert_eq!(e.to_string(), "a.jsonl: boom");
+    }
+
+    #[test]
+    fn error_names_the_argument() {
+        let e = Error::NoMatch { arg: "*.txt".into() };
+        assert_eq!(e.arg(), "*.txt");
+        assert!(e.to_string().starts_with("*.txt: "));
+    }
+}

@@ -1,0 +1,180 @@
+//! Expanding command-line arguments into inputs: contract: "give me `-`, paths, directories and
+//! glob patterns, I give you the list of inputs to read, in a deterministic order".
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use crate::{Error, Format};
+
+/// One source of bytes to read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Input {
+    /// Standard input (the argument `-`); its format is detected from its content.
+    Stdin,
+    /// A file (or anything that opens like one: a FIFO, `/dev/fd/N`).
+    Path(PathBuf),
+}
+
+impl Input {
+    /// The name records and errors of this input carry: the path as given, or `-` for stdin.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "-".to_owned(),
+            Input::Path(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// What [`expand_inputs`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expanded {
+    /// The inputs to read, in argument order; a directory's files sorted by name, depth first.
+    pub inputs: Vec<Input>,
+    /// Files found in directories that are not of a known extension (and symbolic links that
+    /// loop back to an ancestor directory): not read; the caller reports how many.
+    pub ignored: Vec<PathBuf>,
+}
+
+/// Expands command-line arguments into inputs.
+///
+/// - `-` is [`Input::Stdin`];
+/// - an existing file (any extension; the reader detects its format) is that file;
+/// - an existing directory is every file under it, recursively, following symbolic links,
+///   sorted by file name; files whose extension (after stripping `.gz`) is not one of
+///   `txt text md html htm xhtml jsonl ndjson json` go to [`Expanded::ignored`];
+/// - otherwise an argument with a glob metacharacter (`*`, `?`, `[`) is expanded with the `glob`
+///   crate, sorted; every matching file is kept whatever its extension (the pattern chose it),
+///   matching directories are expanded as above.
+///
+/// Entries that exist but cannot be walked (an unreadable subdirectory, a broken link) are kept
+/// as inputs, so that the [`crate::Reader`] reports them as [`crate::InputError`]s instead of
+/// the whole run failing here.
+///
+/// # Errors
+///
+/// An argument that names nothing (a missing path, a pattern without matches or an invalid
+/// pattern) is an [`Error`] naming the argument.
+pub fn expand_inputs(args: &[String]) -> Result<Expanded, Error> {
+    let mut out = Expanded::default();
+    for arg in args {
+        expand_one(arg, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn expand_one(arg: &str, out: &mut Expanded) -> Result<(), Error> {
+    if arg == "-" {
+        out.inputs.push(Input::Stdin);
+        return Ok(());
+    }
+    let path = Path::new(arg);
+    // std::fs rather than fs-err: the Error names the argument already.
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            walk_dir(path, out);
+            Ok(())
+        }
+        Ok(_) => {
+            out.inputs.push(Input::Path(path.to_path_buf()));
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if arg.contains(['*', '?', '[']) {
+                expand_glob(arg, out)
+            } else {
+                Err(Error::NotFound { arg: arg.to_owned() })
+            }
+        }
+        Err(error) => Err(Error::Io { arg: arg.to_owned(), error }),
+    }
+}
+
+fn expand_glob(arg: &str, out: &mut Expanded) -> Result<(), Error> {
+    let paths = glob::glob(arg).map_err(|error| Error::Pattern { arg: arg.to_owned(), error })?;
+    let mut matches: Vec<PathBuf> = paths
+        .map(|m| match m {
+            Ok(path) => path,
+            // Matched but unreadable: the reader will say why.
+            Err(e) => e.path().to_path_buf(),
+        })
+        .collect();
+    if matches.is_empty() {
+        return Err(Error::NoMatch { arg: arg.to_owned() });
+    }
+    matches.sort();
+    matches.dedup();
+    for path in matches {
+        if path.is_dir() {
+            walk_dir(&path, out);
+        } else {
+            out.inputs.push(Input::Path(path));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file found in a directory is one to read.
+fn is_known_file(path: &Path) -> bool {
+    Format::from_path(path).is_some()
+}
+
+fn walk_dir(root: &Path, out: &mut Expanded) {
+    let walk = WalkDir::new(root).follow_links(true).sort_by_file_name();
+    for entry in walk {
+        match entry {
+            Ok(entry) => {
+                if entry.file_type().is_dir() {
+                    continue;
+                }
+                let path = entry.into_path();
+                if is_known_file(&path) {
+                    out.inputs.push(Input::Path(path));
+                } else {
+                    out.ignored.push(path);
+                }
+            }
+            Err(e) => {
+                if let Some(path) = e.path() {
+                    if e.loop_ancestor().is_some() {
+                        // Its files are already read through the real directory.
+                        out.ignored.push(path.to_path_buf());
+                    } else {
+                        // Unreadable directory or broken link: opening it reports the cause.
+                        out.inputs.push(Input::Path(path.to_path_buf()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dash_is_stdin_and_missing_path_is_an_error_naming_it() {
+        let got = expand_inputs(&["-".to_owned()]).unwrap();
+        assert_eq!(got.inputs, vec![Input::Stdin]);
+        let err = expand_inputs(&["/no/such/lookalike/file.txt".to_owned()]).unwrap_err();
+        assert!(matches!(err, Error::NotFound { .. }));
+        assert_eq!(err.to_string(), "/no/such/lookalike/file.txt: no such file or directory");
+    }
+
+    #[test]
+    fn glob_without_match_and_bad_pattern() {
+        let err = expand_inputs(&["/no/such/lookalike/*.txt".to_owned()]).unwrap_err();
+        assert!(matches!(err, Error::NoMatch { .. }), "{err}");
+        let err = expand_inputs(&["/no/such/lookalike/[".to_owned()]).unwrap_err();
+        assert!(matches!(err, Error::Pattern { .. }), "{err}");
+        assert_eq!(err.arg(), "/no/such/lookalike/[");
+    }
+
+    #[test]
+    fn input_names() {
+        assert_eq!(Input::Stdin.name(), "-");
+        assert_eq!(Input::Path("a/b.txt".into()).name(), "a/b.txt");
+    }
+}

@@ -1,0 +1,438 @@
+//! Reading inputs into raw records: contract: "give me inputs, I give you their records as bytes,
+//! one per file (text, HTML) or per line (JSONL), and an error for each part I cannot read".
+//!
+//! Decompression and format detection happen here; turning bytes into text happens in
+//! [`crate::decode`], so that a caller can decode records in parallel while one thread reads.
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read};
+use std::sync::Arc;
+
+use flate2::read::MultiGzDecoder;
+
+use crate::sniff::{self, SNIFF_LEN, Stream};
+use crate::{Format, Input, InputError, ReadOptions};
+
+/// The largest record read into memory (256 MiB): a longer JSONL line, or a bigger text or HTML
+/// file, is reported as an [`InputError`] and skipped without being loaded.
+pub const MAX_RECORD_BYTES: u64 = 256 << 20;
+
+const LINE_BUFFER: usize = 64 << 10;
+
+/// The bytes of one record, before decoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRecord {
+    /// Display name of the input: the path as given, `-` for stdin. Shared by all the records of
+    /// one input.
+    pub source: Arc<str>,
+    /// The 1-based line of a JSONL record; `None` for a whole-file record.
+    pub line: Option<u64>,
+    /// How to decode [`RawRecord::bytes`].
+    pub format: Format,
+    /// The whole (decompressed) file for text and HTML; the line without its line ending for
+    /// JSONL.
+    pub bytes: Vec<u8>,
+}
+
+/// An iterator over the records of a list of inputs, in order.
+///
+/// Bad input never stops it: an input that cannot be opened, a gzip stream that is truncated or
+/// corrupt, an over-long line each yield one `Err(InputError)` and reading goes on (with the next
+/// line, or the next input after a read error). Records read before an error are kept. Blank
+/// JSONL lines are not records and are skipped silently (they still count for line numbers).
+///
+/// Every input is decompressed when it starts with the gzip magic bytes (concatenated members
+/// included), whatever its name. The format is [`ReadOptions::format`] when set, else the file
+/// extension (unknown extensions read as text), else, for stdin, sniffed from the content
+/// ([`crate::sniff_format`]). JSONL is streamed line by line; a text or HTML file is read whole
+/// (it is one document) up to [`MAX_RECORD_BYTES`].
+///
+/// The reader is `Send`, so it can be moved to a reading thread.
+pub struct Reader {
+    inputs: std::vec::IntoIter<Input>,
+    opts: ReadOptions,
+    max_record_bytes: u64,
+    current: Option<Lines>,
+}
+
+impl fmt::Debug for Reader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reader")
+            .field("pending_inputs", &self.inputs.len())
+            .field("opts", &self.opts)
+            .field("max_record_bytes", &self.max_record_bytes)
+            .field("current", &self.current.as_ref().map(|l| (&*l.source, l.line)))
+            .finish()
+    }
+}
+
+impl Reader {
+    /// A reader over `inputs`, in order. Nothing is opened before the first call to `next`.
+    pub fn new(inputs: Vec<Input>, opts: ReadOptions) -> Reader {
+        Reader {
+            inputs: inputs.into_iter(),
+            opts,
+            max_record_bytes: MAX_RECORD_BYTES,
+            current: None,
+        }
+    }
+
+    /// Sets the largest record read into memory (default [`MAX_RECORD_BYTES`]).
+    pub fn with_max_record_bytes(mut self, max: u64) -> Reader {
+        self.max_record_bytes = max;
+        self
+    }
+
+    fn open(&self, input: &Input) -> Result<Opened, InputError> {
+        let name: Arc<str> = input.name().into();
+        match input {
+            Input::Stdin => self.open_stream(name, Box::new(io::stdin()), self.opts.format),
+            Input::Path(path) => {
+                // std::fs rather than fs-err: the InputError names the path already.
+                let file = std::fs::File::open(path).map_err(|e| InputError {
+                    source: name.to_string(),
+                    line: None,
+                    message: format!("cannot open: {e}"),
+                })?;
+                let format =
+                    self.opts.format.or_else(|| Format::from_path(path)).unwrap_or(Format::Text);
+                self.open_stream(name, Box::new(file), Some(format))
+            }
+        }
+    }
+
+    /// Opens a byte stream: decompresses it if it is gzip, sniffs its format if `format` is
+    /// `None`, and reads it whole unless it is JSONL.
+    fn open_stream(
+        &self,
+        name: Arc<str>,
+        raw: Stream,
+        format: Option<Format>,
+    ) -> Result<Opened, InputError> {
+        let fail = |e: io::Error, compressed: bool| InputError {
+            source: name.to_string(),
+            line: None,
+            message: read_error_message(&e, compressed),
+        };
+        let (magic, raw) = sniff::peek(raw, 2).map_err(|e| fail(e, false))?;
+        let compressed = sniff::is_gzip(&magic);
+        let stream: Stream = if compressed { Box::new(MultiGzDecoder::new(raw)) } else { raw };
+        let (format, stream) = match format {
+            Some(format) => (format, stream),
+            None => {
+                let (prefix, stream) =
+                    sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
+                (sniff::sniff_format(&prefix), stream)
+            }
+        };
+        match format {
+            Format::Jsonl => Ok(Opened::Lines(Lines {
+                source: name.clone(),
+                reader: Box::new(BufReader::with_capacity(LINE_BUFFER, stream)),
+                line: 0,
+                compressed,
+                finished: false,
+            })),
+            Format::Text | Format::Html => {
+                let mut bytes = Vec::new();
+                stream
+                    .take(self.max_record_bytes.saturating_add(1))
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| fail(e, compressed))?;
+                if bytes.len() as u64 > self.max_record_bytes {
+                    return Err(InputError {
+                        source: name.to_string(),
+                        line: None,
+                        message: format!(
+                            "document is larger than the {}-byte limit; skipped",
+                            self.max_record_bytes
+                        ),
+                    });
+                }
+                Ok(Opened::Whole(RawRecord { source: name, line: None, format, bytes }))
+            }
+        }
+    }
+}
+
+impl Iterator for Reader {
+    type Item = Result<RawRecord, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(lines) = &mut self.current {
+                match lines.next_record(self.max_record_bytes) {
+                    Some(item) => return Some(item),
+                    None => self.current = None,
+                }
+            }
+            let input = self.inputs.next()?;
+            match self.open(&input) {
+                Ok(Opened::Whole(record)) => return Some(Ok(record)),
+                Ok(Opened::Lines(lines)) => self.current = Some(lines),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+enum Opened {
+    Whole(RawRecord),
+    Lines(Lines),
+}
+
+/// A JSONL input being read line by line.
+struct Lines {
+    source: Arc<str>,
+    reader: Box<dyn BufRead + Send>,
+    /// Lines read so far (the number of the last one).
+    line: u64,
+    compressed: bool,
+    /// Set after a read error: the rest of the stream is not trusted.
+    finished: bool,
+}
+
+impl Lines {
+    fn next_record(&mut self, max: u64) -> Option<Result<RawRecord, InputError>> {
+        if self.finished {
+            return None;
+        }
+        loop {
+            let mut buf = Vec::new();
+            let read = read_line_limited(&mut *self.reader, &mut buf, max);
+            let error = |line: u64, message: String| InputError {
+                source: self.source.to_string(),
+                line: Some(line),
+                message,
+            };
+            match read {
+                Ok(LineRead::Eof) => return None,
+                Ok(LineRead::TooLong(len)) => {
+                    self.line += 1;
+                    return Some(Err(error(
+                        self.line,
+                        format!("line of {len} bytes is longer than the {max}-byte limit; skipped"),
+                    )));
+                }
+                Ok(LineRead::Line) => {
+                    self.line += 1;
+                    if buf.last() == Some(&b'\r') {
+                        buf.pop();
+                    }
+                    if self.line == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+                        buf.drain(..3);
+                    }
+                    if buf.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    return Some(Ok(RawRecord {
+                        source: self.source.clone(),
+                        line: Some(self.line),
+                        format: Format::Jsonl,
+                        bytes: buf,
+                    }));
+                }
+                Err(e) => {
+                    self.finished = true;
+                    return Some(Err(error(
+                        self.line + 1,
+                        read_error_message(&e, self.compressed),
+                    )));
+                }
+            }
+        }
+    }
+}
+
+enum LineRead {
+    Eof,
+    Line,
+    /// The line (of this many bytes, without its `\n`) was consumed but not kept.
+    TooLong(u64),
+}
+
+/// `read_until(b'\n')` that stops keeping bytes once the line exceeds `max`: a gigantic line is
+/// consumed in buffer-sized pieces and never held in memory.
+fn read_line_limited(r: &mut dyn BufRead, buf: &mut Vec<u8>, max: u64) -> io::Result<LineRead> {
+    let mut len: u64 = 0;
+    let mut too_long = false;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(match (len, too_long) {
+                (0, _) => LineRead::Eof,
+                (_, true) => LineRead::TooLong(len),
+                (_, false) => LineRead::Line,
+            });
+        }
+        let newline = memchr::memchr(b'\n', chunk);
+        let take = newline.unwrap_or(chunk.len());
+        len += take as u64;
+        if !too_long {
+            if len > max {
+                too_long = true;
+                *buf = Vec::new();
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        r.consume(take + usize::from(newline.is_some()));
+        if newline.is_some() {
+            return Ok(if too_long { LineRead::TooLong(len) } else { LineRead::Line });
+        }
+    }
+}
+
+fn read_error_message(e: &io::Error, compressed: bool) -> String {
+    let data_error = matches!(
+        e.kind(),
+        io::ErrorKind::UnexpectedEof | io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData
+    );
+    if compressed && data_error {
+        format!("truncated or corrupt gzip data: {e}")
+    } else {
+        format!("read error: {e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Cursor, Write};
+
+    use flate2::Compression;
+    use flate2::write::GzEncoder;
+
+    use super::*;
+
+    fn read_stream(bytes: &[u8], format: Option<Format>) -> Vec<Result<RawRecord, InputError>> {
+        read_stream_max(bytes, format, MAX_RECORD_BYTES)
+    }
+
+    fn read_stream_max(
+        bytes: &[u8],
+        format: Option<Format>,
+        max: u64,
+    ) -> Vec<Result<RawRecord, InputError>> {
+        let mut reader = Reader::new(vec![], ReadOptions::default()).with_max_record_bytes(max);
+        let stream: Stream = Box::new(Cursor::new(bytes.to_vec()));
+        match reader.open_stream("-".into(), stream, format) {
+            Ok(Opened::Whole(record)) => vec![Ok(record)],
+            Ok(Opened::Lines(lines)) => {
+                reader.current = Some(lines);
+                reader.collect()
+            }
+            Err(e) => vec![Err(e)],
+        }
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+        enc.write_all(bytes).unwrap();
+        enc.finish().unwrap()
+    }
+
+    fn lines_of(items: &[Result<RawRecord, InputError>]) -> Vec<(Option<u64>, String)> {
+        items
+            .iter()
+            .map(|r| {
+                let r = r.as_ref().unwrap();
+                (r.line, String::from_utf8_lossy(&r.bytes).into_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reader_is_send() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Reader>();
+    }
+
+    #[test]
+    fn sniffed_jsonl_skips_blank_lines_and_strips_line_endings() {
+        let got = read_stream(b"\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"b\":2}", None);
+        assert_eq!(got[0].as_ref().unwrap().format, Format::Jsonl);
+        assert_eq!(
+            lines_of(&got),
+            vec![(Some(1), "{\"a\":1}".to_owned()), (Some(4), "{\"b\":2}".to_owned())]
+        );
+    }
+
+    #[test]
+    fn sniffed_text_and_html_are_one_record() {
+        let got = read_stream(b"just words\nmore words\n", None);
+        assert_eq!(got.len(), 1);
+        let rec = got[0].as_ref().unwrap();
+        assert_eq!((rec.format, &*rec.source, rec.line), (Format::Text, "-", None));
+        assert_eq!(rec.bytes, b"just words\nmore words\n");
+        let got = read_stream(b"<!doctype html><p>x", None);
+        assert_eq!(got[0].as_ref().unwrap().format, Format::Html);
+    }
+
+    #[test]
+    fn gzip_is_detected_by_magic_then_sniffed() {
+        let got = read_stream(&gzip(b"{\"id\":1}\n{\"id\":2}\n"), None);
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(|r| r.as_ref().unwrap().format == Format::Jsonl));
+        let got = read_stream(&gzip(b"<html><body>hi"), None);
+        assert_eq!(got[0].as_ref().unwrap().bytes, b"<html><body>hi");
+    }
+
+    #[test]
+    fn concatenated_gzip_members_are_all_read() {
+        let mut bytes = gzip(b"{\"n\":1}\n");
+        bytes.extend(gzip(b"{\"n\":2}\n"));
+        assert_eq!(read_stream(&bytes, Some(Format::Jsonl)).len(), 2);
+    }
+
+    #[test]
+    fn forced_format_is_not_sniffed() {
+        let got = read_stream(b"{\"a\":1}\n{\"b\":2}\n", Some(Format::Text));
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].as_ref().unwrap().format, Format::Text);
+    }
+
+    #[test]
+    fn over_long_lines_are_reported_and_skipped() {
+        let mut input = b"{\"a\":1}\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 100));
+        input.extend(b"\n{\"b\":2}\n");
+        input.extend(std::iter::repeat_n(b'y', 50));
+        let got = read_stream_max(&input, Some(Format::Jsonl), 20);
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0].as_ref().unwrap().line, Some(1));
+        let err = got[1].as_ref().unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert_eq!(err.message, "line of 100 bytes is longer than the 20-byte limit; skipped");
+        assert_eq!(got[2].as_ref().unwrap().line, Some(3));
+        assert_eq!(got[3].as_ref().unwrap_err().line, Some(4));
+    }
+
+    #[test]
+    fn over_large_documents_are_reported() {
+        let got = read_stream_max(&[b'a'; 30], Some(Format::Text), 20);
+        let err = got[0].as_ref().unwrap_err();
+        assert_eq!(err.to_string(), "-: document is larger than the 20-byte limit; skipped");
+        let got = read_stream_max(&[b'a'; 20], Some(Format::Text), 20);
+        assert_eq!(got[0].as_ref().unwrap().bytes.len(), 20);
+    }
+
+    #[test]
+    fn line_reader_with_small_buffer() {
+        let data = b"abc\n\ndefghij\nkl";
+        let mut r = BufReader::with_capacity(2, &data[..]);
+        let mut got = Vec::new();
+        loop {
+            let mut buf = Vec::new();
+            match read_line_limited(&mut r, &mut buf, 5).unwrap() {
+                LineRead::Eof => break,
+                LineRead::Line => got.push(String::from_utf8(buf).unwrap()),
+                LineRead::TooLong(n) => got.push(format!("too long {n}")),
+            }
+        }
+        assert_eq!(got, ["abc", "", "too long 7", "kl"]);
+    }
+}
