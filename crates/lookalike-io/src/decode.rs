@@ -324,7 +324,7 @@ mod tests {
         match decode(&rec, &opts) {
             Decoded::Doc { doc, warning } => {
                 assert_eq!(doc.text, "a\u{FFFD}");
-                assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD (1 byte)"));
+                assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
             }
             other => panic!("{other:?}"),
         }

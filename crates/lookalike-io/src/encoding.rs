@@ -35,7 +35,7 @@ fn decode_utf8(bytes: &[u8]) -> (String, Option<String>) {
             text.push(char::REPLACEMENT_CHARACTER);
         }
     }
-    let warning = format!("invalid UTF-8 replaced with U+FFFD ({})", plural(invalid, "byte"));
+    let warning = format!("invalid UTF-8 replaced with U+FFFD: {}", plural(invalid, "byte"));
     (text, Some(warning))
 }
 
@@ -56,7 +56,7 @@ fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (String, Option<Strin
         text.push(char::REPLACEMENT_CHARACTER);
     }
     let warning = (invalid > 0)
-        .then(|| format!("invalid UTF-16 replaced with U+FFFD ({})", plural(invalid, "code unit")));
+        .then(|| format!("invalid UTF-16 replaced with U+FFFD: {}", plural(invalid, "code unit")));
     (text, warning)
 }
 
@@ -87,9 +87,9 @@ mod tests {
     fn invalid_utf8_is_replaced_and_counted() {
         let (text, warning) = decode_text(b"a\xFFb\xC3");
         assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
-        assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD (2 bytes)"));
+        assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 2 bytes"));
         let (_, warning) = decode_text(b"a\xFF");
-        assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD (1 byte)"));
+        assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
     }
 
     #[test]
@@ -104,6 +104,6 @@ mod tests {
         // A lone high surrogate, then an odd trailing byte.
         let (text, warning) = decode_text(b"\xFF\xFEa\x00\x00\xD8b\x00c");
         assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
-        assert_eq!(warning.as_deref(), Some("invalid UTF-16 replaced with U+FFFD (2 code units)"));
+        assert_eq!(warning.as_deref(), Some("invalid UTF-16 replaced with U+FFFD: 2 code units"));
     }
 }

@@ -43,7 +43,9 @@ pub struct Expanded {
 /// - an existing file (any extension; the reader detects its format) is that file;
 /// - an existing directory is every file under it, recursively, following symbolic links,
 ///   sorted by file name; files whose extension (after stripping `.gz`) is not one of
-///   `txt text md html htm xhtml jsonl ndjson json` go to [`Expanded::ignored`];
+///   `txt text md html htm xhtml jsonl ndjson` go to [`Expanded::ignored`] (so do `.json` files:
+///   in a directory they are almost always single JSON documents such as package metadata, not
+///   JSON Lines; name one explicitly, or use a glob, to read it as JSONL);
 /// - otherwise an argument with a glob metacharacter (`*`, `?`, `[`) is expanded with the `glob`
 ///   crate, sorted; every matching file is kept whatever its extension (the pattern chose it),
 ///   matching directories are expanded as above.
@@ -117,7 +119,9 @@ fn expand_glob(arg: &str, out: &mut Expanded) -> Result<(), Error> {
 
 /// Whether a file found in a directory is one to read.
 fn is_known_file(path: &Path) -> bool {
-    Format::from_path(path).is_some()
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase());
+    let is_json = name.is_some_and(|n| n.ends_with(".json") || n.ends_with(".json.gz"));
+    !is_json && Format::from_path(path).is_some()
 }
 
 fn walk_dir(root: &Path, out: &mut Expanded) {

@@ -93,5 +93,5 @@ fn invalid_utf8_is_replaced_with_a_warning() {
     let path = write(tmp.path(), "latin1.txt", b"caf\xE9 na\xEFve \xC3\xA9t\xC3\xA9");
     let (doc, warning) = decode_file(&path);
     assert_eq!(doc.text, "caf\u{FFFD} na\u{FFFD}ve été");
-    assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD (2 bytes)"));
+    assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 2 bytes"));
 }

@@ -1,0 +1,162 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use lookalike::{Keep, MinHashScheme, ShingleKind, Verify};
+use lookalike_io::Format;
+
+const DEDUP_EXAMPLES: &str = "\
+Examples:
+  # A folder of pages: pairs, clusters and the deduplicated collection
+  lookalike dedup ./pages/ --threshold 0.8 --pairs pairs.tsv --clusters clusters.jsonl --output unique.jsonl
+
+  # A gzipped JSONL export whose text is in \"text\" and whose id is the \"url\" field
+  lookalike dedup corpus.jsonl.gz --text-field text --id-field url --pairs -
+
+  # From standard input (format detected from the content)
+  cat corpus.jsonl | lookalike dedup - --pairs -
+
+  # Globs, character shingles for short texts, every document's fate in a report
+  lookalike dedup 'notes/**/*.txt' --shingle chars:5 --report report.jsonl
+
+Outputs:
+  --pairs     TSV, one line per verified pair: id1<TAB>id2<TAB>similarity (id1 first in input
+              order). Exact copies appear as (first copy, later copy, 1.000000).
+  --clusters  JSONL, one line per group of duplicates: the representative and every member
+              with its similarity to the representative and how it matched.
+  --output    JSONL, the kept documents (JSONL inputs: the original record; files: {id, text}).
+  --report    JSONL, one line per input document: kept, duplicate (of whom, how similar) or
+              skipped (why).
+  A summary goes to stderr. Exit codes: 0 done, 1 failure, 2 bad usage.";
+
+/// Find duplicate and near-duplicate documents in large collections of web pages and text.
+#[derive(Debug, Parser)]
+#[command(name = "lookalike", version, about, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find exact and near-duplicate documents (MinHash + LSH + verification).
+    #[command(after_help = DEDUP_EXAMPLES)]
+    Dedup(Box<DedupArgs>),
+    /// Show the LSH bands and rows chosen for a threshold and their S-curve.
+    #[command(after_help = "Example:\n  lookalike params --threshold 0.8 --num-perm 128")]
+    Params(ParamsArgs),
+}
+
+/// Options shared by `dedup` and `params` that decide the MinHash/LSH setting.
+#[derive(Debug, Args, Clone)]
+pub struct SketchArgs {
+    /// Similarity threshold: pairs with Jaccard resemblance at or above it are duplicates.
+    #[arg(long, short = 't', default_value_t = 0.8)]
+    pub threshold: f64,
+    /// Number of MinHash values per document.
+    #[arg(long, default_value_t = 128)]
+    pub num_perm: usize,
+    /// LSH bands (with --rows; default: chosen from the threshold).
+    #[arg(long, requires = "rows")]
+    pub bands: Option<usize>,
+    /// LSH rows per band (with --bands).
+    #[arg(long, requires = "bands")]
+    pub rows: Option<usize>,
+    /// Weight of the false-positive area when choosing bands and rows.
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_positive)]
+    pub fp_weight: f64,
+    /// Weight of the false-negative area when choosing bands and rows.
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_negative)]
+    pub fn_weight: f64,
+}
+
+/// `lookalike dedup`.
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// Files, directories (read recursively), glob patterns, or - for standard input.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+
+    #[command(flatten)]
+    pub sketch: SketchArgs,
+
+    /// Shingles compared: words:N (N consecutive words) or chars:N (N consecutive characters).
+    /// In Chinese, Japanese, Thai and other scripts without spaces every character is a word.
+    #[arg(long, default_value = "words:5", value_parser = parse_shingle)]
+    pub shingle: ShingleKind,
+    /// MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash
+    /// function per value).
+    #[arg(long, value_enum, default_value = "oph")]
+    pub minhash: MinHashScheme,
+    /// Seed of all hashes (same seed, same input, same options: byte-identical output).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How candidate pairs are checked: exact (Jaccard of the shingle sets) or estimate
+    /// (fraction of equal MinHash values).
+    #[arg(long, value_enum, default_value = "exact")]
+    pub verify: Verify,
+    /// Which document of a cluster is kept: the first in input order or the longest.
+    #[arg(long, value_enum, default_value = "first")]
+    pub keep: Keep,
+    /// LSH buckets larger than this are compared against a few anchors instead of all pairs.
+    #[arg(long, default_value_t = lookalike::candidates::DEFAULT_MAX_BUCKET)]
+    pub max_bucket: usize,
+
+    /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub pairs: Option<String>,
+    /// Write clusters as JSONL to FILE (- for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub clusters: Option<String>,
+    /// Write the kept documents as JSONL to FILE (- for stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<String>,
+    /// Write every input document's fate as JSONL to FILE (- for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<String>,
+
+    /// JSONL field holding the document id (absent: file:line).
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// JSONL field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Input format; by default from the extension (.txt, .html, .jsonl, each optionally .gz),
+    /// and from the content for standard input.
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    /// Directory for the temporary shingle file of exact verification.
+    #[arg(long, value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
+    /// Fail (exit 1) if any input could not be read or any document was skipped.
+    #[arg(long)]
+    pub strict: bool,
+    /// No summary and no progress on stderr (errors are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `lookalike params`.
+#[derive(Debug, Args)]
+pub struct ParamsArgs {
+    #[command(flatten)]
+    pub sketch: SketchArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_shingle(s: &str) -> Result<ShingleKind, String> {
+    s.parse().map_err(|e: lookalike::features::ParseShingleKindError| e.to_string())
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse().map_err(|_| format!("unknown format {s:?}: expected text, html or jsonl"))
+}

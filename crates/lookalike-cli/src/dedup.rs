@@ -1,0 +1,256 @@
+//! `lookalike dedup`: read, run the pipeline, write the outputs, print the summary.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lookalike::{Dedup, Document};
+use lookalike_io::{Decoded, Format, InputError, RawRecord, ReadOptions, Reader};
+use rayon::prelude::*;
+
+use crate::UsageError;
+use crate::args::DedupArgs;
+use crate::output::{self, Entry, PayloadStore, Sink};
+use crate::params;
+use crate::summary::Summary;
+
+/// Records per batch handed from the reader thread to the workers.
+const BATCH_RECORDS: usize = 4096;
+/// Bytes per batch (whichever limit is reached first).
+const BATCH_BYTES: usize = 32 << 20;
+
+pub fn run(args: DedupArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    if let Some(n) = args.threads {
+        if n == 0 {
+            return Err(UsageError("--threads must be at least 1".into()).into());
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("cannot start the worker threads")?;
+    }
+    let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report]
+        .iter()
+        .filter(|t| t.as_deref() == Some("-"))
+        .count();
+    if stdout_targets > 1 {
+        return Err(UsageError(
+            "only one of --pairs, --clusters, --output, --report can be -".into(),
+        )
+        .into());
+    }
+    let lsh = params::lsh_params(&args.sketch)?;
+    let dedup = Dedup::builder()
+        .shingle(args.shingle)
+        .num_perm(args.sketch.num_perm)
+        .scheme(args.minhash)
+        .seed(args.seed)
+        .threshold(args.sketch.threshold)
+        .lsh(Some(lsh))
+        .weights(params::weights(&args.sketch))
+        .verify(args.verify)
+        .keep(args.keep)
+        .max_bucket(args.max_bucket)
+        .spill_dir(args.spill_dir.clone())
+        .build()?;
+
+    let expanded =
+        lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    if expanded.inputs.is_empty() {
+        return Err(UsageError(format!(
+            "no readable input files found in {} ({} files with other extensions ignored)",
+            args.inputs.join(" "),
+            expanded.ignored.len()
+        ))
+        .into());
+    }
+    // Open the outputs before the long work, so a bad path fails at once.
+    let mut sinks = Outputs {
+        pairs: args.pairs.as_deref().map(Sink::open).transpose()?,
+        clusters: args.clusters.as_deref().map(Sink::open).transpose()?,
+        output: args.output.as_deref().map(Sink::open).transpose()?,
+        report: args.report.as_deref().map(Sink::open).transpose()?,
+    };
+
+    let opts = ReadOptions {
+        id_field: args.id_field.clone(),
+        text_field: args.text_field.clone(),
+        format: args.format,
+    };
+    let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
+    let progress = Progress::new(args.quiet);
+
+    let (tx, rx) = crossbeam_channel::bounded::<Vec<Result<RawRecord, InputError>>>(4);
+    let reader = Reader::new(expanded.inputs, opts.clone());
+    let reader_thread = std::thread::Builder::new()
+        .name("lookalike-reader".into())
+        .spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH_RECORDS);
+            let mut bytes = 0;
+            for item in reader {
+                if let Ok(rec) = &item {
+                    bytes += rec.bytes.len();
+                }
+                batch.push(item);
+                if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
+                    if tx.send(std::mem::take(&mut batch)).is_err() {
+                        return;
+                    }
+                    bytes = 0;
+                }
+            }
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+        })
+        .context("cannot start the reader thread")?;
+
+    let mut run = dedup.start()?;
+    let mut payloads = match args.output {
+        Some(_) => Some(PayloadStore::new(args.spill_dir.as_deref())?),
+        None => None,
+    };
+    let want_payload = payloads.is_some();
+    let mut entries: Vec<Entry> = Vec::new();
+    for batch in rx {
+        let decoded: Vec<Result<DecodedRecord, InputError>> = batch
+            .into_par_iter()
+            .map(|item| {
+                item.map(|rec| {
+                    let d = lookalike_io::decode(&rec, &opts);
+                    let payload = match (&d, want_payload) {
+                        (Decoded::Doc { doc, .. }, true) => Some(payload_of(&rec, doc)),
+                        _ => None,
+                    };
+                    (d, payload)
+                })
+            })
+            .collect();
+        let mut docs = Vec::with_capacity(decoded.len());
+        for item in decoded {
+            match item {
+                Err(e) => {
+                    progress.println(&format!("lookalike: warning: {e}"), summary.input_errors());
+                    summary.input_error(e);
+                }
+                Ok((Decoded::Skip { id, reason }, _)) => {
+                    summary.skip(&id, &reason);
+                    entries.push(Entry::Skipped { id, reason });
+                }
+                Ok((Decoded::Doc { doc, warning }, payload)) => {
+                    if let Some(w) = warning {
+                        summary.warning(&doc.id, &w);
+                    }
+                    if let (Some(store), Some(p)) = (payloads.as_mut(), payload) {
+                        store.push(&p)?;
+                    }
+                    entries.push(Entry::Doc((run.len() + docs.len()) as u32));
+                    docs.push(doc);
+                }
+            }
+        }
+        summary.records += docs.len() as u64;
+        summary.bytes += docs.iter().map(|d| d.raw_len).sum::<u64>();
+        run.add(docs)?;
+        progress.reading(summary.records, summary.bytes, started.elapsed());
+    }
+    reader_thread.join().map_err(|_| anyhow::anyhow!("the reader thread panicked"))?;
+    summary.read_time = started.elapsed();
+
+    let outcome = run.finish_with(&mut |phase| progress.phase(phase))?;
+    progress.phase("writing outputs");
+    if let Some(mut s) = sinks.pairs.take() {
+        output::write_pairs(&mut s, &outcome)
+            .with_context(|| format!("cannot write {}", s.name()))?;
+        s.commit()?;
+    }
+    if let Some(mut s) = sinks.clusters.take() {
+        output::write_clusters(&mut s, &outcome)
+            .with_context(|| format!("cannot write {}", s.name()))?;
+        s.commit()?;
+    }
+    if let Some(mut s) = sinks.report.take() {
+        output::write_report(&mut s, &entries, &outcome)
+            .with_context(|| format!("cannot write {}", s.name()))?;
+        s.commit()?;
+    }
+    if let (Some(mut s), Some(store)) = (sinks.output.take(), payloads.as_mut()) {
+        store.write_kept(&mut s, &outcome).with_context(|| format!("cannot write {}", s.name()))?;
+        s.commit()?;
+    }
+    progress.finish();
+    summary.total_time = started.elapsed();
+    summary.threads = rayon::current_num_threads();
+    summary.outcome(&outcome);
+    if !args.quiet {
+        eprint!("{}", summary.render(&dedup));
+    }
+    if args.strict && summary.has_problems() {
+        eprintln!(
+            "lookalike: error: --strict: some inputs could not be read or documents were skipped"
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A decoded record and, when `--output` is set, the line to write for it if it is kept.
+type DecodedRecord = (Decoded, Option<Vec<u8>>);
+
+struct Outputs {
+    pairs: Option<Sink>,
+    clusters: Option<Sink>,
+    output: Option<Sink>,
+    report: Option<Sink>,
+}
+
+/// The `--output` line of a document: the original record for JSONL, `{id, text}` otherwise.
+fn payload_of(rec: &RawRecord, doc: &Document) -> Vec<u8> {
+    if rec.format == Format::Jsonl {
+        rec.bytes.clone()
+    } else {
+        serde_json::to_vec(&serde_json::json!({"id": doc.id, "text": doc.text})).unwrap_or_default()
+    }
+}
+
+/// A spinner on stderr when it is a terminal; nothing otherwise.
+struct Progress {
+    bar: ProgressBar,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Self {
+        let target =
+            if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let bar = ProgressBar::with_draw_target(None, target);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed}] {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Progress { bar }
+    }
+
+    fn reading(&self, docs: u64, bytes: u64, elapsed: Duration) {
+        let mb = bytes as f64 / 1e6;
+        let rate = mb / elapsed.as_secs_f64().max(1e-9);
+        self.bar.set_message(format!("read {docs} documents, {mb:.1} MB ({rate:.1} MB/s)"));
+    }
+
+    fn phase(&self, phase: &str) {
+        self.bar.set_message(phase.to_owned());
+    }
+
+    /// Prints a line above the spinner; after 20 such lines, stays silent (the summary counts).
+    fn println(&self, line: &str, already: usize) {
+        if already < 20 {
+            self.bar.suspend(|| eprintln!("{line}"));
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,187 @@
+//! The run summary printed on stderr.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::time::Duration;
+
+use lookalike::{Dedup, DedupOutcome, DedupStats, DocStatus, MinHashScheme, Verify};
+use lookalike_io::InputError;
+
+/// How many examples of each kind of problem the summary shows.
+const EXAMPLES: usize = 3;
+
+#[derive(Default)]
+struct Reason {
+    count: u64,
+    examples: Vec<String>,
+}
+
+impl Reason {
+    fn add(&mut self, example: String) {
+        self.count += 1;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(example);
+        }
+    }
+}
+
+pub struct Summary {
+    inputs: usize,
+    ignored: usize,
+    pub records: u64,
+    pub bytes: u64,
+    pub read_time: Duration,
+    pub total_time: Duration,
+    pub threads: usize,
+    skipped: BTreeMap<String, Reason>,
+    warnings: BTreeMap<String, Reason>,
+    errors: Vec<InputError>,
+    stats: DedupStats,
+    kept: u64,
+}
+
+/// The class of a reason: its text up to the first colon ("invalid JSON: ..." → "invalid JSON").
+fn class(reason: &str) -> String {
+    reason.split(':').next().unwrap_or(reason).trim().to_owned()
+}
+
+impl Summary {
+    pub fn new(inputs: usize, ignored: usize) -> Self {
+        Summary {
+            inputs,
+            ignored,
+            records: 0,
+            bytes: 0,
+            read_time: Duration::ZERO,
+            total_time: Duration::ZERO,
+            threads: 1,
+            skipped: BTreeMap::new(),
+            warnings: BTreeMap::new(),
+            errors: Vec::new(),
+            stats: DedupStats::default(),
+            kept: 0,
+        }
+    }
+
+    pub fn skip(&mut self, id: &str, reason: &str) {
+        self.skipped.entry(class(reason)).or_default().add(format!("{id}: {reason}"));
+    }
+
+    pub fn warning(&mut self, id: &str, warning: &str) {
+        self.warnings.entry(class(warning)).or_default().add(format!("{id}: {warning}"));
+    }
+
+    pub fn input_error(&mut self, e: InputError) {
+        self.errors.push(e);
+    }
+
+    pub fn input_errors(&self) -> usize {
+        self.errors.len()
+    }
+
+    pub fn outcome(&mut self, outcome: &DedupOutcome) {
+        for (i, s) in outcome.statuses.iter().enumerate() {
+            match s {
+                DocStatus::Skipped { reason } => self.skip(&outcome.ids[i], reason),
+                DocStatus::Kept => self.kept += 1,
+                DocStatus::Duplicate { .. } => {}
+            }
+        }
+        self.stats = outcome.stats.clone();
+    }
+
+    pub fn has_problems(&self) -> bool {
+        !self.errors.is_empty() || !self.skipped.is_empty()
+    }
+
+    pub fn render(&self, dedup: &Dedup) -> String {
+        let mut s = String::new();
+        let st = &self.stats;
+        let secs = self.total_time.as_secs_f64().max(1e-9);
+        let mb = self.bytes as f64 / 1e6;
+        let skipped: u64 = self.skipped.values().map(|r| r.count).sum();
+        let _ = writeln!(
+            s,
+            "lookalike: {} documents ({mb:.1} MB) from {} input{} in {secs:.2} s: {:.1} MB/s, {:.0} docs/s, {} thread{}",
+            self.records + self.skipped_by_reader(),
+            self.inputs,
+            if self.inputs == 1 { "" } else { "s" },
+            mb / secs,
+            self.records as f64 / secs,
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+        );
+        if self.ignored > 0 {
+            let _ = writeln!(s, "  files ignored (not .txt/.html/.jsonl[.gz]): {}", self.ignored);
+        }
+        let _ = writeln!(
+            s,
+            "  kept {}   duplicates removed {} ({} exact copies, {} near)   skipped {skipped}",
+            self.kept,
+            st.duplicates,
+            st.exact_duplicates,
+            st.duplicates.saturating_sub(st.exact_duplicates),
+        );
+        let _ = writeln!(
+            s,
+            "  near-duplicate pairs {}   clusters {}   candidates {}",
+            st.near_pairs, st.clusters, st.candidates.pairs
+        );
+        let c = dedup.config();
+        let p = dedup.lsh_params();
+        let _ = writeln!(
+            s,
+            "  method minhash: {} shingles, {} values ({}), {} bands × {} rows, threshold {}, verify {}",
+            c.shingle,
+            c.num_perm,
+            match c.scheme {
+                MinHashScheme::OnePermutation => "oph",
+                MinHashScheme::Permutations => "perm",
+            },
+            p.bands,
+            p.rows,
+            c.threshold,
+            match c.verify {
+                Verify::Exact => "exact",
+                Verify::Estimate => "estimate",
+            }
+        );
+        if st.candidates.capped_buckets > 0 {
+            let _ = writeln!(
+                s,
+                "  capped LSH buckets: {} (largest {} documents; {} pairs not compared; see --max-bucket)",
+                st.candidates.capped_buckets,
+                st.candidates.largest_bucket,
+                st.candidates.capped_pairs_skipped
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  time: reading+sketching {:.2} s, candidates+verification+output {:.2} s",
+            self.read_time.as_secs_f64(),
+            (self.total_time - self.read_time).as_secs_f64()
+        );
+        for (title, map) in [("skipped", &self.skipped), ("warning", &self.warnings)] {
+            for (class, r) in map {
+                let _ = writeln!(s, "  {title}: {class}: {}", r.count);
+                for e in &r.examples {
+                    let _ = writeln!(s, "    e.g. {e}");
+                }
+            }
+        }
+        if !self.errors.is_empty() {
+            let _ = writeln!(s, "  input errors: {}", self.errors.len());
+            for e in self.errors.iter().take(EXAMPLES) {
+                let _ = writeln!(s, "    {e}");
+            }
+        }
+        s
+    }
+
+    fn skipped_by_reader(&self) -> u64 {
+        // Records skipped by the reader never reached the pipeline; pipeline skips are in records.
+        let pipeline: u64 = self.stats.skipped;
+        let all: u64 = self.skipped.values().map(|r| r.count).sum();
+        all.saturating_sub(pipeline)
+    }
+}

@@ -1,0 +1,90 @@
+//! Running the binary and building small inputs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn lookalike() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lookalike"))
+}
+
+/// Runs with `args`, feeding `stdin`; returns the output.
+pub fn run(args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
+    let mut cmd = lookalike();
+    cmd.args(args).current_dir(dir).stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("the binary starts");
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+pub fn write(dir: &Path, name: &str, content: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A paragraph of deterministic pseudo-random words (distinct per `seed`).
+pub fn words(seed: u64, n: usize) -> String {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            format!("w{}", s % 5000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` with every `every`-th word replaced.
+pub fn edit(text: &str, every: usize) -> String {
+    text.split(' ')
+        .enumerate()
+        .map(|(i, w)| if i % every == every - 1 { "changed".to_owned() } else { w.to_owned() })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn shared_data() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if p.join("seeds").is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is absent", p.display());
+        None
+    }
+}
+
+/// Parses a pairs TSV into (id1, id2, similarity).
+pub fn pairs(tsv: &str) -> Vec<(String, String, f64)> {
+    tsv.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 3, "bad TSV line {l:?}");
+            (f[0].to_owned(), f[1].to_owned(), f[2].parse().unwrap())
+        })
+        .collect()
+}

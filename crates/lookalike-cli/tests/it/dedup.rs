@@ -1,0 +1,200 @@
+//! `lookalike dedup` on files, directories, globs, gzip, JSONL and stdin.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// A folder with a page, its near copy as HTML, an exact copy as .txt.gz, and an unrelated file.
+fn pages(dir: &std::path::Path) -> String {
+    let base = words(1, 300);
+    write(dir, "pages/a.txt", base.as_bytes());
+    let html = format!(
+        "<html><head><title>t</title><style>p {{}}</style></head><body><p>{}</p><script>var x;</script></body></html>",
+        edit(&base, 50)
+    );
+    write(dir, "pages/sub/b.html", html.as_bytes());
+    write(dir, "pages/sub/c.txt.gz", &gzip(base.as_bytes()));
+    write(dir, "pages/d.txt", words(2, 300).as_bytes());
+    write(dir, "pages/ignored.png", b"\x89PNG");
+    base
+}
+
+#[test]
+fn a_folder_gives_pairs_clusters_output_and_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    pages(tmp.path());
+    let o = run(
+        &[
+            "dedup",
+            "pages/",
+            "--threshold",
+            "0.8",
+            "--pairs",
+            "pairs.tsv",
+            "--clusters",
+            "clusters.jsonl",
+            "--output",
+            "unique.jsonl",
+            "--report",
+            "report.jsonl",
+        ],
+        None,
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |n: &str| std::fs::read_to_string(tmp.path().join(n)).unwrap();
+    let p = pairs(&read("pairs.tsv"));
+    assert_eq!(p.len(), 2, "{p:?}");
+    assert_eq!((p[0].0.as_str(), p[0].1.as_str()), ("pages/a.txt", "pages/sub/b.html"));
+    assert!(p[0].2 >= 0.8 && p[0].2 < 1.0);
+    assert_eq!(
+        (p[1].0.as_str(), p[1].1.as_str(), p[1].2),
+        ("pages/a.txt", "pages/sub/c.txt.gz", 1.0)
+    );
+
+    let clusters: Vec<Value> =
+        read("clusters.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(clusters.len(), 1);
+    assert_eq!(clusters[0]["representative"], "pages/a.txt");
+    assert_eq!(clusters[0]["size"], 3);
+    assert_eq!(clusters[0]["members"][1]["match"], "exact-bytes");
+
+    let unique: Vec<Value> =
+        read("unique.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids: Vec<&str> = unique.iter().map(|v| v["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["pages/a.txt", "pages/d.txt"]);
+    assert_eq!(unique[1]["text"], words(2, 300));
+
+    let report: Vec<Value> =
+        read("report.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(report.len(), 4, "every input document is accounted for");
+    let status: Vec<&str> = report.iter().map(|v| v["status"].as_str().unwrap()).collect();
+    assert_eq!(status, ["kept", "kept", "duplicate", "duplicate"]);
+    let err = stderr(&o);
+    assert!(err.contains("4 documents") && err.contains("files ignored"), "{err}");
+}
+
+#[test]
+fn stdin_jsonl_with_custom_fields_and_pairs_on_stdout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = words(3, 200);
+    let lines = [
+        serde_json::json!({"url": "http://a/1", "body": base}),
+        serde_json::json!({"url": "http://a/2", "body": edit(&base, 100)}),
+        serde_json::json!({"url": "http://b/1", "body": words(4, 200)}),
+        serde_json::json!({"body": base.to_uppercase()}),
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let o = run(
+        &["dedup", "-", "--id-field", "url", "--text-field", "body", "--pairs", "-"],
+        Some(input.as_bytes()),
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = pairs(&stdout(&o));
+    let ids: Vec<(&str, &str)> = p.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
+    // The record without an id is named by its line; it is an exact copy of the first record.
+    assert_eq!(ids, [("http://a/1", "http://a/2"), ("http://a/1", "-:4")]);
+    assert_eq!(p[1].2, 1.0);
+}
+
+#[test]
+fn gzipped_jsonl_file_output_keeps_original_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = words(5, 150);
+    let input = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": 1, "text": base, "meta": {"lang": "en"}}),
+        serde_json::json!({"id": 2, "text": base.to_uppercase(), "meta": {"lang": "en"}})
+    );
+    write(tmp.path(), "corpus.jsonl.gz", &gzip(input.as_bytes()));
+    let o = run(&["dedup", "corpus.jsonl.gz", "--output", "-", "--quiet"], None, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), input.lines().next().unwrap().to_owned() + "\n");
+    assert!(stderr(&o).is_empty(), "--quiet prints nothing: {}", stderr(&o));
+}
+
+#[test]
+fn outputs_are_byte_identical_across_thread_counts_and_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut input = String::new();
+    for i in 0..400u64 {
+        let g = i / 3;
+        let text = match i % 3 {
+            0 => words(g, 120),
+            1 => edit(&words(g, 120), 8 + (g as usize % 30)),
+            _ => words(g + 1000, 120),
+        };
+        input.push_str(&format!("{}\n", serde_json::json!({"id": format!("r{i}"), "text": text})));
+    }
+    write(tmp.path(), "c.jsonl", input.as_bytes());
+    let mut outputs = Vec::new();
+    for threads in ["1", "2", "4", "1"] {
+        let o = run(
+            &[
+                "dedup",
+                "c.jsonl",
+                "--threshold",
+                "0.6",
+                "--threads",
+                threads,
+                "--pairs",
+                "p.tsv",
+                "--clusters",
+                "c.json",
+                "--report",
+                "r.json",
+            ],
+            None,
+            tmp.path(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let all: Vec<Vec<u8>> = ["p.tsv", "c.json", "r.json"]
+            .iter()
+            .map(|f| std::fs::read(tmp.path().join(f)).unwrap())
+            .collect();
+        outputs.push(all);
+    }
+    assert!(!outputs[0][0].is_empty());
+    for o in &outputs[1..] {
+        assert_eq!(o, &outputs[0]);
+    }
+}
+
+#[test]
+fn globs_and_character_shingles() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "n/one.txt", "Meeting notes: budget approved for 2024.".as_bytes());
+    write(tmp.path(), "n/two.txt", "meeting notes - budget approved for 2024".as_bytes());
+    write(tmp.path(), "n/three.txt", "Lunch menu: soup and bread.".as_bytes());
+    let o = run(&["dedup", "n/*.txt", "--shingle", "chars:5", "--pairs", "-"], None, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "n/one.txt\tn/two.txt\t1.000000\n");
+}
+
+#[test]
+fn estimate_verification_and_longest_representative() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = words(9, 400);
+    write(tmp.path(), "short.txt", base.as_bytes());
+    write(tmp.path(), "long.txt", format!("{base} {}", words(10, 20)).as_bytes());
+    let o = run(
+        &[
+            "dedup",
+            "short.txt",
+            "long.txt",
+            "--verify",
+            "estimate",
+            "--keep",
+            "longest",
+            "--clusters",
+            "-",
+        ],
+        None,
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(c["representative"], "long.txt");
+    assert_eq!(c["members"][0]["id"], "short.txt");
+}

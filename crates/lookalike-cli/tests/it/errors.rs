@@ -1,0 +1,85 @@
+//! Bad usage (exit 2), bad input (reported, the run goes on), --strict (exit 1).
+
+use crate::common::*;
+
+#[test]
+fn help_lists_examples_and_version_works() {
+    let o = run(&["dedup", "--help"], None, std::path::Path::new("."));
+    assert!(o.status.success());
+    let h = stdout(&o);
+    assert!(
+        h.contains("Examples:") && h.contains("--threshold") && h.contains("Exit codes"),
+        "{h}"
+    );
+    assert!(run(&["--version"], None, std::path::Path::new(".")).status.success());
+}
+
+#[test]
+fn bad_usage_exits_with_2_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "a.txt", b"some text here");
+    for (args, needle) in [
+        (vec!["dedup"], "INPUT"),
+        (vec!["dedup", "a.txt", "--threshold", "1.5"], "threshold"),
+        (vec!["dedup", "a.txt", "--bands", "20", "--rows", "10"], "num-perm"),
+        (vec!["dedup", "missing.txt"], "missing.txt"),
+        (vec!["dedup", "nothing/*.txt"], "nothing/*.txt"),
+        (vec!["dedup", "a.txt", "--shingle", "bytes:3"], "shingle"),
+        (vec!["dedup", "a.txt", "--pairs", "-", "--clusters", "-"], "only one"),
+        (vec!["dedup", "a.txt", "--no-such-flag"], "no-such-flag"),
+    ] {
+        let o = run(&args, None, tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn truncated_gzip_is_reported_with_its_name_and_the_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut input = String::new();
+    for i in 0..200 {
+        input.push_str(&format!("{}\n", serde_json::json!({"id": i, "text": words(i, 50)})));
+    }
+    let gz = gzip(input.as_bytes());
+    write(tmp.path(), "broken.jsonl.gz", &gz[..gz.len() / 2]);
+    write(tmp.path(), "good.txt", words(7, 50).as_bytes());
+    write(tmp.path(), "bad.jsonl", b"{\"id\": 1, \"text\": \"fine text\"}\n{oops\n");
+    let o = run(
+        &["dedup", "broken.jsonl.gz", "good.txt", "bad.jsonl", "--report", "r.jsonl"],
+        None,
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("broken.jsonl.gz") && err.contains("gzip"), "{err}");
+    assert!(err.contains("bad.jsonl:2") && err.contains("invalid JSON"), "{err}");
+    let report = std::fs::read_to_string(tmp.path().join("r.jsonl")).unwrap();
+    assert!(report.contains("\"good.txt\""));
+    assert!(report.contains("bad.jsonl:2"));
+
+    let strict = run(&["dedup", "broken.jsonl.gz", "good.txt", "--strict"], None, tmp.path());
+    assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
+}
+
+#[test]
+fn empty_and_binary_documents_are_skipped_with_a_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "empty.txt", b"");
+    write(tmp.path(), "punct.txt", "... --- !!!".as_bytes());
+    write(tmp.path(), "ok.txt", b"real words are here");
+    let o = run(&["dedup", "empty.txt", "punct.txt", "ok.txt", "--report", "-"], None, tmp.path());
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(
+        out.contains(r#"{"id":"empty.txt","status":"skipped","reason":"empty text"}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            r#""id":"punct.txt","status":"skipped","reason":"no tokens after normalization""#
+        ),
+        "{out}"
+    );
+    assert!(out.contains(r#"{"id":"ok.txt","status":"kept"}"#), "{out}");
+}
