@@ -112,7 +112,11 @@ impl Summary {
             if self.threads == 1 { "" } else { "s" },
         );
         if self.ignored > 0 {
-            let _ = writeln!(s, "  files ignored (not .txt/.html/.jsonl[.gz]): {}", self.ignored);
+            let _ = writeln!(
+                s,
+                "  files ignored (not text, HTML or JSON Lines by name or content): {}",
+                self.ignored
+            );
         }
         let _ = writeln!(
             s,

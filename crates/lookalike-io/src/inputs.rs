@@ -43,7 +43,9 @@ pub struct Expanded {
 /// - an existing file (any extension; the reader detects its format) is that file;
 /// - an existing directory is every file under it, recursively, following symbolic links,
 ///   sorted by file name; files whose extension (after stripping `.gz`) is not one of
-///   `txt text md html htm xhtml jsonl ndjson` go to [`Expanded::ignored`] (so do `.json` files:
+///   `txt text md html htm xhtml jsonl ndjson` go to [`Expanded::ignored`], except files without
+///   any extension (`README`, `LICENSE`, `copyright`, `changelog.gz`) whose first KiB has no NUL
+///   byte, which are read as text; `.json` files are ignored too (
 ///   in a directory they are almost always single JSON documents such as package metadata, not
 ///   JSON Lines; name one explicitly, or use a glob, to read it as JSONL);
 /// - otherwise an argument with a glob metacharacter (`*`, `?`, `[`) is expanded with the `glob`
@@ -119,9 +121,40 @@ fn expand_glob(arg: &str, out: &mut Expanded) -> Result<(), Error> {
 
 /// Whether a file found in a directory is one to read.
 fn is_known_file(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase());
-    let is_json = name.is_some_and(|n| n.ends_with(".json") || n.ends_with(".json.gz"));
-    !is_json && Format::from_path(path).is_some()
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()) else {
+        return false;
+    };
+    let is_json = name.ends_with(".json") || name.ends_with(".json.gz");
+    if is_json {
+        return false;
+    }
+    if Format::from_path(path).is_some() {
+        return true;
+    }
+    // Files without an extension (README, LICENSE, copyright, changelog.gz) are read as text
+    // when their first bytes look like text.
+    let stem = name.strip_suffix(".gz").unwrap_or(&name);
+    !stem.contains('.') && looks_like_text(path)
+}
+
+/// No NUL byte in the first KiB (after gzip decompression): the usual test for text files.
+fn looks_like_text(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        // Let the reader report why it cannot be opened.
+        return true;
+    };
+    let mut head = Vec::with_capacity(1024);
+    let mut raw = std::io::BufReader::new(file);
+    let mut magic = [0u8; 2];
+    let n = raw.read(&mut magic).unwrap_or(0);
+    let chained = std::io::Read::chain(&magic[..n], raw);
+    let ok = if crate::sniff::is_gzip(&magic[..n]) {
+        flate2::read::MultiGzDecoder::new(chained).take(1024).read_to_end(&mut head).is_ok()
+    } else {
+        chained.take(1024).read_to_end(&mut head).is_ok()
+    };
+    ok && !head.is_empty() && !head.contains(&0)
 }
 
 fn walk_dir(root: &Path, out: &mut Expanded) {

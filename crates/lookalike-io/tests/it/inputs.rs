@@ -37,11 +37,13 @@ fn directory_recursion_keeps_known_extensions_sorted() {
         "image.png",
         "archive.tar.gz",
         "README",
+        "LICENSE",
         "sub/.hidden.txt",
         "sub/deeper/blob.gz",
     ] {
         write(root, name, "x");
     }
+    std::fs::write(root.join("sub/deeper/binary"), b"\x7fELF\0\0\x01").unwrap();
     let got = expand_inputs(&[arg(root)]).unwrap();
     let rel = |ps: Vec<PathBuf>| -> Vec<String> {
         ps.iter().map(|p| p.strip_prefix(root).unwrap().display().to_string()).collect()
@@ -49,11 +51,14 @@ fn directory_recursion_keeps_known_extensions_sorted() {
     assert_eq!(
         rel(paths(&got.inputs)),
         [
+            "LICENSE",
+            "README",
             "a.html.gz",
             "b.txt",
             "notes.text",
             "page.XHTML",
             "sub/.hidden.txt",
+            "sub/deeper/blob.gz",
             "sub/deeper/c.MD",
             "sub/y.ndjson.gz",
             "sub/z.jsonl",
@@ -62,7 +67,7 @@ fn directory_recursion_keeps_known_extensions_sorted() {
     );
     assert_eq!(
         rel(got.ignored),
-        ["README", "archive.tar.gz", "image.png", "sub/data.json", "sub/deeper/blob.gz"]
+        ["archive.tar.gz", "image.png", "sub/data.json", "sub/deeper/binary"]
     );
 }
 
