@@ -88,7 +88,9 @@ struct NeedsNfkc;
 /// Greek, Cyrillic, CJK and Korean text, so that such text needs no separate check pass. Two
 /// ranges are included although some of their characters have compatibility forms, because those
 /// are separators before and after NFKC: the no-break space U+00A0 (→ space) and general
-/// punctuation U+2000–U+206F (`…` → `...`, `‼` → `!!`, en space → space).
+/// punctuation U+2000–U+206F (`…` → `...`, `‼` → `!!`, en space → space) and the ideographic
+/// space U+3000. Full-width ASCII (U+FF01–U+FF5E) is not stable but is mapped by the scanner
+/// itself, see [`fullwidth_to_ascii`].
 fn nfkc_stable(c: char) -> bool {
     matches!(c as u32,
         0x00A0..=0x00A7 | 0x00A9 | 0x00AB..=0x00AE | 0x00B0 | 0x00B1 | 0x00B6 | 0x00B7 | 0x00BB
@@ -96,8 +98,10 @@ fn nfkc_stable(c: char) -> bool {
         | 0x0100..=0x0131 | 0x0134..=0x013E | 0x0141..=0x0148 | 0x014A..=0x017E
         | 0x0386 | 0x0388..=0x03CE
         | 0x0400..=0x0482 | 0x048A..=0x04FF
+        | 0x05D0..=0x05EA | 0x0620..=0x064A | 0x0660..=0x0669
         | 0x2000..=0x206F
-        | 0x3001..=0x3003 | 0x3008..=0x3011 | 0x3014..=0x301F
+        | 0x2190..=0x21FF | 0x2500..=0x27BF
+        | 0x3000..=0x3003 | 0x3008..=0x3011 | 0x3014..=0x301F
         | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x30FC..=0x30FE
         | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
         | 0xAC00..=0xD7A3
@@ -198,9 +202,10 @@ fn scan(input: &str, out: &mut NormalizedText, check: bool) -> Result<(), NeedsN
             i += 1;
             continue;
         }
-        let Some(c) = input[i..].chars().next() else { break };
-        let len = c.len_utf8();
-        if !checked && !nfkc_stable(c) {
+        let Some(raw) = input[i..].chars().next() else { break };
+        let len = raw.len_utf8();
+        let c = fullwidth_to_ascii(raw);
+        if !checked && c == raw && !nfkc_stable(c) {
             if is_nfkc_quick(input.chars()) != IsNormalized::Yes {
                 return Err(NeedsNfkc);
             }
@@ -244,6 +249,15 @@ fn scan(input: &str, out: &mut NormalizedText, check: bool) -> Result<(), NeedsN
     }
     b.finish();
     Ok(())
+}
+
+/// NFKC of full-width ASCII forms (U+FF01–U+FF5E → U+0021–U+007E), frequent in Chinese and
+/// Japanese text, done inline so that such text needs no NFKC pass.
+fn fullwidth_to_ascii(c: char) -> char {
+    match c as u32 {
+        u @ 0xFF01..=0xFF5E => char::from_u32(u - 0xFEE0).unwrap_or(c),
+        _ => c,
+    }
 }
 
 /// Whether joiner `c`, between `prev` and the character starting at byte `next_at`, keeps the word
@@ -301,7 +315,9 @@ fn classify(c: char) -> Class {
         0x203F | 0x2040 | 0x2054 | 0xFE33 | 0xFE34 | 0xFE4D..=0xFE4F | 0xFF3F => {
             return Class::Silent;
         }
-        0x2000..=0x206F | 0x3000..=0x303F if !is_spaceless_script(c) => return Class::Separator,
+        0x2000..=0x206F | 0x3000..=0x3029 | 0x3030..=0x303F if !is_spaceless_script(c) => {
+            return Class::Separator;
+        }
         _ => {}
     }
     if is_spaceless_script(c) {
@@ -556,7 +572,11 @@ mod tests {
             0x00A0..0x0250u32,
             0x0370..0x0400,
             0x0400..0x0500,
-            0x3040..0x3100,
+            0x05D0..0x05EB,
+            0x0620..0x066A,
+            0x2190..0x2200,
+            0x2500..0x27C0,
+            0x3000..0x3100,
             0x4E00..0x9FFF,
             0xAC00..0xD7A4,
         ];
@@ -580,7 +600,8 @@ mod tests {
                 };
                 let ignored = matches!(classify(c), Class::Ignore | Class::Silent) || is_joiner(c);
                 assert!(classify(c) == generic || ignored, "class of U+{:04X}", c as u32);
-                if nfkc_stable(c) && c != '\u{A0}' && !(0x2000..=0x206F).contains(&(c as u32)) {
+                let separator_forms = matches!(c as u32, 0xA0 | 0x2000..=0x206F | 0x3000);
+                if nfkc_stable(c) && !separator_forms {
                     assert_eq!(
                         is_nfkc_quick(std::iter::once(c)),
                         IsNormalized::Yes,
@@ -590,6 +611,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn fullwidth_ascii_is_mapped_like_nfkc() {
+        for u in 0xFF01..=0xFF5Eu32 {
+            let c = char::from_u32(u).unwrap();
+            let nfkc: String = c.to_string().nfkc().collect();
+            assert_eq!(fullwidth_to_ascii(c).to_string(), nfkc);
+        }
+        let s = "重複，ＷＥＢ１，０００ページ。";
+        let nfkc: String = s.nfkc().collect();
+        assert_eq!(normalize(s), normalize(&nfkc));
+        assert_eq!(normalize(s).text, "重複 web1000 ページ");
     }
 
     #[test]
