@@ -18,7 +18,7 @@ use crate::summary::Summary;
 /// Records per batch handed from the reader thread to the workers.
 const BATCH_RECORDS: usize = 4096;
 /// Bytes per batch (whichever limit is reached first).
-const BATCH_BYTES: usize = 32 << 20;
+const BATCH_BYTES: usize = 8 << 20;
 
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let started = Instant::now();
@@ -82,7 +82,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
     let progress = Progress::new(args.quiet);
 
-    let (tx, rx) = crossbeam_channel::bounded::<Vec<Result<RawRecord, InputError>>>(4);
+    let (tx, rx) = crossbeam_channel::bounded::<Vec<Result<RawRecord, InputError>>>(2);
     let reader = Reader::new(expanded.inputs, opts.clone());
     let reader_thread = std::thread::Builder::new()
         .name("lookalike-reader".into())
