@@ -10,6 +10,36 @@
 //! - [`allpairs`] and [`truth`]: an exact, prefix-filtered set-similarity self-join.
 //! - [`score`]: precision and recall of a run's pairs, with exact-duplicate groups canonicalized.
 //! - [`baseline`]: read + tokenize throughput, the floor every method is measured against.
+//! - [`files`]: atomic output files and batched JSONL reading.
+//!
+//! Every random choice comes from [`rng`], seeded from the command line, and every parallel step
+//! writes its results in a fixed order: the same arguments give byte-identical files whatever
+//! the thread count.
+//!
+//! # Example
+//!
+//! The exact truth on three tiny documents, shingled as `lookalike dedup` shingles them:
+//!
+//! ```
+//! use lookalike::features::{ShingleKind, Shingler};
+//! use lookalike_eval::allpairs::{TokenSets, all_pairs};
+//!
+//! let docs = [
+//!     "the quick brown fox jumps over the lazy dog",
+//!     "The quick brown fox jumps over the lazy dog!",
+//!     "the quick brown fox jumps over the lazy cat",
+//! ];
+//! let shingler = Shingler::new(ShingleKind::Words(3), 1);
+//! let (mut offsets, mut hashes) = (vec![0], Vec::new());
+//! for d in docs {
+//!     hashes.extend(shingler.shingle_set(d));
+//!     offsets.push(hashes.len());
+//! }
+//! let pairs = all_pairs(&TokenSets::from_hash_sets(offsets, hashes), 0.7);
+//! let found: Vec<(u32, u32, f64)> = pairs.iter().map(|p| (p.a, p.b, p.jaccard())).collect();
+//! // Documents 0 and 1 are equal after normalization; 2 differs in its last shingle (6 of 8).
+//! assert_eq!(found, vec![(0, 1, 1.0), (0, 2, 0.75), (1, 2, 0.75)]);
+//! ```
 #![warn(missing_docs)]
 
 pub mod allpairs;

@@ -1,0 +1,326 @@
+//! `lookalike-eval`: corpus generation, exact truth, scoring and the speed baseline.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use lookalike::features::ShingleKind;
+use lookalike_eval::baseline;
+use lookalike_eval::corpus::{self, CorpusOptions};
+use lookalike_eval::files::{AtomicFile, Fields};
+use lookalike_eval::pool::{Pool, PoolOptions, Source, default_sources};
+use lookalike_eval::score::{self, ScoreOptions};
+use lookalike_eval::truth::{self, TruthOptions};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "lookalike-eval",
+    version,
+    about = "Benchmark corpora, exact truth and scores for lookalike"
+)]
+struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build a JSONL corpus of real text with planted near-duplicates.
+    GenCorpus(GenArgs),
+    /// Find every pair of documents with Jaccard ≥ a threshold, exactly.
+    Truth(TruthArgs),
+    /// Score found pairs (TSV id1 id2 similarity) against a truth file.
+    Score(ScoreArgs),
+    /// Measure the read + tokenize floor on a corpus (single thread).
+    Baseline(BaselineArgs),
+}
+
+#[derive(Debug, Args)]
+struct GenArgs {
+    /// Directories (or files) of HTML/text, as LANG=DIR or DIR (language guessed from the path).
+    /// Default: the installed Debian manuals (gimp-help-*, debian-handbook, libreoffice-help-*,
+    /// doublecmd-help-uk, ubuntu-packaging-guide-html-uk).
+    #[arg(long, num_args = 1.., value_name = "[LANG=]DIR")]
+    source: Vec<String>,
+    /// Use the default sources as well as those given with --source.
+    #[arg(long)]
+    with_defaults: bool,
+    /// Number of documents.
+    #[arg(long, default_value_t = 20_000)]
+    docs: u64,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output corpus (JSONL: id, lang, text).
+    #[arg(long)]
+    out: PathBuf,
+    /// Output planted pairs (TSV: id1 id2 jaccard kind).
+    #[arg(long)]
+    planted: Option<PathBuf>,
+    /// Fraction of documents that are planted variants.
+    #[arg(long, default_value_t = 0.3)]
+    variant_fraction: f64,
+    /// Fraction of variants made from another variant.
+    #[arg(long, default_value_t = 0.2)]
+    chain_fraction: f64,
+    /// Smallest base document, in words.
+    #[arg(long, default_value_t = 150)]
+    min_words: usize,
+    /// Largest base document, in words.
+    #[arg(long, default_value_t = 2000)]
+    max_words: usize,
+    /// Shorter source paragraphs are not used.
+    #[arg(long, default_value_t = 8)]
+    min_paragraph_words: usize,
+    /// Shingles for the planted pairs' Jaccard.
+    #[arg(long, default_value = "words:5")]
+    shingle: ShingleKind,
+    /// Seed of the shingle hashes (use the `--seed` of the `lookalike dedup` run).
+    #[arg(long, default_value_t = 1)]
+    shingle_seed: u64,
+}
+
+#[derive(Debug, Args)]
+struct FieldArgs {
+    /// JSON field with the document id.
+    #[arg(long, default_value = "id")]
+    id_field: String,
+    /// JSON field with the document text.
+    #[arg(long, default_value = "text")]
+    text_field: String,
+}
+
+impl FieldArgs {
+    fn fields(&self) -> Fields {
+        Fields { id: self.id_field.clone(), text: self.text_field.clone() }
+    }
+}
+
+#[derive(Debug, Args)]
+struct TruthArgs {
+    /// Corpus (JSONL).
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Report pairs with Jaccard at least this.
+    #[arg(long, default_value_t = 0.5)]
+    threshold: f64,
+    /// Shingles compared (as in `lookalike dedup`).
+    #[arg(long, default_value = "words:5")]
+    shingle: ShingleKind,
+    /// Seed of the shingle hashes (use the `--seed` of the `lookalike dedup` run).
+    #[arg(long, default_value_t = 1)]
+    shingle_seed: u64,
+    #[command(flatten)]
+    fields: FieldArgs,
+    /// Output (TSV: id1 id2 jaccard, after one '#' settings line).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct ScoreArgs {
+    /// Pairs found by a run (TSV: id1 id2 similarity).
+    #[arg(long)]
+    pairs: PathBuf,
+    /// Truth file from `lookalike-eval truth`.
+    #[arg(long)]
+    truth: PathBuf,
+    /// The threshold the run was asked for.
+    #[arg(long, default_value_t = 0.8)]
+    threshold: f64,
+    /// Also report recall for pairs with Jaccard ≥ threshold + margin.
+    #[arg(long, default_value_t = 0.05)]
+    margin: f64,
+    /// The truth file's threshold, if its header line is missing.
+    #[arg(long)]
+    truth_threshold: Option<f64>,
+    /// Planted pairs from `gen-corpus`, for recall per edit kind.
+    #[arg(long)]
+    planted: Option<PathBuf>,
+    /// How many of the most similar missed pairs to list.
+    #[arg(long, default_value_t = 10)]
+    worst: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct BaselineArgs {
+    /// Corpus (JSONL).
+    #[arg(long)]
+    corpus: PathBuf,
+    #[command(flatten)]
+    fields: FieldArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("lookalike-eval: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    if let Some(n) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("setting up the thread pool")?;
+    }
+    match cli.command {
+        Command::GenCorpus(a) => gen_corpus(a),
+        Command::Truth(a) => run_truth(a),
+        Command::Score(a) => run_score(a),
+        Command::Baseline(a) => run_baseline(a),
+    }
+}
+
+fn stdout_write(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn gen_corpus(a: GenArgs) -> Result<()> {
+    let mut sources: Vec<Source> = a.source.iter().map(|s| s.parse()).collect::<Result<_>>()?;
+    if a.source.is_empty() || a.with_defaults {
+        let d = default_sources();
+        if d.is_empty() && sources.is_empty() {
+            bail!(
+                "no --source given and no default source installed: apt-get install gimp-help-en \
+                 gimp-help-ru gimp-help-uk gimp-help-ja gimp-help-zh-cn debian-handbook \
+                 libreoffice-help-en-us libreoffice-help-ru libreoffice-help-ja \
+                 libreoffice-help-zh-cn doublecmd-help-uk ubuntu-packaging-guide-html-uk"
+            );
+        }
+        sources.splice(0..0, d);
+    }
+    if !(0.0..=1.0).contains(&a.variant_fraction) || !(0.0..=1.0).contains(&a.chain_fraction) {
+        bail!("--variant-fraction and --chain-fraction must be between 0 and 1");
+    }
+    if a.min_words == 0 || a.min_words > a.max_words {
+        bail!("need 0 < --min-words ≤ --max-words");
+    }
+    let start = Instant::now();
+    let pool = Pool::build(
+        &sources,
+        PoolOptions { min_words: a.min_paragraph_words, ..PoolOptions::default() },
+    )?;
+    for l in &pool.langs {
+        eprintln!("pool {}: {} paragraphs, {} words", l.lang, l.paragraphs.len(), l.total_words);
+    }
+    eprintln!("pool built in {:.1} s", start.elapsed().as_secs_f64());
+    let opts = CorpusOptions {
+        docs: a.docs,
+        seed: a.seed,
+        variant_fraction: a.variant_fraction,
+        chain_fraction: a.chain_fraction,
+        min_words: a.min_words,
+        max_words: a.max_words,
+        shingle: a.shingle,
+        shingle_seed: a.shingle_seed,
+        ..CorpusOptions::default()
+    };
+    let start = Instant::now();
+    let mut out = AtomicFile::create(&a.out)?;
+    let mut planted = a.planted.as_deref().map(AtomicFile::create).transpose()?;
+    let step = (a.docs / 10).max(10_000);
+    let mut next_report = step;
+    let mut progress = |done: u64| {
+        if done >= next_report && done < a.docs {
+            eprintln!("{done} documents ({:.1} s)", start.elapsed().as_secs_f64());
+            next_report += step;
+        }
+    };
+    let stats = corpus::generate(
+        &pool,
+        &opts,
+        &mut out,
+        planted.as_mut().map(|p| p as &mut dyn Write),
+        &mut progress,
+    )?;
+    out.commit()?;
+    if let Some(p) = planted {
+        p.commit()?;
+    }
+    eprintln!(
+        "wrote {} documents ({} base, {:.1} MB of text, {} planted pairs) in {:.1} s",
+        stats.docs,
+        stats.base_docs,
+        stats.text_bytes as f64 / 1e6,
+        stats.planted_pairs,
+        start.elapsed().as_secs_f64()
+    );
+    let langs: Vec<String> = stats.docs_per_lang.iter().map(|(l, c)| format!("{l} {c}")).collect();
+    eprintln!("languages: {}", langs.join(", "));
+    let kinds: Vec<String> =
+        stats.variants_per_kind.iter().map(|(k, c)| format!("{k} {c}")).collect();
+    eprintln!("variants: {}", kinds.join(", "));
+    Ok(())
+}
+
+fn run_truth(a: TruthArgs) -> Result<()> {
+    let opts = TruthOptions {
+        threshold: a.threshold,
+        shingle: a.shingle,
+        shingle_seed: a.shingle_seed,
+        fields: a.fields.fields(),
+    };
+    let t = truth::compute(&a.corpus, &opts)?;
+    let mut out = AtomicFile::create(&a.out)?;
+    truth::write_tsv(&t, &opts, &mut out)?;
+    out.commit()?;
+    let s = &t.stats;
+    eprintln!(
+        "truth: {} docs ({} without shingles), {} shingles; {} pairs with J ≥ {}; \
+         shingling {:.1} s, join {:.1} s",
+        s.docs, s.empty_docs, s.shingles, s.pairs, a.threshold, s.shingle_secs, s.join_secs
+    );
+    Ok(())
+}
+
+fn run_score(a: ScoreArgs) -> Result<()> {
+    let opts = ScoreOptions {
+        threshold: a.threshold,
+        margin: a.margin,
+        truth_threshold: a.truth_threshold,
+        worst: a.worst,
+    };
+    let s = score::score(&a.pairs, &a.truth, a.planted.as_deref(), &opts)?;
+    if a.json {
+        stdout_write(&(serde_json::to_string(&s)? + "\n"))
+    } else {
+        stdout_write(&score::render_text(&s))
+    }
+}
+
+fn run_baseline(a: BaselineArgs) -> Result<()> {
+    let b = baseline::run(&a.corpus, &a.fields.fields())?;
+    if a.json {
+        stdout_write(&(serde_json::to_string(&b)? + "\n"))
+    } else {
+        stdout_write(&format!(
+            "baseline (read JSONL + unicode_words, 1 thread): {} docs, {:.1} MB text, {} words\n\
+             {:.2} s wall: {:.1} MB/s, {:.0} docs/s (segmentation alone: {:.2} s, {:.1} MB/s)\n",
+            b.docs,
+            b.text_mb,
+            b.words,
+            b.seconds,
+            b.mb_per_s,
+            b.docs_per_s,
+            b.tokenize_seconds,
+            b.tokenize_mb_per_s
+        ))
+    }
+}
