@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use lookalike::{Keep, MinHashScheme, ShingleKind, Verify};
+use lookalike::{Keep, Method, MinHashScheme, ShingleKind, Verify};
 use lookalike_io::Format;
 
 const DEDUP_EXAMPLES: &str = "\
@@ -80,6 +80,11 @@ pub struct DedupArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
+    /// Method: minhash (MinHash signatures, LSH banding, verification) or exact (exact copies
+    /// only: same bytes or same normalized text).
+    #[arg(long, short = 'm', value_enum, default_value = "minhash")]
+    pub method: Method,
+
     #[command(flatten)]
     pub sketch: SketchArgs,
 
@@ -117,6 +122,9 @@ pub struct DedupArgs {
     /// Write every input document's fate as JSONL to FILE (- for stdout).
     #[arg(long, value_name = "FILE")]
     pub report: Option<String>,
+    /// Write the run's figures (counts, times, MB/s, peak memory, settings) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<String>,
 
     /// JSONL field holding the document id (absent: file:line).
     #[arg(long, default_value = "id")]

@@ -31,18 +31,19 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
             .build_global()
             .context("cannot start the worker threads")?;
     }
-    let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report]
+    let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report, &args.stats]
         .iter()
         .filter(|t| t.as_deref() == Some("-"))
         .count();
     if stdout_targets > 1 {
         return Err(UsageError(
-            "only one of --pairs, --clusters, --output, --report can be -".into(),
+            "only one of --pairs, --clusters, --output, --report, --stats can be -".into(),
         )
         .into());
     }
     let lsh = params::lsh_params(&args.sketch)?;
     let dedup = Dedup::builder()
+        .method(args.method)
         .shingle(args.shingle)
         .num_perm(args.sketch.num_perm)
         .scheme(args.minhash)
@@ -72,6 +73,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         clusters: args.clusters.as_deref().map(Sink::open).transpose()?,
         output: args.output.as_deref().map(Sink::open).transpose()?,
         report: args.report.as_deref().map(Sink::open).transpose()?,
+        stats: args.stats.as_deref().map(Sink::open).transpose()?,
     };
 
     let opts = ReadOptions {
@@ -184,6 +186,14 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     summary.total_time = started.elapsed();
     summary.threads = rayon::current_num_threads();
     summary.outcome(&outcome);
+    if let Some(mut s) = sinks.stats.take() {
+        let json = summary.to_json(&dedup);
+        serde_json::to_writer_pretty(&mut s, &json)
+            .map_err(std::io::Error::from)
+            .and_then(|()| std::io::Write::write_all(&mut s, b"\n"))
+            .with_context(|| format!("cannot write {}", s.name()))?;
+        s.commit()?;
+    }
     if !args.quiet {
         eprint!("{}", summary.render(&dedup));
     }
@@ -204,6 +214,7 @@ struct Outputs {
     clusters: Option<Sink>,
     output: Option<Sink>,
     report: Option<Sink>,
+    stats: Option<Sink>,
 }
 
 /// The `--output` line of a document: the original record for JSONL, `{id, text}` otherwise.

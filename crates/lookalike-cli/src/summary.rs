@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
 
-use lookalike::{Dedup, DedupOutcome, DedupStats, DocStatus, MinHashScheme, Verify};
+use lookalike::{Dedup, DedupOutcome, DedupStats, DocStatus, Method, MinHashScheme, Verify};
 use lookalike_io::InputError;
 
 /// How many examples of each kind of problem the summary shows.
@@ -133,23 +133,27 @@ impl Summary {
         );
         let c = dedup.config();
         let p = dedup.lsh_params();
-        let _ = writeln!(
-            s,
-            "  method minhash: {} shingles, {} values ({}), {} bands × {} rows, threshold {}, verify {}",
-            c.shingle,
-            c.num_perm,
-            match c.scheme {
-                MinHashScheme::OnePermutation => "oph",
-                MinHashScheme::Permutations => "perm",
-            },
-            p.bands,
-            p.rows,
-            c.threshold,
-            match c.verify {
-                Verify::Exact => "exact",
-                Verify::Estimate => "estimate",
-            }
-        );
+        if c.method == Method::Exact {
+            let _ = writeln!(s, "  method exact: same raw bytes or same normalized text");
+        } else {
+            let _ = writeln!(
+                s,
+                "  method minhash: {} shingles, {} values ({}), {} bands × {} rows, threshold {}, verify {}",
+                c.shingle,
+                c.num_perm,
+                match c.scheme {
+                    MinHashScheme::OnePermutation => "oph",
+                    MinHashScheme::Permutations => "perm",
+                },
+                p.bands,
+                p.rows,
+                c.threshold,
+                match c.verify {
+                    Verify::Exact => "exact",
+                    Verify::Estimate => "estimate",
+                }
+            );
+        }
         if st.candidates.capped_buckets > 0 {
             let _ = writeln!(
                 s,
@@ -182,10 +186,41 @@ impl Summary {
         s
     }
 
+    /// The figures as JSON, for `--stats` and `lookalike compare`.
+    pub fn to_json(&self, dedup: &Dedup) -> serde_json::Value {
+        let secs = self.total_time.as_secs_f64().max(1e-9);
+        let skipped: u64 = self.skipped.values().map(|r| r.count).sum();
+        serde_json::json!({
+            "config": dedup.config(),
+            "lsh": self.stats.lsh,
+            "documents": self.records + self.skipped_by_reader(),
+            "bytes": self.bytes,
+            "kept": self.kept,
+            "skipped": skipped,
+            "skipped_by_reason": self.skipped.iter().map(|(k, r)| (k.clone(), r.count)).collect::<BTreeMap<_, _>>(),
+            "input_errors": self.errors.len(),
+            "pipeline": self.stats,
+            "seconds": secs,
+            "read_seconds": self.read_time.as_secs_f64(),
+            "threads": self.threads,
+            "docs_per_second": self.records as f64 / secs,
+            "mb_per_second": self.bytes as f64 / 1e6 / secs,
+            "peak_rss_bytes": peak_rss_bytes(),
+        })
+    }
+
     fn skipped_by_reader(&self) -> u64 {
         // Records skipped by the reader never reached the pipeline; pipeline skips are in records.
         let pipeline: u64 = self.stats.skipped;
         let all: u64 = self.skipped.values().map(|r| r.count).sum();
         all.saturating_sub(pipeline)
     }
+}
+
+/// Peak resident set size of this process (VmHWM), where the OS tells it (Linux).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }

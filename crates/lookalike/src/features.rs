@@ -23,8 +23,9 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::normalize::{NormalizedText, normalize_into};
 
-/// Which shingles to take from a document.
+/// Which shingles to take from a document. Serialized as its command-line form (`"words:5"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum ShingleKind {
     /// Runs of this many consecutive tokens (default 5).
     Words(usize),
@@ -60,6 +61,20 @@ impl fmt::Display for ShingleKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid shingle setting {0:?}: expected words:N or chars:N with N between 1 and 64")]
 pub struct ParseShingleKindError(String);
+
+impl From<ShingleKind> for String {
+    fn from(k: ShingleKind) -> String {
+        k.to_string()
+    }
+}
+
+impl TryFrom<String> for ShingleKind {
+    type Error = ParseShingleKindError;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
 
 impl FromStr for ShingleKind {
     type Err = ParseShingleKindError;

@@ -29,6 +29,7 @@ pub mod cluster;
 pub mod document;
 pub mod exact;
 pub mod features;
+pub mod method;
 pub mod normalize;
 pub mod pipeline;
 pub mod sketch;
@@ -39,6 +40,7 @@ pub use candidates::{CandidateStats, ErrorWeights, LshParams};
 pub use cluster::Keep;
 pub use document::Document;
 pub use features::{ShingleKind, Shingler};
+pub use method::Method;
 pub use pipeline::{
     Cluster, ClusterMember, Dedup, DedupBuilder, DedupConfig, DedupOutcome, DedupRun, DedupStats,
     DocStatus, Error, MatchKind, ScoredPair,

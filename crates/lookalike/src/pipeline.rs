@@ -25,6 +25,7 @@ use crate::cluster::{Keep, UnionFind};
 use crate::document::Document;
 use crate::exact::text_fingerprint;
 use crate::features::{ShingleKind, ShingleScratch, Shingler};
+use crate::method::Method;
 use crate::normalize::{NormalizedText, normalize_into};
 use crate::sketch::{MinHashScheme, MinHasher, estimate_jaccard};
 use crate::spill::ShingleStore;
@@ -45,6 +46,8 @@ pub enum Error {
 /// Every setting of a dedup run. Build one with [`Dedup::builder`].
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DedupConfig {
+    /// The method (default MinHash).
+    pub method: Method,
     /// Shingles compared (default word 5-shingles).
     pub shingle: ShingleKind,
     /// MinHash signature length (default 128).
@@ -72,6 +75,7 @@ pub struct DedupConfig {
 impl Default for DedupConfig {
     fn default() -> Self {
         DedupConfig {
+            method: Method::default(),
             shingle: ShingleKind::default(),
             num_perm: 128,
             scheme: MinHashScheme::default(),
@@ -104,6 +108,8 @@ macro_rules! setter {
 
 impl DedupBuilder {
     setter! {
+        /// Sets the method.
+        method: Method,
         /// Sets the shingle kind.
         shingle: ShingleKind,
         /// Sets the MinHash signature length.
@@ -209,9 +215,9 @@ impl Dedup {
 
     /// Starts a run (creates the spill file when verification is exact).
     pub fn start(&self) -> Result<DedupRun<'_>, Error> {
-        let store = match self.config.verify {
-            Verify::Exact => Some(ShingleStore::new(self.config.spill_dir.as_deref())?),
-            Verify::Estimate => None,
+        let store = match (self.config.method.uses_minhash(), self.config.verify) {
+            (true, Verify::Exact) => Some(ShingleStore::new(self.config.spill_dir.as_deref())?),
+            _ => None,
         };
         Ok(DedupRun {
             dedup: self,
@@ -444,11 +450,13 @@ impl DedupRun<'_> {
             };
             kinds.push(kind);
         }
-        let start = self.sigs.len();
-        self.sigs.resize(start + new_heads.len() * num_perm, 0);
-        self.sigs[start..].par_chunks_mut(num_perm).zip(&new_heads).for_each(|(out, &i)| {
-            d.hasher.sketch_into(&processed[i].shingles, out);
-        });
+        if d.config.method.uses_minhash() {
+            let start = self.sigs.len();
+            self.sigs.resize(start + new_heads.len() * num_perm, 0);
+            self.sigs[start..].par_chunks_mut(num_perm).zip(&new_heads).for_each(|(out, &i)| {
+                d.hasher.sketch_into(&processed[i].shingles, out);
+            });
+        }
         for &i in &new_heads {
             self.heads.push((self.docs.len() + i) as u32);
             if let Some(store) = &mut self.store {
@@ -477,8 +485,11 @@ impl DedupRun<'_> {
         }
 
         phase("finding candidates (LSH banding)");
-        let (candidates, cand_stats) =
-            band_candidates(&self.sigs, num_perm, d.lsh, d.config.max_bucket);
+        let (candidates, cand_stats) = if d.config.method.uses_minhash() {
+            band_candidates(&self.sigs, num_perm, d.lsh, d.config.max_bucket)
+        } else {
+            (Vec::new(), CandidateStats::default())
+        };
 
         phase("verifying candidate pairs");
         let similarity = Similarity { sigs: &self.sigs, num_perm, store: self.store.as_ref() };
@@ -575,7 +586,7 @@ impl DedupRun<'_> {
             duplicates,
             bytes: self.bytes,
             spill_bytes: self.store.as_ref().map_or(0, ShingleStore::disk_bytes),
-            lsh: Some(d.lsh),
+            lsh: d.config.method.uses_minhash().then_some(d.lsh),
         };
         let ids = self.docs.into_iter().map(|m| m.id).collect();
         Ok(DedupOutcome { ids, statuses, pairs, clusters, stats })

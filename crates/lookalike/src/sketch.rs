@@ -29,9 +29,11 @@ pub enum MinHashScheme {
     /// One-permutation hashing with optimal densification (default; fastest).
     #[default]
     #[cfg_attr(feature = "clap", value(name = "oph"))]
+    #[serde(rename = "oph")]
     OnePermutation,
     /// N independent multiply-shift permutations (textbook MinHash).
     #[cfg_attr(feature = "clap", value(name = "perm"))]
+    #[serde(rename = "perm")]
     Permutations,
 }
 
