@@ -115,18 +115,25 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         None => None,
     };
     let want_payload = payloads.is_some();
+    // The language is detected only when an output carries it.
+    let want_lang = args.output.is_some() || args.report.is_some();
     let mut entries: Vec<Entry> = Vec::new();
     for batch in rx {
         let decoded: Vec<Result<DecodedRecord, InputError>> = batch
             .into_par_iter()
             .map(|item| {
                 item.map(|rec| {
-                    let d = lookalike_io::decode(&rec, &opts);
-                    let payload = match (&d, want_payload) {
-                        (Decoded::Doc { doc, .. }, true) => Some(payload_of(&rec, doc)),
-                        _ => None,
-                    };
-                    (d, payload)
+                    let decoded = lookalike_io::decode(&rec, &opts);
+                    let (mut payload, mut lang) = (None, None);
+                    if let Decoded::Doc { doc, .. } = &decoded {
+                        if want_lang {
+                            lang = lookalike::lang::detect(&doc.text).map(|d| d.code);
+                        }
+                        if want_payload {
+                            payload = Some(payload_of(&rec, doc, lang));
+                        }
+                    }
+                    DecodedRecord { decoded, payload, lang }
                 })
             })
             .collect();
@@ -137,18 +144,18 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     progress.println(&format!("lookalike: warning: {e}"), summary.input_errors());
                     summary.input_error(e);
                 }
-                Ok((Decoded::Skip { id, reason }, _)) => {
+                Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, .. }) => {
                     summary.skip(&id, &reason);
                     entries.push(Entry::Skipped { id, reason });
                 }
-                Ok((Decoded::Doc { doc, warning }, payload)) => {
+                Ok(DecodedRecord { decoded: Decoded::Doc { doc, warning }, payload, lang }) => {
                     if let Some(w) = warning {
                         summary.warning(&doc.id, &w);
                     }
                     if let (Some(store), Some(p)) = (payloads.as_mut(), payload) {
                         store.push(&p)?;
                     }
-                    entries.push(Entry::Doc((run.len() + docs.len()) as u32));
+                    entries.push(Entry::Doc { index: (run.len() + docs.len()) as u32, lang });
                     docs.push(doc);
                 }
             }
@@ -206,8 +213,12 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A decoded record and, when `--output` is set, the line to write for it if it is kept.
-type DecodedRecord = (Decoded, Option<Vec<u8>>);
+/// A decoded record, the line `--output` writes for it if it is kept, and its language.
+struct DecodedRecord {
+    decoded: Decoded,
+    payload: Option<Vec<u8>>,
+    lang: Option<&'static str>,
+}
 
 struct Outputs {
     pairs: Option<Sink>,
@@ -217,12 +228,14 @@ struct Outputs {
     stats: Option<Sink>,
 }
 
-/// The `--output` line of a document: the original record for JSONL, `{id, text}` otherwise.
-fn payload_of(rec: &RawRecord, doc: &Document) -> Vec<u8> {
+/// The `--output` line of a document: the original record for JSONL, `{id, lang, text}`
+/// otherwise.
+fn payload_of(rec: &RawRecord, doc: &Document, lang: Option<&str>) -> Vec<u8> {
     if rec.format == Format::Jsonl {
         rec.bytes.clone()
     } else {
-        serde_json::to_vec(&serde_json::json!({"id": doc.id, "text": doc.text})).unwrap_or_default()
+        serde_json::to_vec(&serde_json::json!({"id": doc.id, "lang": lang, "text": doc.text}))
+            .unwrap_or_default()
     }
 }
 

@@ -152,8 +152,8 @@ fn round6(x: f64) -> f64 {
 
 /// One entry of the report, in input order.
 pub enum Entry {
-    /// A document that reached the pipeline, by its pipeline index.
-    Doc(u32),
+    /// A document that reached the pipeline, by its pipeline index, with its language.
+    Doc { index: u32, lang: Option<&'static str> },
     /// A record the reader could not turn into a document.
     Skipped { id: String, reason: String },
 }
@@ -162,6 +162,8 @@ pub enum Entry {
 struct ReportLine<'a> {
     id: &'a str,
     status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lang: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     of: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -179,22 +181,25 @@ pub fn write_report(
     outcome: &DedupOutcome,
 ) -> io::Result<()> {
     for e in entries {
-        let skipped = |id, reason| ReportLine {
+        let skipped = |id, reason, lang| ReportLine {
             id,
             status: "skipped",
+            lang,
             of: None,
             similarity: None,
             kind: None,
             reason: Some(reason),
         };
         let line = match e {
-            Entry::Skipped { id, reason } => skipped(id, reason),
-            Entry::Doc(i) => {
-                let id = &outcome.ids[*i as usize];
-                match &outcome.statuses[*i as usize] {
+            Entry::Skipped { id, reason } => skipped(id, reason, None),
+            Entry::Doc { index, lang } => {
+                let (i, lang) = (*index, *lang);
+                let id = &outcome.ids[i as usize];
+                match &outcome.statuses[i as usize] {
                     DocStatus::Kept => ReportLine {
                         id,
                         status: "kept",
+                        lang,
                         of: None,
                         similarity: None,
                         kind: None,
@@ -203,12 +208,13 @@ pub fn write_report(
                     DocStatus::Duplicate { of, similarity, kind } => ReportLine {
                         id,
                         status: "duplicate",
+                        lang,
                         of: Some(&outcome.ids[*of as usize]),
                         similarity: Some(round6(*similarity)),
                         kind: Some(kind.as_str()),
                         reason: None,
                     },
-                    DocStatus::Skipped { reason } => skipped(id, reason),
+                    DocStatus::Skipped { reason } => skipped(id, reason, lang),
                 }
             }
         };

@@ -29,6 +29,7 @@ pub mod cluster;
 pub mod document;
 pub mod exact;
 pub mod features;
+pub mod lang;
 pub mod method;
 pub mod normalize;
 pub mod pipeline;
