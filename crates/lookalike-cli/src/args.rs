@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use lookalike::{Keep, Method, MinHashScheme, ShingleKind, Verify};
+use lookalike::{Keep, Method, MinHashScheme, Segmentation, ShingleKind, Verify};
 use lookalike_io::Format;
 
 const DEDUP_EXAMPLES: &str = "\
@@ -92,6 +92,10 @@ pub struct DedupArgs {
     /// In Chinese, Japanese, Thai and other scripts without spaces every character is a word.
     #[arg(long, default_value = "words:5", value_parser = parse_shingle)]
     pub shingle: ShingleKind,
+    /// Tokens of Chinese, Japanese, Thai and other scripts written without spaces: chars (every
+    /// character is a word) or dictionary (ICU dictionary word segmentation, built in).
+    #[arg(long, value_enum, default_value = "chars", value_name = "MODE")]
+    pub cjk: Segmentation,
     /// MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash
     /// function per value).
     #[arg(long, value_enum, default_value = "oph")]

@@ -45,6 +45,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let dedup = Dedup::builder()
         .method(args.method)
         .shingle(args.shingle)
+        .segmentation(args.cjk)
         .num_perm(args.sketch.num_perm)
         .scheme(args.minhash)
         .seed(args.seed)

@@ -21,7 +21,7 @@ use std::str::FromStr;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::normalize::{NormalizedText, normalize_into};
+use crate::normalize::{NormalizedText, Segmentation, normalize_with};
 
 /// Which shingles to take from a document. Serialized as its command-line form (`"words:5"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -99,6 +99,7 @@ impl FromStr for ShingleKind {
 pub struct Shingler {
     kind: ShingleKind,
     seed: u64,
+    segmentation: Segmentation,
 }
 
 /// Per-thread scratch space for [`Shingler::shingles_into`], to avoid allocations per document.
@@ -111,7 +112,24 @@ pub struct ShingleScratch {
 impl Shingler {
     /// A shingler of the given kind whose hashes are seeded with `seed`.
     pub fn new(kind: ShingleKind, seed: u64) -> Self {
-        Shingler { kind, seed }
+        Shingler { kind, seed, segmentation: Segmentation::default() }
+    }
+
+    /// The same shingler with another segmentation of space-less scripts (see
+    /// [`Segmentation`]).
+    pub fn with_segmentation(mut self, segmentation: Segmentation) -> Self {
+        self.segmentation = segmentation;
+        self
+    }
+
+    /// The segmentation of space-less scripts.
+    pub fn segmentation(&self) -> Segmentation {
+        self.segmentation
+    }
+
+    /// Normalizes `text` into `norm` the way this shingler expects.
+    pub fn normalize_into(&self, text: &str, norm: &mut NormalizedText) {
+        normalize_with(text, norm, self.segmentation);
     }
 
     /// The shingle kind.
@@ -122,7 +140,7 @@ impl Shingler {
     /// Normalizes `text` and returns its sorted, deduplicated shingle hashes.
     pub fn shingle_set(&self, text: &str) -> Vec<u64> {
         let mut norm = NormalizedText::default();
-        normalize_into(text, &mut norm);
+        self.normalize_into(text, &mut norm);
         let mut out = Vec::new();
         self.shingles_into(&norm, &mut ShingleScratch::default(), &mut out);
         out

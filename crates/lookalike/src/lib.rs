@@ -42,6 +42,7 @@ pub use cluster::Keep;
 pub use document::Document;
 pub use features::{ShingleKind, Shingler};
 pub use method::Method;
+pub use normalize::Segmentation;
 pub use pipeline::{
     Cluster, ClusterMember, Dedup, DedupBuilder, DedupConfig, DedupOutcome, DedupRun, DedupStats,
     DocStatus, Error, MatchKind, ScoredPair,

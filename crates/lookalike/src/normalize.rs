@@ -62,6 +62,68 @@ impl NormalizedText {
     }
 }
 
+/// How text in scripts written without spaces (Chinese, Japanese, Thai, ...) is cut into tokens.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum Segmentation {
+    /// Every character is a token (default): no dictionary, any language, robust to typos.
+    #[default]
+    Chars,
+    /// Words from ICU4X's dictionary segmenter (Chinese, Japanese; Thai, Lao, Khmer, Burmese),
+    /// with its compiled-in data: no files, no network.
+    Dictionary,
+}
+
+/// Normalizes `input` into `out` with the given segmentation of space-less scripts.
+pub fn normalize_with(input: &str, out: &mut NormalizedText, segmentation: Segmentation) {
+    normalize_into(input, out);
+    if segmentation == Segmentation::Dictionary {
+        segment_spaceless_runs(out);
+    }
+}
+
+/// Replaces each run of single-character tokens of space-less scripts (written without spaces
+/// between them) by the words the dictionary segmenter finds in it. The text is unchanged.
+fn segment_spaceless_runs(out: &mut NormalizedText) {
+    use icu_segmenter::WordSegmenter;
+    use icu_segmenter::options::WordBreakInvariantOptions;
+
+    let is_spaceless = |&(s, _): &(u32, u32)| {
+        out.text[s as usize..].chars().next().is_some_and(is_spaceless_script)
+    };
+    if !out.tokens.iter().any(is_spaceless) {
+        return;
+    }
+    let segmenter = WordSegmenter::new_dictionary(WordBreakInvariantOptions::default());
+    let old = std::mem::take(&mut out.tokens);
+    let mut i = 0;
+    while i < old.len() {
+        if !is_spaceless(&old[i]) {
+            out.tokens.push(old[i]);
+            i += 1;
+            continue;
+        }
+        // The run: consecutive space-less tokens with nothing between them.
+        let mut j = i + 1;
+        while j < old.len() && old[j].0 == old[j - 1].1 && is_spaceless(&old[j]) {
+            j += 1;
+        }
+        let (start, end) = (old[i].0 as usize, old[j - 1].1 as usize);
+        let run = &out.text[start..end];
+        let mut prev = 0usize;
+        for b in segmenter.segment_str(run) {
+            if b > prev {
+                out.tokens.push(((start + prev) as u32, (start + b) as u32));
+            }
+            prev = b;
+        }
+        i = j;
+    }
+}
+
 /// Normalizes `input` into a new [`NormalizedText`].
 pub fn normalize(input: &str) -> NormalizedText {
     let mut out = NormalizedText::default();
@@ -507,6 +569,27 @@ mod tests {
             n.token_strs().collect::<Vec<_>>(),
             ["重", "複", "文", "書", "を", "検", "出", "す", "る", "web", "ペ", "ー", "ジ"]
         );
+    }
+
+    #[test]
+    fn dictionary_segmentation_finds_words_in_chinese_and_japanese() {
+        let mut n = NormalizedText::default();
+        normalize_with(
+            "重复文档检测是搜索引擎的问题 and Web ページ",
+            &mut n,
+            Segmentation::Dictionary,
+        );
+        let toks: Vec<&str> = n.token_strs().collect();
+        assert!(toks.contains(&"搜索") || toks.contains(&"搜索引擎"), "{toks:?}");
+        assert!(toks.contains(&"and") && toks.contains(&"web"), "{toks:?}");
+        // Fewer, longer tokens than characters; the text itself is unchanged.
+        assert!(toks.len() < normalize("重复文档检测是搜索引擎的问题 and Web ページ").len());
+        assert_eq!(n.text, normalize("重复文档检测是搜索引擎的问题 and Web ページ").text);
+        normalize_with("こんにちは世界", &mut n, Segmentation::Dictionary);
+        assert_eq!(n.token_strs().collect::<Vec<_>>(), ["こんにちは", "世界"]);
+        // Without space-less text it is the plain tokenization.
+        normalize_with("Plain text, no CJK.", &mut n, Segmentation::Dictionary);
+        assert_eq!(n, normalize("Plain text, no CJK."));
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::document::Document;
 use crate::exact::text_fingerprint;
 use crate::features::{ShingleKind, ShingleScratch, Shingler};
 use crate::method::Method;
-use crate::normalize::{NormalizedText, normalize_into};
+use crate::normalize::{NormalizedText, Segmentation};
 use crate::sketch::{MinHashScheme, MinHasher, estimate_jaccard};
 use crate::spill::ShingleStore;
 use crate::verify::{Verify, jaccard};
@@ -50,6 +50,8 @@ pub struct DedupConfig {
     pub method: Method,
     /// Shingles compared (default word 5-shingles).
     pub shingle: ShingleKind,
+    /// Tokens of space-less scripts: characters (default) or dictionary words.
+    pub segmentation: Segmentation,
     /// MinHash signature length (default 128).
     pub num_perm: usize,
     /// MinHash scheme (default one-permutation hashing with densification).
@@ -77,6 +79,7 @@ impl Default for DedupConfig {
         DedupConfig {
             method: Method::default(),
             shingle: ShingleKind::default(),
+            segmentation: Segmentation::default(),
             num_perm: 128,
             scheme: MinHashScheme::default(),
             seed: 1,
@@ -112,6 +115,8 @@ impl DedupBuilder {
         method: Method,
         /// Sets the shingle kind.
         shingle: ShingleKind,
+        /// Sets the segmentation of space-less scripts.
+        segmentation: Segmentation,
         /// Sets the MinHash signature length.
         num_perm: usize,
         /// Sets the MinHash scheme.
@@ -160,7 +165,7 @@ impl DedupBuilder {
             None => LshParams::optimal(c.threshold, c.num_perm, c.weights),
         };
         Ok(Dedup {
-            shingler: Shingler::new(c.shingle, c.seed),
+            shingler: Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation),
             hasher: MinHasher::new(c.num_perm, c.scheme, c.seed),
             lsh,
             config: c,
@@ -417,7 +422,7 @@ impl DedupRun<'_> {
         let processed: Vec<Processed> = batch
             .par_iter()
             .map_init(Scratch::default, |s, doc| {
-                normalize_into(&doc.text, &mut s.norm);
+                d.shingler.normalize_into(&doc.text, &mut s.norm);
                 let mut shingles = Vec::new();
                 d.shingler.shingles_into(&s.norm, &mut s.shingle, &mut shingles);
                 Processed {
