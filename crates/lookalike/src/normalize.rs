@@ -181,10 +181,9 @@ enum Open {
     Spaceless,
 }
 
-/// Writes the canonical text as bytes (cheaper than `String::push` per character) and records
-/// token spans; only whole UTF-8 sequences are ever written.
+/// Writes the canonical text and records token spans.
 struct Builder<'a> {
-    buf: Vec<u8>,
+    buf: String,
     out: &'a mut NormalizedText,
     open: Open,
     start: usize,
@@ -194,7 +193,7 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new(out: &'a mut NormalizedText, capacity: usize) -> Self {
-        let mut buf = std::mem::take(&mut out.text).into_bytes();
+        let mut buf = std::mem::take(&mut out.text);
         buf.clear();
         buf.reserve(capacity);
         Builder { buf, out, open: Open::None, start: 0, last: Open::None }
@@ -212,23 +211,19 @@ impl<'a> Builder<'a> {
         self.close();
         let glue = kind == Open::Spaceless && self.last == Open::Spaceless;
         if self.last != Open::None && !glue {
-            self.buf.push(b' ');
+            self.buf.push(' ');
         }
         self.start = self.buf.len();
         self.open = kind;
     }
 
     fn push_char(&mut self, c: char) {
-        let mut tmp = [0u8; 4];
-        self.buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+        self.buf.push(c);
     }
 
     fn finish(mut self) {
         self.close();
-        // Only ASCII bytes and whole encoded characters were written, so this never fails; the
-        // lossy branch exists to avoid a panic path.
-        self.out.text = String::from_utf8(self.buf)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        self.out.text = self.buf;
     }
 }
 
@@ -248,7 +243,7 @@ fn scan(input: &str, out: &mut NormalizedText, check: bool) -> Result<(), NeedsN
                 if b.open != Open::Word {
                     b.open(Open::Word);
                 }
-                b.buf.push(x.to_ascii_lowercase());
+                b.buf.push(char::from(x.to_ascii_lowercase()));
             } else if x == b'_' {
                 // Connector punctuation (UAX #29 ExtendNumLet) joins: `foo_bar` is one word.
                 prev = '_';
@@ -486,8 +481,8 @@ fn push_folded(b: &mut Builder<'_>, c: char) {
     fold_into(&mut b.buf, c);
 }
 
-/// Appends the UTF-8 of the case fold of `c` to `out`.
-fn fold_into(out: &mut Vec<u8>, c: char) {
+/// Appends the case fold of `c` to `out`.
+fn fold_into(out: &mut String, c: char) {
     let u = c as u32;
     let lower = match u {
         0x00..=0x7F => c.to_ascii_lowercase(),
@@ -501,21 +496,15 @@ fn fold_into(out: &mut Vec<u8>, c: char) {
         // Scripts without case.
         0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 => c,
         _ => {
-            let mut tmp = [0u8; 4];
             match c {
-                'ß' | 'ẞ' => out.extend_from_slice(b"ss"),
-                'ς' => out.extend_from_slice('σ'.encode_utf8(&mut tmp).as_bytes()),
-                _ => {
-                    for l in c.to_lowercase() {
-                        out.extend_from_slice(l.encode_utf8(&mut tmp).as_bytes());
-                    }
-                }
+                'ß' | 'ẞ' => out.push_str("ss"),
+                'ς' => out.push('σ'),
+                _ => out.extend(c.to_lowercase()),
             }
             return;
         }
     };
-    let mut tmp = [0u8; 4];
-    out.extend_from_slice(lower.encode_utf8(&mut tmp).as_bytes());
+    out.push(lower);
 }
 
 #[cfg(test)]
@@ -665,9 +654,8 @@ mod tests {
         ];
         for r in ranges {
             for c in r.filter_map(char::from_u32) {
-                let mut fast = Vec::new();
+                let mut fast = String::new();
                 fold_into(&mut fast, c);
-                let fast = String::from_utf8(fast).unwrap();
                 let slow: String = match c {
                     'ß' => "ss".into(),
                     'ς' => "σ".into(),

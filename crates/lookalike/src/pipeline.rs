@@ -72,6 +72,8 @@ pub struct DedupConfig {
     pub max_bucket: usize,
     /// Directory of the spill file (default the system temporary directory).
     pub spill_dir: Option<PathBuf>,
+    /// Bytes of shingle sets kept in memory for exact verification before spilling to disk.
+    pub memory: usize,
 }
 
 impl Default for DedupConfig {
@@ -90,6 +92,7 @@ impl Default for DedupConfig {
             keep: Keep::default(),
             max_bucket: DEFAULT_MAX_BUCKET,
             spill_dir: None,
+            memory: crate::spill::DEFAULT_MEMORY_BUDGET,
         }
     }
 }
@@ -137,6 +140,8 @@ impl DedupBuilder {
         max_bucket: usize,
         /// Sets the spill directory.
         spill_dir: Option<PathBuf>,
+        /// Sets the memory budget of the shingle sets before they spill to disk.
+        memory: usize,
     }
 
     /// Validates the settings.
@@ -221,7 +226,9 @@ impl Dedup {
     /// Starts a run (creates the spill file when verification is exact).
     pub fn start(&self) -> Result<DedupRun<'_>, Error> {
         let store = match (self.config.method.uses_minhash(), self.config.verify) {
-            (true, Verify::Exact) => Some(ShingleStore::new(self.config.spill_dir.as_deref())?),
+            (true, Verify::Exact) => {
+                Some(ShingleStore::new(self.config.spill_dir.as_deref(), self.config.memory)?)
+            }
             _ => None,
         };
         Ok(DedupRun {

@@ -1,48 +1,86 @@
-//! On-disk shingle sets. Contract: "give me each document's sorted shingle hashes once, in
-//! document order; later give me a document number and I read its set back".
+//! Shingle sets kept for exact verification. Contract: "give me each document's sorted shingle
+//! hashes once, in document order; later give me a document number and I read its set back".
 //!
 //! Exact verification needs the shingle sets of candidate documents, but a collection's sets are
-//! several times larger than its signatures (8 bytes per shingle, about one shingle per word), so
-//! they are appended to an anonymous temporary file (deleted by the OS when it is closed, also on
-//! a crash) and read back with positioned reads, which many threads can do at once. Only the
-//! offsets stay in memory.
+//! several times larger than its signatures (8 bytes per shingle, about one shingle per word).
+//! They are kept in memory up to a budget; past it, everything is moved to an anonymous temporary
+//! file (deleted by the OS when it is closed, also on a crash) and read back with positioned
+//! reads, which many threads can do at once. Then only the offsets stay in memory.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Default memory budget of a [`ShingleStore`] before it spills to disk.
+pub const DEFAULT_MEMORY_BUDGET: usize = 256 << 20;
 
 /// Append-only store of sorted `u64` sets, one slot per document.
 #[derive(Debug)]
 pub struct ShingleStore {
+    dir: Option<PathBuf>,
+    budget: usize,
+    /// The sets while they fit in the budget.
+    mem: Vec<u64>,
     writer: Option<BufWriter<File>>,
     file: Option<File>,
+    sealed: bool,
     /// `offsets[d]..offsets[d + 1]` is document d's range, in u64 elements.
     offsets: Vec<u64>,
 }
 
 impl ShingleStore {
-    /// A new store in `dir` (the system temporary directory when `None`).
-    pub fn new(dir: Option<&Path>) -> io::Result<Self> {
-        let file = match dir {
-            Some(d) => tempfile::tempfile_in(d)?,
-            None => tempfile::tempfile()?,
-        };
+    /// A new store spilling to `dir` (the system temporary directory when `None`) once it holds
+    /// more than `budget` bytes.
+    pub fn new(dir: Option<&Path>, budget: usize) -> io::Result<Self> {
+        if let Some(d) = dir {
+            // Fail early on an unusable directory rather than after reading the whole input.
+            drop(tempfile::tempfile_in(d)?);
+        }
         Ok(ShingleStore {
-            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            dir: dir.map(Path::to_path_buf),
+            budget,
+            mem: Vec::new(),
+            writer: None,
             file: None,
+            sealed: false,
             offsets: vec![0],
         })
     }
 
     /// Appends the set of the next document (`set` may be empty for documents without one).
     pub fn push(&mut self, set: &[u64]) -> io::Result<()> {
-        let w = self.writer.as_mut().ok_or_else(|| io::Error::other("store is sealed"))?;
-        for v in set {
-            w.write_all(&v.to_le_bytes())?;
+        if self.sealed {
+            return Err(io::Error::other("store is sealed"));
+        }
+        if self.writer.is_none() && (self.mem.len() + set.len()) * 8 > self.budget {
+            self.spill()?;
+        }
+        match &mut self.writer {
+            Some(w) => {
+                for v in set {
+                    w.write_all(&v.to_le_bytes())?;
+                }
+            }
+            None => self.mem.extend_from_slice(set),
         }
         let last = *self.offsets.last().unwrap_or(&0);
         self.offsets.push(last + set.len() as u64);
+        Ok(())
+    }
+
+    /// Moves what is in memory to a new temporary file; later sets go there too.
+    fn spill(&mut self) -> io::Result<()> {
+        let file = match &self.dir {
+            Some(d) => tempfile::tempfile_in(d)?,
+            None => tempfile::tempfile()?,
+        };
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        for v in &self.mem {
+            w.write_all(&v.to_le_bytes())?;
+        }
+        self.mem = Vec::new();
+        self.writer = Some(w);
         Ok(())
     }
 
@@ -56,9 +94,13 @@ impl ShingleStore {
         self.len() == 0
     }
 
-    /// Bytes written to disk.
+    /// Bytes written to disk (0 while everything fits in memory).
     pub fn disk_bytes(&self) -> u64 {
-        self.offsets.last().copied().unwrap_or(0) * 8
+        if self.writer.is_some() || self.file.is_some() {
+            self.offsets.last().copied().unwrap_or(0) * 8
+        } else {
+            0
+        }
     }
 
     /// Flushes the writer; after this the store is read-only.
@@ -66,14 +108,21 @@ impl ShingleStore {
         if let Some(w) = self.writer.take() {
             self.file = Some(w.into_inner().map_err(|e| e.into_error())?);
         }
+        self.sealed = true;
         Ok(())
     }
 
     /// Reads document `doc`'s set into `out` (cleared first). The store must be sealed.
     pub fn read(&self, doc: usize, out: &mut Vec<u64>, buf: &mut Vec<u8>) -> io::Result<()> {
-        let file = self.file.as_ref().ok_or_else(|| io::Error::other("store is not sealed"))?;
+        if !self.sealed {
+            return Err(io::Error::other("store is not sealed"));
+        }
         let (lo, hi) = (self.offsets[doc], self.offsets[doc + 1]);
         out.clear();
+        let Some(file) = &self.file else {
+            out.extend_from_slice(&self.mem[lo as usize..hi as usize]);
+            return Ok(());
+        };
         buf.clear();
         buf.resize(((hi - lo) * 8) as usize, 0);
         file.read_exact_at(buf, lo * 8)?;
@@ -91,19 +140,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trip_in_any_order() {
-        let mut s = ShingleStore::new(None).unwrap();
+    fn round_trip_in_any_order_in_memory_and_spilled() {
         let sets: Vec<Vec<u64>> = vec![vec![1, 2, 3], vec![], vec![u64::MAX, 0], vec![42; 1000]];
-        for set in &sets {
-            s.push(set).unwrap();
+        // A budget of 100 bytes spills at the fourth set; 1 MiB never spills.
+        for (budget, spilled) in [(100, true), (1 << 20, false)] {
+            let mut s = ShingleStore::new(None, budget).unwrap();
+            for set in &sets {
+                s.push(set).unwrap();
+            }
+            s.seal().unwrap();
+            assert_eq!(s.len(), 4);
+            assert_eq!(s.disk_bytes() > 0, spilled);
+            let (mut out, mut buf) = (Vec::new(), Vec::new());
+            for d in [3, 0, 2, 1, 0] {
+                s.read(d, &mut out, &mut buf).unwrap();
+                assert_eq!(out, sets[d]);
+            }
+            assert!(s.push(&[1]).is_err());
         }
-        s.seal().unwrap();
-        assert_eq!(s.len(), 4);
-        let (mut out, mut buf) = (Vec::new(), Vec::new());
-        for d in [3, 0, 2, 1, 0] {
-            s.read(d, &mut out, &mut buf).unwrap();
-            assert_eq!(out, sets[d]);
-        }
-        assert!(s.push(&[1]).is_err());
     }
 }

@@ -41,3 +41,15 @@ fn different_seeds_still_find_the_same_exact_copies() {
     let b = outcome_in_pool(2, &Dedup::builder().seed(2).build().unwrap(), &docs);
     assert_eq!(a.stats.exact_duplicates, b.stats.exact_duplicates);
 }
+
+#[test]
+fn spilled_and_in_memory_shingle_sets_give_identical_outcomes() {
+    let docs = random_collection(21, 150, 200);
+    let in_memory = Dedup::builder().threshold(0.7).build().unwrap();
+    let spilled = Dedup::builder().threshold(0.7).memory(64).build().unwrap();
+    let a = outcome_in_pool(2, &in_memory, &docs);
+    let b = outcome_in_pool(2, &spilled, &docs);
+    assert_eq!(a.stats.spill_bytes, 0);
+    assert!(b.stats.spill_bytes > 0, "a 64-byte budget must spill");
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+}
