@@ -12,7 +12,17 @@ use lookalike::{DedupOutcome, DocStatus};
 /// Where one output goes.
 pub enum Sink {
     Stdout(BufWriter<io::Stdout>),
-    File { tmp: BufWriter<tempfile::NamedTempFile>, path: PathBuf },
+    /// A new or regular file: written to a temporary file beside it, renamed at the end.
+    File {
+        tmp: BufWriter<tempfile::NamedTempFile>,
+        path: PathBuf,
+    },
+    /// An existing special file (`/dev/null`, a FIFO, a terminal): written in place, since
+    /// renaming over it would replace the device with a regular file.
+    Special {
+        file: BufWriter<File>,
+        path: PathBuf,
+    },
 }
 
 impl Sink {
@@ -22,6 +32,18 @@ impl Sink {
             return Ok(Sink::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())));
         }
         let path = PathBuf::from(target);
+        if let Ok(meta) = std::fs::metadata(&path)
+            && !meta.file_type().is_file()
+        {
+            if meta.is_dir() {
+                anyhow::bail!("{} is a directory", path.display());
+            }
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            return Ok(Sink::Special { file: BufWriter::with_capacity(1 << 16, file), path });
+        }
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -37,6 +59,9 @@ impl Sink {
     pub fn commit(self) -> Result<()> {
         match self {
             Sink::Stdout(mut w) => w.flush().context("cannot write to stdout"),
+            Sink::Special { mut file, path } => {
+                file.flush().with_context(|| format!("cannot write {}", path.display()))
+            }
             Sink::File { tmp, path } => {
                 let tmp = tmp
                     .into_inner()
@@ -51,7 +76,7 @@ impl Sink {
     pub fn name(&self) -> String {
         match self {
             Sink::Stdout(_) => "stdout".into(),
-            Sink::File { path, .. } => path.display().to_string(),
+            Sink::File { path, .. } | Sink::Special { path, .. } => path.display().to_string(),
         }
     }
 }
@@ -61,6 +86,7 @@ impl Write for Sink {
         match self {
             Sink::Stdout(w) => w.write(buf),
             Sink::File { tmp, .. } => tmp.write(buf),
+            Sink::Special { file, .. } => file.write(buf),
         }
     }
 
@@ -68,6 +94,7 @@ impl Write for Sink {
         match self {
             Sink::Stdout(w) => w.write_all(buf),
             Sink::File { tmp, .. } => tmp.write_all(buf),
+            Sink::Special { file, .. } => file.write_all(buf),
         }
     }
 
@@ -75,6 +102,7 @@ impl Write for Sink {
         match self {
             Sink::Stdout(w) => w.flush(),
             Sink::File { tmp, .. } => tmp.flush(),
+            Sink::Special { file, .. } => file.flush(),
         }
     }
 }

@@ -91,3 +91,27 @@ fn empty_and_binary_documents_are_skipped_with_a_reason() {
         ]
     );
 }
+
+/// Regression: atomic writes (temporary file + rename) must not replace a special file such as
+/// /dev/null or a FIFO with a regular file. Tested on a FIFO of our own.
+#[test]
+fn outputs_to_special_files_are_written_in_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "a.txt", words(1, 50).as_bytes());
+    write(tmp.path(), "b.txt", words(1, 50).as_bytes());
+    let fifo = tmp.path().join("pairs.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = run(&["dedup", "a.txt", "b.txt", "--pairs", "pairs.fifo"], None, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(reader.join().unwrap(), "a.txt\tb.txt\t1.000000\n");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
+}
