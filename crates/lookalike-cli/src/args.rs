@@ -48,6 +48,14 @@ pub enum Command {
     /// Show the LSH bands and rows chosen for a threshold and their S-curve.
     #[command(after_help = "Example:\n  lookalike params --threshold 0.8 --num-perm 128")]
     Params(ParamsArgs),
+    /// Score found duplicates against a gold standard (pair precision, recall, F1, adjusted Rand
+    /// index, cluster sizes), or several runs against a pool of their pairs judged by text
+    /// comparison (`eval pool`).
+    #[command(after_help = crate::eval::EVAL_EXAMPLES)]
+    Eval(Box<crate::eval::EvalArgs>),
+    /// Run every method on one corpus and compare precision, recall, F1, speed and peak memory.
+    #[command(after_help = crate::compare::COMPARE_EXAMPLES)]
+    Compare(Box<crate::compare::CompareArgs>),
 }
 
 /// Options shared by `dedup` and `params` that decide the MinHash/LSH setting.
@@ -136,8 +144,9 @@ pub struct DedupArgs {
     /// JSONL field holding the text.
     #[arg(long, default_value = "text")]
     pub text_field: String,
-    /// Input format; by default from the extension (.txt, .html, .jsonl, each optionally .gz),
-    /// and from the content for standard input.
+    /// Input format: text, html, jsonl, warc or parquet; by default from the extension (.txt,
+    /// .html, .jsonl, .warc, each optionally .gz; .parquet), and from the content for standard
+    /// input and files without a known extension.
     #[arg(long, value_parser = parse_format)]
     pub format: Option<Format>,
 
@@ -147,6 +156,10 @@ pub struct DedupArgs {
     /// Directory for the temporary shingle file of exact verification.
     #[arg(long, value_name = "DIR")]
     pub spill_dir: Option<PathBuf>,
+    /// Memory for the shingle sets of exact verification before they spill to disk (bytes, or
+    /// with a K, M or G suffix).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    pub memory: usize,
     /// Fail (exit 1) if any input could not be read or any document was skipped.
     #[arg(long)]
     pub strict: bool,
@@ -165,10 +178,29 @@ pub struct ParamsArgs {
     pub json: bool,
 }
 
-fn parse_shingle(s: &str) -> Result<ShingleKind, String> {
+pub(crate) fn parse_shingle(s: &str) -> Result<ShingleKind, String> {
     s.parse().map_err(|e: lookalike::features::ParseShingleKindError| e.to_string())
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse().map_err(|_| format!("unknown format {s:?}: expected text, html or jsonl"))
+/// `1234`, `64K`, `256M`, `2G` (powers of 1024; a trailing `B` or `iB` is accepted).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim().trim_end_matches("iB").trim_end_matches(['B', 'b']);
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1usize << 10),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
+        Some('t' | 'T') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let n: f64 =
+        num.trim().parse().map_err(|_| format!("invalid size {s:?}: expected e.g. 512M or 2G"))?;
+    if !(n >= 0.0 && n.is_finite()) {
+        return Err(format!("invalid size {s:?}"));
+    }
+    Ok((n * mult as f64) as usize)
+}
+
+pub(crate) fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+        .map_err(|_| format!("unknown format {s:?}: expected text, html, jsonl, warc or parquet"))
 }

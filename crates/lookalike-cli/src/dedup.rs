@@ -56,6 +56,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         .keep(args.keep)
         .max_bucket(args.max_bucket)
         .spill_dir(args.spill_dir.clone())
+        .memory(args.memory)
         .build()?;
 
     let expanded =
@@ -149,7 +150,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     summary.skip(&id, &reason);
                     entries.push(Entry::Skipped { id, reason });
                 }
-                Ok(DecodedRecord { decoded: Decoded::Doc { doc, warning }, payload, lang }) => {
+                Ok(DecodedRecord { decoded: Decoded::Doc { doc, warning, .. }, payload, lang }) => {
                     if let Some(w) = warning {
                         summary.warning(&doc.id, &w);
                     }

@@ -2,7 +2,9 @@
 //! and `lookalike-io` (readers) crates.
 
 mod args;
+mod compare;
 mod dedup;
+mod eval;
 mod output;
 mod params;
 mod summary;
@@ -38,6 +40,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Dedup(args) => dedup::run(*args),
         Command::Params(args) => params::run(&args),
+        Command::Eval(args) => eval::run(*args),
+        Command::Compare(args) => compare::run(*args),
     };
     match result {
         Ok(code) => code,

@@ -2,14 +2,20 @@
 //! (every pair above a Jaccard threshold), quality scores, and the speed baseline.
 //!
 //! The `lookalike-eval` binary runs these as subcommands (`gen-corpus`, `truth`, `score`,
-//! `baseline`); `bench/e2e.sh` at the repository root chains them around `lookalike dedup`.
+//! `baseline`, `extraction-bench`); `bench/e2e.sh` at the repository root chains them around
+//! `lookalike dedup`.
 //!
 //! - [`pool`] and [`extract`]: real text (Debian's multilingual manuals) split into paragraphs.
 //! - [`corpus`] and [`edits`]: base documents and realistic planted variants, reproducible from a
 //!   seed ([`rng`]).
 //! - [`allpairs`] and [`truth`]: an exact, prefix-filtered set-similarity self-join.
 //! - [`score`]: precision and recall of a run's pairs, with exact-duplicate groups canonicalized.
+//! - [`relation`], [`metrics`] and [`judge`]: what `lookalike eval` and `lookalike compare`
+//!   measure: pairs and clusters files read as one relation, pair precision/recall/F1, adjusted
+//!   Rand index, cluster sizes, overlap; and the pool method (pairs judged by text comparison).
 //! - [`baseline`]: read + tokenize throughput, the floor every method is measured against.
+//! - [`extraction`]: main-content extraction quality and speed on the article-extraction
+//!   benchmark, with the benchmark's own metric.
 //! - [`files`]: atomic output files and batched JSONL reading.
 //!
 //! Every random choice comes from [`rng`], seeded from the command line, and every parallel step
@@ -47,8 +53,12 @@ pub mod baseline;
 pub mod corpus;
 pub mod edits;
 pub mod extract;
+pub mod extraction;
 pub mod files;
+pub mod judge;
+pub mod metrics;
 pub mod pool;
+pub mod relation;
 pub mod rng;
 pub mod score;
 pub mod truth;

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use lookalike::features::ShingleKind;
 use lookalike_eval::baseline;
 use lookalike_eval::corpus::{self, CorpusOptions};
+use lookalike_eval::extraction;
 use lookalike_eval::files::{AtomicFile, Fields};
 use lookalike_eval::pool::{Pool, PoolOptions, Source, default_sources};
 use lookalike_eval::score::{self, ScoreOptions};
@@ -38,6 +39,8 @@ enum Command {
     Score(ScoreArgs),
     /// Measure the read + tokenize floor on a corpus (single thread).
     Baseline(BaselineArgs),
+    /// Score main-content extractors on the article-extraction benchmark (quality and MB/s).
+    ExtractionBench(extraction::BenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -182,6 +185,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Truth(a) => run_truth(a),
         Command::Score(a) => run_score(a),
         Command::Baseline(a) => run_baseline(a),
+        Command::ExtractionBench(a) => {
+            stdout_write(&extraction::run_cli(&a, extraction::builtin_extractors())?)
+        }
     }
 }
 

@@ -4,8 +4,7 @@
 //! texts) as pairs (representative, copy, 1.0) only, not as all pairs inside the group. So pairs
 //! found with similarity exactly 1.0 are merged with union-find into groups, and a truth pair
 //! (x, y) counts as found when x and y are in the same group, or when some found pair joins x's
-//! group to y's group (every found pair is mapped through the groups first; a document in no
-//! group is its own group).
+//! group to y's group ([`Relation::from_found_pairs`], shared with `lookalike eval`).
 //!
 //! **Precision** is over the found pairs themselves: the fraction whose true Jaccard (looked up in
 //! the truth file) is at least the threshold. A found pair missing from the truth file has a
@@ -14,77 +13,14 @@
 //! the same for Jaccard ≥ t + margin (pairs just above the threshold are the hard ones for any
 //! estimate, so the second number shows whether misses are only borderline).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde::Serialize;
 
-/// Slack for comparing thresholds with Jaccard values read back from six-decimal text.
-const EPS: f64 = 1e-9;
-
-/// Interned document ids.
-#[derive(Debug, Default)]
-struct Ids {
-    index: HashMap<String, u32>,
-    names: Vec<String>,
-}
-
-impl Ids {
-    fn get(&mut self, id: &str) -> u32 {
-        if let Some(&i) = self.index.get(id) {
-            return i;
-        }
-        let i = self.names.len() as u32;
-        self.index.insert(id.to_owned(), i);
-        self.names.push(id.to_owned());
-        i
-    }
-}
-
-/// Union-find with path halving and union by size.
-#[derive(Debug, Default)]
-pub struct UnionFind {
-    parent: Vec<u32>,
-    size: Vec<u32>,
-}
-
-impl UnionFind {
-    /// Makes sure elements `0..n` exist (new ones are singletons).
-    pub fn grow(&mut self, n: usize) {
-        while self.parent.len() < n {
-            self.parent.push(self.parent.len() as u32);
-            self.size.push(1);
-        }
-    }
-
-    /// The representative of `x`'s set.
-    pub fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let grand = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = grand;
-            x = grand;
-        }
-        x
-    }
-
-    /// Merges the sets of `a` and `b`.
-    pub fn union(&mut self, a: u32, b: u32) {
-        let (mut ra, mut rb) = (self.find(a), self.find(b));
-        if ra == rb {
-            return;
-        }
-        if self.size[ra as usize] < self.size[rb as usize] {
-            std::mem::swap(&mut ra, &mut rb);
-        }
-        self.parent[rb as usize] = ra;
-        self.size[ra as usize] += self.size[rb as usize];
-    }
-}
-
-fn ordered(a: u32, b: u32) -> (u32, u32) {
-    if a <= b { (a, b) } else { (b, a) }
-}
+pub use crate::relation::UnionFind;
+use crate::relation::{EPS, Ids, PairLine, Relation, ordered, read_pairs};
 
 /// Settings of [`score`].
 #[derive(Debug, Clone)]
@@ -172,40 +108,23 @@ pub struct Score {
     pub planted: Option<Vec<KindRecall>>,
 }
 
-/// A pairs file read into memory: `(id1, id2, value, rest of the line)`.
+/// `(id1, id2, value, rest of the line)` of every line of a pairs file that must hold numbers.
 type PairLines = Vec<(u32, u32, f64, String)>;
 
-/// Reads a TSV of `id1 id2 value [more columns]`, skipping `#` lines, empty lines and a header
-/// line whose value is not a number. Returns the `key=value` settings of `#` lines too.
-fn read_pairs(path: &Path, ids: &mut Ids) -> Result<(PairLines, HashMap<String, String>)> {
-    let text = fs_err::read_to_string(path)?;
-    let mut pairs = Vec::new();
-    let mut settings = HashMap::new();
-    for (n, line) in text.lines().enumerate() {
-        if let Some(comment) = line.strip_prefix('#') {
-            for kv in comment.split_whitespace() {
-                if let Some((k, v)) = kv.split_once('=') {
-                    settings.insert(k.to_owned(), v.to_owned());
-                }
-            }
-            continue;
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut cols = line.split('\t');
-        let (Some(a), Some(b), Some(v)) = (cols.next(), cols.next(), cols.next()) else {
-            bail!("{}: line {}: expected id1<TAB>id2<TAB>value", path.display(), n + 1);
-        };
-        let value: f64 = match v.trim().parse() {
-            Ok(v) => v,
-            Err(_) if pairs.is_empty() => continue, // a header line
-            Err(_) => bail!("{}: line {}: bad number {v:?}", path.display(), n + 1),
-        };
-        let rest = cols.collect::<Vec<_>>().join("\t");
-        pairs.push((ids.get(a), ids.get(b), value, rest));
-    }
-    Ok((pairs, settings))
+/// Reads a pairs file whose values must be numbers (similarities); returns its threshold
+/// setting too.
+fn read_numbers(path: &Path, ids: &mut Ids) -> Result<(PairLines, Option<f64>)> {
+    let file = read_pairs(path, ids)?;
+    let threshold = file.header_threshold(path)?;
+    let lines = file
+        .lines
+        .into_iter()
+        .map(|PairLine { a, b, value, rest, line }| match value.number() {
+            Some(v) => Ok((a, b, v, rest)),
+            None => bail!("{}:{line}: expected a number, not a label", path.display()),
+        })
+        .collect::<Result<_>>()?;
+    Ok((lines, threshold))
 }
 
 /// Scores the pairs in `found` against `truth` (and, optionally, recall per planted edit kind).
@@ -216,12 +135,10 @@ pub fn score(
     opts: &ScoreOptions,
 ) -> Result<Score> {
     let mut ids = Ids::default();
-    let (truth_lines, settings) = read_pairs(truth, &mut ids)?;
-    let truth_threshold = match (settings.get("threshold"), opts.truth_threshold) {
+    let (truth_lines, header_threshold) = read_numbers(truth, &mut ids)?;
+    let truth_threshold = match (header_threshold, opts.truth_threshold) {
         (_, Some(t)) => t,
-        (Some(t), None) => {
-            t.parse().with_context(|| format!("{}: bad threshold", truth.display()))?
-        }
+        (Some(t), None) => t,
         (None, None) => bail!(
             "{} does not say its threshold (no '# ... threshold=T' line): pass --truth-threshold",
             truth.display()
@@ -235,45 +152,18 @@ pub fn score(
             opts.threshold
         );
     }
-    let (found_lines, _) = read_pairs(found, &mut ids)?;
+    let (found_lines, _) = read_numbers(found, &mut ids)?;
     let planted_lines = match planted {
-        Some(p) => Some(read_pairs(p, &mut ids)?.0),
+        Some(p) => Some(read_numbers(p, &mut ids)?.0),
         None => None,
     };
-    let n = ids.names.len();
 
     let truth_j: HashMap<(u32, u32), f64> =
         truth_lines.iter().map(|&(a, b, j, _)| (ordered(a, b), j)).collect();
-
-    let mut uf = UnionFind::default();
-    uf.grow(n);
-    for &(a, b, sim, _) in &found_lines {
-        if sim == 1.0 && a != b {
-            uf.union(a, b);
-        }
-    }
-    let exact_groups = {
-        let mut members: HashMap<u32, u32> = HashMap::new();
-        for x in 0..n as u32 {
-            *members.entry(uf.find(x)).or_default() += 1;
-        }
-        members.values().filter(|&&m| m >= 2).count() as u64
-    };
-
-    let mut found_raw: HashSet<(u32, u32)> = HashSet::new();
-    let mut found_groups: HashSet<(u32, u32)> = HashSet::new();
-    for &(a, b, _, _) in &found_lines {
-        if a == b {
-            continue;
-        }
-        found_raw.insert(ordered(a, b));
-        let (ra, rb) = (uf.find(a), uf.find(b));
-        found_groups.insert(ordered(ra, rb));
-    }
-    let mut is_found = |a: u32, b: u32| {
-        let (ra, rb) = (uf.find(a), uf.find(b));
-        ra == rb || found_groups.contains(&ordered(ra, rb))
-    };
+    let found_rel = Relation::from_found_pairs(found_lines.iter().map(|&(a, b, s, _)| (a, b, s)));
+    let exact_groups = found_rel.exact_groups();
+    let found_raw = found_rel.pairs().unwrap_or_default();
+    let is_found = |a: u32, b: u32| found_rel.contains(a, b);
 
     let t = opts.threshold;
     let tm = opts.threshold + opts.margin;
@@ -301,8 +191,8 @@ pub fn score(
         .iter()
         .take(opts.worst)
         .map(|&(j, a, b)| Miss {
-            id1: ids.names[a as usize].clone(),
-            id2: ids.names[b as usize].clone(),
+            id1: ids.name(a).to_owned(),
+            id2: ids.name(b).to_owned(),
             jaccard: j,
         })
         .collect();

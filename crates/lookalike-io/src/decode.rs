@@ -1,5 +1,6 @@
 //! Decoding raw records into documents: contract: "give me a record's bytes, I give you a
-//! [`Document`] (with a warning if some bytes were not valid text) or the reason it has none".
+//! [`Document`] (with the charset it was read in, and a warning if some bytes were not valid
+//! text or the charset was a guess) or the reason it has none".
 //!
 //! Decoding is a pure function of the record and the options, so callers may run it on many
 //! threads while one thread reads.
@@ -12,8 +13,8 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::error::Category;
 
-use crate::encoding::decode_text;
-use crate::{Format, RawRecord, ReadOptions, html};
+use crate::charset::{self, Kind};
+use crate::{Format, RawRecord, ReadOptions, html, warc};
 
 /// The result of decoding one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,38 +23,55 @@ pub enum Decoded {
     Doc {
         /// The document.
         doc: Document,
-        /// Something lossy happened on the way, e.g. invalid UTF-8 replaced with U+FFFD.
+        /// Something lossy or uncertain happened on the way, e.g. `invalid UTF-8 replaced with
+        /// U+FFFD: 2 bytes` or `charset detected: windows-1251`; several are joined with `; `.
         warning: Option<String>,
+        /// The charset the text was read in, by its WHATWG name (`UTF-8`, `windows-1251`,
+        /// `Shift_JIS`, `GBK`, `UTF-16LE`, ...); `UTF-8` for JSONL.
+        charset: &'static str,
     },
     /// The record holds no document; it must still be reported, with this reason.
     Skip {
-        /// The record's id (its id field, or `source:line`).
+        /// The record's id (its id field, or `source:line`; for WARC records see
+        /// [`crate::WarcReader`]).
         id: String,
-        /// Why there is no document, e.g. `invalid JSON: ...` or `no string field 'text'`.
+        /// Why there is no document, e.g. `invalid JSON: ...`, `no string field 'text'`, `WARC
+        /// request record` or `binary payload: image/png`.
         reason: String,
     },
 }
 
 /// Decodes a record by its format.
 ///
-/// - Text: the whole record is the text (BOM-aware, lossy UTF-8), the id is the source name.
-/// - HTML: the visible text ([`crate::html_to_text`]), the id is the source name.
+/// - Text: the whole record is the text, the id is the source name. The charset is the BOM's,
+///   else UTF-8 when the bytes are (nearly) valid UTF-8, else detected with `chardetng` (with a
+///   warning naming it).
+/// - HTML: the visible text ([`crate::html_to_text`]), the id is the source name. The charset is
+///   the BOM's, else a `<meta>` declaration's, else found as for text.
+/// - WARC: a `response` record's HTTP payload, decoded (chunked transfer coding, gzip or deflate
+///   content coding), read in the charset of the HTTP header, a `<meta>` or detection, and
+///   extracted as HTML or text; the id is the target URI. Other records, and responses without
+///   a document (binary payloads, non-2xx statuses, ...), are [`Decoded::Skip`]s with the reason
+///   (see [`crate::WarcReader`]).
 /// - JSONL: the id is the [`ReadOptions::id_field`] value (a string as is, another value as its
 ///   JSON text; absent or null: `source:line`), the text is the [`ReadOptions::text_field`]
 ///   value, which must be a string. Invalid JSON, a line that is not an object and a missing or
 ///   non-string text field are [`Decoded::Skip`]s.
 ///
-/// `raw_fingerprint` is the fingerprint of the file's bytes for text and HTML, and of the text
-/// field for JSONL (the same text under another id or URL is a full-layout copy); `raw_len` is
-/// the size of the record.
+/// `raw_fingerprint` is the fingerprint of the file's bytes for text and HTML, of the text
+/// field for JSONL and of the (decoded) HTTP payload for WARC (the same text or page under
+/// another id or URL is a full-layout copy); `raw_len` is the size of the record.
 pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     match rec.format {
-        Format::Text => whole_file(rec, decode_text(&rec.bytes)),
+        Format::Text => whole_file(rec, charset::decode(&rec.bytes, Kind::Plain, None, None)),
         Format::Html => {
-            let (markup, warning) = decode_text(&rec.bytes);
-            whole_file(rec, (html::extract(&markup), warning))
+            let mut text = charset::decode(&rec.bytes, Kind::Html, None, None);
+            text.text = html::extract(&text.text);
+            whole_file(rec, text)
         }
-        Format::Jsonl => decode_json(rec, opts),
+        // Parquet rows are handed over as JSON objects (see the `parquet` module).
+        Format::Jsonl | Format::Parquet => decode_json(rec, opts),
+        Format::Warc => warc::decode(rec),
     }
 }
 
@@ -65,14 +83,14 @@ fn position_id(rec: &RawRecord) -> String {
     }
 }
 
-fn whole_file(rec: &RawRecord, (text, warning): (String, Option<String>)) -> Decoded {
+fn whole_file(rec: &RawRecord, text: charset::Text) -> Decoded {
     let doc = Document {
         id: position_id(rec),
-        text,
+        text: text.text,
         raw_fingerprint: Some(raw_fingerprint(&rec.bytes)),
         raw_len: rec.bytes.len() as u64,
     };
-    Decoded::Doc { doc, warning }
+    Decoded::Doc { doc, warning: text.warning, charset: text.charset }
 }
 
 fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
@@ -100,6 +118,7 @@ fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
                 text,
             },
             warning: None,
+            charset: "UTF-8",
         },
         None => Decoded::Skip { id, reason: format!("no string field '{}'", opts.text_field) },
     }
@@ -218,12 +237,13 @@ mod tests {
             line: Some(7),
             format: Format::Jsonl,
             bytes: line.as_bytes().to_vec(),
+            warc: None,
         }
     }
 
     fn doc(d: Decoded) -> Document {
         match d {
-            Decoded::Doc { doc, warning: None } => doc,
+            Decoded::Doc { doc, warning: None, .. } => doc,
             other => panic!("expected a document, got {other:?}"),
         }
     }
@@ -315,6 +335,7 @@ mod tests {
             line: None,
             format: Format::Text,
             bytes: b"\xEF\xBB\xBFhello".to_vec(),
+            warc: None,
         };
         let d = doc(decode(&rec, &opts));
         assert_eq!((d.id.as_str(), d.text.as_str(), d.raw_len), ("d/a.txt", "hello", 8));
@@ -322,8 +343,19 @@ mod tests {
 
         let rec = RawRecord { format: Format::Html, bytes: b"<p>a\xFF</p>".to_vec(), ..rec };
         match decode(&rec, &opts) {
-            Decoded::Doc { doc, warning } => {
-                assert_eq!(doc.text, "a\u{FFFD}");
+            Decoded::Doc { doc, warning, charset } => {
+                assert_eq!((doc.text.as_str(), charset), ("a\u{FF}", "windows-1252"));
+                assert_eq!(warning.as_deref(), Some("charset detected: windows-1252"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut bytes = "<p>Всё в UTF-8, кроме одного байта: ".as_bytes().to_vec();
+        bytes.extend(b"\xFF</p>");
+        let rec = RawRecord { bytes, ..rec };
+        match decode(&rec, &opts) {
+            Decoded::Doc { doc, warning, charset } => {
+                assert_eq!(doc.text, "Всё в UTF-8, кроме одного байта: \u{FFFD}");
+                assert_eq!(charset, "UTF-8");
                 assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
             }
             other => panic!("{other:?}"),

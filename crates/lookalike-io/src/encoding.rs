@@ -1,28 +1,46 @@
-//! Bytes to text: contract: "give me bytes, I give you a `String` and, if some bytes were not
-//! valid text, a warning saying how many".
+//! Bytes to text in one known encoding: contract: "give me bytes and an encoding, I give you a
+//! `String` and, if some bytes were not valid in that encoding, a warning saying how many".
 //!
-//! A UTF-8 byte order mark is dropped; a UTF-16 one (LE or BE) selects UTF-16; everything else is
-//! read as UTF-8, invalid sequences replaced with U+FFFD. Legacy charsets (windows-1251,
-//! Shift_JIS, ...) are not detected yet: they come out with replacement characters and a warning.
+//! Which encoding to use is [`crate::charset`]'s question; this module only decodes. UTF-8 and
+//! UTF-16 are decoded here (so that the warning can count bytes and code units); every other
+//! encoding goes through `encoding_rs`.
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-const UTF16LE_BOM: &[u8] = b"\xFF\xFE";
-const UTF16BE_BOM: &[u8] = b"\xFE\xFF";
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
-/// Decodes `bytes` as text; the warning is `Some` when invalid bytes were replaced.
+use crate::charset::{self, Kind};
+
+/// Decodes the bytes of an HTML page: BOM, `<meta>` declaration, then detection (see
+/// [`crate::charset`]); the warning is `Some` when invalid bytes were replaced or the charset was
+/// guessed. Used by [`crate::html_to_text`].
 pub(crate) fn decode_text(bytes: &[u8]) -> (String, Option<String>) {
-    if let Some(rest) = bytes.strip_prefix(UTF8_BOM) {
-        decode_utf8(rest)
-    } else if let Some(rest) = bytes.strip_prefix(UTF16LE_BOM) {
-        decode_utf16(rest, u16::from_le_bytes)
-    } else if let Some(rest) = bytes.strip_prefix(UTF16BE_BOM) {
-        decode_utf16(rest, u16::from_be_bytes)
-    } else {
+    let text = charset::decode(bytes, Kind::Html, None, None);
+    (text.text, text.warning)
+}
+
+/// Decodes `bytes` (without a byte order mark) in `encoding`; the warning is `Some` when invalid
+/// sequences were replaced with U+FFFD.
+pub(crate) fn decode_as(bytes: &[u8], encoding: &'static Encoding) -> (String, Option<String>) {
+    if encoding == UTF_8 {
         decode_utf8(bytes)
+    } else if encoding == UTF_16LE {
+        decode_utf16(bytes, u16::from_le_bytes)
+    } else if encoding == UTF_16BE {
+        decode_utf16(bytes, u16::from_be_bytes)
+    } else {
+        let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+        let warning = had_errors.then(|| {
+            let replaced = text.chars().filter(|&c| c == char::REPLACEMENT_CHARACTER).count();
+            format!(
+                "invalid {} replaced with U+FFFD: {}",
+                encoding.name(),
+                plural(replaced, "sequence")
+            )
+        });
+        (text.into_owned(), warning)
     }
 }
 
-fn decode_utf8(bytes: &[u8]) -> (String, Option<String>) {
+pub(crate) fn decode_utf8(bytes: &[u8]) -> (String, Option<String>) {
     if let Ok(text) = std::str::from_utf8(bytes) {
         return (text.to_owned(), None);
     }
@@ -60,13 +78,16 @@ fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (String, Option<Strin
     (text, warning)
 }
 
-fn plural(n: usize, what: &str) -> String {
+pub(crate) fn plural(n: usize, what: &str) -> String {
     if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const UTF16LE_BOM: &[u8] = b"\xFF\xFE";
+    const UTF16BE_BOM: &[u8] = b"\xFE\xFF";
 
     fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
         let mut out = if big_endian { UTF16BE_BOM.to_vec() } else { UTF16LE_BOM.to_vec() };
@@ -85,10 +106,10 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_replaced_and_counted() {
-        let (text, warning) = decode_text(b"a\xFFb\xC3");
+        let (text, warning) = decode_utf8(b"a\xFFb\xC3");
         assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
         assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 2 bytes"));
-        let (_, warning) = decode_text(b"a\xFF");
+        let (_, warning) = decode_utf8(b"a\xFF");
         assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
     }
 
@@ -105,5 +126,13 @@ mod tests {
         let (text, warning) = decode_text(b"\xFF\xFEa\x00\x00\xD8b\x00c");
         assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
         assert_eq!(warning.as_deref(), Some("invalid UTF-16 replaced with U+FFFD: 2 code units"));
+    }
+
+    #[test]
+    fn legacy_encodings_count_replacements() {
+        let (text, warning) = decode_as(b"\x82\xa0\x82", encoding_rs::SHIFT_JIS);
+        assert_eq!(text, "あ\u{FFFD}");
+        assert_eq!(warning.as_deref(), Some("invalid Shift_JIS replaced with U+FFFD: 1 sequence"));
+        assert_eq!(decode_as(b"\xcf\xf0\xe8", encoding_rs::WINDOWS_1251), ("При".to_owned(), None));
     }
 }

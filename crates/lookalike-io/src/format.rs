@@ -17,33 +17,46 @@ pub enum Format {
     Html,
     /// JSON Lines: one JSON object per line, each line one document.
     Jsonl,
+    /// A WARC file (web archive, `.warc` or `.warc.gz`): one record per WARC record; `response`
+    /// records hold documents, the others are skipped with a reason (see [`crate::WarcReader`]).
+    Warc,
+    /// An Apache Parquet file: one record per row, read from the `--id-field` and `--text-field`
+    /// columns one row group batch at a time. Rows reach the decoder as JSON Lines records.
+    Parquet,
 }
 
 impl Format {
-    /// The name used on the command line and in messages: `text`, `html` or `jsonl`.
+    /// The name used on the command line and in messages: `text`, `html`, `jsonl`, `warc` or
+    /// `parquet`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Text => "text",
             Format::Html => "html",
             Format::Jsonl => "jsonl",
+            Format::Warc => "warc",
+            Format::Parquet => "parquet",
         }
     }
 
     /// The format a file extension (without the dot, any case) stands for, if it is one this
-    /// crate reads: `txt`/`text`/`md`, `html`/`htm`/`xhtml`, `jsonl`/`ndjson`/`json`.
+    /// crate reads: `txt`/`text`/`md`, `html`/`htm`/`xhtml`, `jsonl`/`ndjson`/`json`, `warc`,
+    /// `parquet`/`pq`.
     pub fn from_extension(ext: &str) -> Option<Format> {
         let ext = ext.to_ascii_lowercase();
         match ext.as_str() {
             "txt" | "text" | "md" => Some(Format::Text),
             "html" | "htm" | "xhtml" => Some(Format::Html),
             "jsonl" | "ndjson" | "json" => Some(Format::Jsonl),
+            "warc" => Some(Format::Warc),
+            "parquet" | "pq" => Some(Format::Parquet),
             _ => None,
         }
     }
 
     /// The format of a file by its name: the extension after stripping a trailing `.gz`
-    /// (`pages.jsonl.gz` is JSONL). `None` for an extension this crate does not know; the reader
-    /// then reads the file as [`Format::Text`].
+    /// (`pages.jsonl.gz` is JSONL, `crawl.warc.gz` is WARC). `None` for an extension this crate
+    /// does not know; the reader then reads the file as [`Format::Warc`] if it starts with
+    /// `WARC/`, else as [`Format::Text`].
     pub fn from_path(path: &Path) -> Option<Format> {
         extension(path).as_deref().and_then(Format::from_extension)
     }
@@ -66,18 +79,21 @@ impl fmt::Display for Format {
 
 /// The error of parsing a [`Format`] name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown input format '{0}' (expected text, html or jsonl)")]
+#[error("unknown input format '{0}' (expected text, html, jsonl, warc or parquet)")]
 pub struct ParseFormatError(pub String);
 
 impl FromStr for Format {
     type Err = ParseFormatError;
 
-    /// Parses `text`, `html` or `jsonl` (any case); `txt`, `htm` and `ndjson` are accepted too.
+    /// Parses `text`, `html`, `jsonl`, `warc` or `parquet` (any case); `txt`, `htm`, `ndjson` and
+    /// `pq` are accepted too.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "text" | "txt" => Ok(Format::Text),
             "html" | "htm" => Ok(Format::Html),
             "jsonl" | "ndjson" => Ok(Format::Jsonl),
+            "warc" => Ok(Format::Warc),
+            "parquet" | "pq" => Ok(Format::Parquet),
             _ => Err(ParseFormatError(s.to_owned())),
         }
     }
@@ -89,12 +105,15 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for f in [Format::Text, Format::Html, Format::Jsonl] {
+        for f in [Format::Text, Format::Html, Format::Jsonl, Format::Warc, Format::Parquet] {
             assert_eq!(f.to_string().parse::<Format>().unwrap(), f);
         }
         assert_eq!("JSONL".parse::<Format>().unwrap(), Format::Jsonl);
         let err = "xml".parse::<Format>().unwrap_err();
-        assert_eq!(err.to_string(), "unknown input format 'xml' (expected text, html or jsonl)");
+        assert_eq!(
+            err.to_string(),
+            "unknown input format 'xml' (expected text, html, jsonl, warc or parquet)"
+        );
     }
 
     #[test]
@@ -107,6 +126,8 @@ mod tests {
         assert_eq!(f("b.jsonl.gz"), Some(Format::Jsonl));
         assert_eq!(f("b.ndjson"), Some(Format::Jsonl));
         assert_eq!(f("b.json"), Some(Format::Jsonl));
+        assert_eq!(f("CC-MAIN-1.warc.gz"), Some(Format::Warc));
+        assert_eq!(f("clueweb.WARC"), Some(Format::Warc));
         assert_eq!(f("b.xml"), None);
         assert_eq!(f("b.gz"), None);
         assert_eq!(f("README"), None);

@@ -43,9 +43,9 @@ pub struct Expanded {
 /// - an existing file (any extension; the reader detects its format) is that file;
 /// - an existing directory is every file under it, recursively, following symbolic links,
 ///   sorted by file name; files whose extension (after stripping `.gz`) is not one of
-///   `txt text md html htm xhtml jsonl ndjson` go to [`Expanded::ignored`], except files without
-///   any extension (`README`, `LICENSE`, `copyright`, `changelog.gz`) whose first KiB has no NUL
-///   byte, which are read as text; `.json` files are ignored too (
+///   `txt text md html htm xhtml jsonl ndjson warc` go to [`Expanded::ignored`], except files
+///   without any extension (`README`, `LICENSE`, `copyright`, `changelog.gz`) whose first KiB
+///   has no NUL byte, which are read as text (or as WARC, when they start with `WARC/`); `.json` files are ignored too (
 ///   in a directory they are almost always single JSON documents such as package metadata, not
 ///   JSON Lines; name one explicitly, or use a glob, to read it as JSONL);
 /// - otherwise an argument with a glob metacharacter (`*`, `?`, `[`) is expanded with the `glob`

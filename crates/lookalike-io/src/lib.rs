@@ -5,15 +5,19 @@
 //! 1. [`expand_inputs`] turns arguments (`-`, files, directories, glob patterns) into a list of
 //!    [`Input`]s, in a deterministic order, and lists the files it ignored.
 //! 2. [`Reader`] iterates over the inputs and yields [`RawRecord`]s: the bytes of one document
-//!    each (a whole text or HTML file, or one JSONL line), decompressed if they were gzip. It
-//!    detects formats, streams JSONL, and turns every read failure into an [`InputError`]
-//!    naming the file (and line) before going on, so bad input never stops a run.
-//! 3. [`decode`] turns a record into a [`Decoded::Doc`] (text, id, raw fingerprint, with a
-//!    warning when bytes were not valid text) or a [`Decoded::Skip`] with its reason. It is a
-//!    pure function: decode on many threads while one thread reads.
+//!    each (a whole text or HTML file, one JSONL line, or one WARC record), decompressed if they
+//!    were gzip. It detects formats, streams JSONL and WARC ([`WarcReader`]: a multi-GB crawl is
+//!    never loaded whole), and turns every read failure into an [`InputError`] naming the file
+//!    (and line, or WARC record and offset) before going on, so bad input never stops a run.
+//! 3. [`decode`] turns a record into a [`Decoded::Doc`] (text, id, raw fingerprint, the charset
+//!    it was read in, and a warning when bytes were not valid text or the charset was guessed)
+//!    or a [`Decoded::Skip`] with its reason (a WARC request record, an image, a 404 page...).
+//!    It is a pure function: decode on many threads while one thread reads.
 //!
 //! HTML becomes text with [`html_to_text`], a single pass of the html5ever tokenizer (no DOM).
-//! Character sets other than UTF-8 and UTF-16 are not detected yet.
+//! Charsets are found as browsers find them: byte order mark, HTTP `Content-Type` (WARC), a
+//! `<meta>` declaration in the first 2 KiB, then detection with `chardetng` (Firefox's
+//! detector) when the bytes are not UTF-8; plain text skips the `<meta>` step.
 //!
 //! # Example
 //!
@@ -41,21 +45,29 @@
 //! ```
 #![warn(missing_docs)]
 
+mod charset;
 mod decode;
 mod encoding;
 mod error;
 mod format;
 mod html;
 mod inputs;
+mod main_content;
 mod options;
+mod parquet;
 mod reader;
 mod sniff;
+mod warc;
 
 pub use decode::{Decoded, decode};
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};
 pub use html::html_to_text;
 pub use inputs::{Expanded, Input, expand_inputs};
+pub use main_content::{
+    ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
+};
 pub use options::ReadOptions;
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
+pub use warc::{WarcHeader, WarcReader};

@@ -1,5 +1,6 @@
 //! Reading inputs into raw records: contract: "give me inputs, I give you their records as bytes,
-//! one per file (text, HTML) or per line (JSONL), and an error for each part I cannot read".
+//! one per file (text, HTML), per line (JSONL) or per WARC record, and an error for each part I
+//! cannot read".
 //!
 //! Decompression and format detection happen here; turning bytes into text happens in
 //! [`crate::decode`], so that a caller can decode records in parallel while one thread reads.
@@ -10,11 +11,13 @@ use std::sync::Arc;
 
 use flate2::read::MultiGzDecoder;
 
+use crate::parquet::ParquetRows;
 use crate::sniff::{self, SNIFF_LEN, Stream};
-use crate::{Format, Input, InputError, ReadOptions};
+use crate::{Format, Input, InputError, ReadOptions, WarcHeader, WarcReader};
 
 /// The largest record read into memory (256 MiB): a longer JSONL line, or a bigger text or HTML
-/// file, is reported as an [`InputError`] and skipped without being loaded.
+/// file, is reported as an [`InputError`] and skipped without being loaded; a bigger WARC
+/// response is read past and yielded without its bytes, to be skipped with a reason.
 pub const MAX_RECORD_BYTES: u64 = 256 << 20;
 
 const LINE_BUFFER: usize = 64 << 10;
@@ -25,13 +28,18 @@ pub struct RawRecord {
     /// Display name of the input: the path as given, `-` for stdin. Shared by all the records of
     /// one input.
     pub source: Arc<str>,
-    /// The 1-based line of a JSONL record; `None` for a whole-file record.
+    /// The 1-based line of a JSONL record; `None` for a whole-file record and a WARC record
+    /// (whose number is [`WarcHeader::number`]).
     pub line: Option<u64>,
     /// How to decode [`RawRecord::bytes`].
     pub format: Format,
     /// The whole (decompressed) file for text and HTML; the line without its line ending for
-    /// JSONL.
+    /// JSONL; the content block (HTTP headers and payload, as stored) of a WARC response, empty
+    /// for other WARC records and for responses the reader already skips.
     pub bytes: Vec<u8>,
+    /// For a WARC record, what its header says (number, offset, type, id, and a skip reason when
+    /// the record holds no document); `None` for every other format.
+    pub warc: Option<Box<WarcHeader>>,
 }
 
 /// An iterator over the records of a list of inputs, in order.
@@ -42,9 +50,11 @@ pub struct RawRecord {
 /// JSONL lines are not records and are skipped silently (they still count for line numbers).
 ///
 /// Every input is decompressed when it starts with the gzip magic bytes (concatenated members
-/// included), whatever its name. The format is [`ReadOptions::format`] when set, else the file
-/// extension (unknown extensions read as text), else, for stdin, sniffed from the content
-/// ([`crate::sniff_format`]). JSONL is streamed line by line; a text or HTML file is read whole
+/// included, so both a `.warc.gz` of one gzip member per record and a whole-file gzip read the
+/// same), whatever its name. The format is [`ReadOptions::format`] when set, else the file
+/// extension (an unknown extension reads as WARC when the content starts with `WARC/`, else as
+/// text), else, for stdin, sniffed from the content ([`crate::sniff_format`]). JSONL is streamed
+/// line by line and WARC record by record ([`WarcReader`]); a text or HTML file is read whole
 /// (it is one document) up to [`MAX_RECORD_BYTES`].
 ///
 /// The reader is `Send`, so it can be moved to a reading thread.
@@ -52,7 +62,7 @@ pub struct Reader {
     inputs: std::vec::IntoIter<Input>,
     opts: ReadOptions,
     max_record_bytes: u64,
-    current: Option<Lines>,
+    current: Option<Current>,
 }
 
 impl fmt::Debug for Reader {
@@ -61,7 +71,7 @@ impl fmt::Debug for Reader {
             .field("pending_inputs", &self.inputs.len())
             .field("opts", &self.opts)
             .field("max_record_bytes", &self.max_record_bytes)
-            .field("current", &self.current.as_ref().map(|l| (&*l.source, l.line)))
+            .field("current", &self.current)
             .finish()
     }
 }
@@ -86,7 +96,24 @@ impl Reader {
     fn open(&self, input: &Input) -> Result<Opened, InputError> {
         let name: Arc<str> = input.name().into();
         match input {
-            Input::Stdin => self.open_stream(name, Box::new(io::stdin()), self.opts.format),
+            Input::Stdin => {
+                if self.opts.format == Some(Format::Parquet) {
+                    return Err(InputError {
+                        source: name.to_string(),
+                        line: None,
+                        message: "Parquet needs a seekable file: give its path, not stdin".into(),
+                    });
+                }
+                let detect = self.opts.format.map_or(Detect::Sniff, Detect::Given);
+                self.open_stream(name, Box::new(io::stdin()), detect)
+            }
+            Input::Path(path)
+                if self.opts.format.or_else(|| Format::from_path(path))
+                    == Some(Format::Parquet) =>
+            {
+                let rows = ParquetRows::open(path, name, &self.opts)?;
+                Ok(Opened::Records(Current::Parquet(Box::new(rows))))
+            }
             Input::Path(path) => {
                 // std::fs rather than fs-err: the InputError names the path already.
                 let file = std::fs::File::open(path).map_err(|e| InputError {
@@ -94,20 +121,23 @@ impl Reader {
                     line: None,
                     message: format!("cannot open: {e}"),
                 })?;
-                let format =
-                    self.opts.format.or_else(|| Format::from_path(path)).unwrap_or(Format::Text);
-                self.open_stream(name, Box::new(file), Some(format))
+                let detect = self
+                    .opts
+                    .format
+                    .or_else(|| Format::from_path(path))
+                    .map_or(Detect::WarcOrText, Detect::Given);
+                self.open_stream(name, Box::new(file), detect)
             }
         }
     }
 
-    /// Opens a byte stream: decompresses it if it is gzip, sniffs its format if `format` is
-    /// `None`, and reads it whole unless it is JSONL.
+    /// Opens a byte stream: decompresses it if it is gzip, sniffs its format unless it is given,
+    /// and reads it whole unless it is JSONL or WARC.
     fn open_stream(
         &self,
         name: Arc<str>,
         raw: Stream,
-        format: Option<Format>,
+        detect: Detect,
     ) -> Result<Opened, InputError> {
         let fail = |e: io::Error, compressed: bool| InputError {
             source: name.to_string(),
@@ -117,22 +147,36 @@ impl Reader {
         let (magic, raw) = sniff::peek(raw, 2).map_err(|e| fail(e, false))?;
         let compressed = sniff::is_gzip(&magic);
         let stream: Stream = if compressed { Box::new(MultiGzDecoder::new(raw)) } else { raw };
-        let (format, stream) = match format {
-            Some(format) => (format, stream),
-            None => {
+        let (format, stream) = match detect {
+            Detect::Given(format) => (format, stream),
+            Detect::Sniff => {
                 let (prefix, stream) =
                     sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
                 (sniff::sniff_format(&prefix), stream)
             }
+            Detect::WarcOrText => {
+                let (prefix, stream) = sniff::peek(stream, 64).map_err(|e| fail(e, compressed))?;
+                (if sniff::is_warc(&prefix) { Format::Warc } else { Format::Text }, stream)
+            }
         };
         match format {
-            Format::Jsonl => Ok(Opened::Lines(Lines {
+            Format::Warc => Ok(Opened::Records(Current::Warc(
+                WarcReader::new(name, stream)
+                    .with_max_record_bytes(self.max_record_bytes)
+                    .with_compressed(compressed),
+            ))),
+            Format::Parquet => Err(InputError {
+                source: name.to_string(),
+                line: None,
+                message: "Parquet needs a seekable file: give its path, not a stream".into(),
+            }),
+            Format::Jsonl => Ok(Opened::Records(Current::Lines(Lines {
                 source: name.clone(),
                 reader: Box::new(BufReader::with_capacity(LINE_BUFFER, stream)),
                 line: 0,
                 compressed,
                 finished: false,
-            })),
+            }))),
             Format::Text | Format::Html => {
                 let mut bytes = Vec::new();
                 stream
@@ -149,7 +193,7 @@ impl Reader {
                         ),
                     });
                 }
-                Ok(Opened::Whole(RawRecord { source: name, line: None, format, bytes }))
+                Ok(Opened::Whole(RawRecord { source: name, line: None, format, bytes, warc: None }))
             }
         }
     }
@@ -160,25 +204,56 @@ impl Iterator for Reader {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(lines) = &mut self.current {
-                match lines.next_record(self.max_record_bytes) {
-                    Some(item) => return Some(item),
-                    None => self.current = None,
-                }
+            let item = match &mut self.current {
+                Some(Current::Lines(lines)) => lines.next_record(self.max_record_bytes),
+                Some(Current::Warc(warc)) => warc.next(),
+                Some(Current::Parquet(rows)) => rows.next(),
+                None => None,
+            };
+            if item.is_some() {
+                return item;
             }
+            self.current = None;
             let input = self.inputs.next()?;
             match self.open(&input) {
                 Ok(Opened::Whole(record)) => return Some(Ok(record)),
-                Ok(Opened::Lines(lines)) => self.current = Some(lines),
+                Ok(Opened::Records(current)) => self.current = Some(current),
                 Err(e) => return Some(Err(e)),
             }
         }
     }
 }
 
+/// How the format of an input is found.
+#[derive(Debug, Clone, Copy)]
+enum Detect {
+    Given(Format),
+    /// By content ([`sniff::sniff_format`]): stdin.
+    Sniff,
+    /// WARC if the content says so, else text: files with an unknown extension.
+    WarcOrText,
+}
+
 enum Opened {
     Whole(RawRecord),
+    Records(Current),
+}
+
+/// An input being read record by record.
+enum Current {
     Lines(Lines),
+    Warc(WarcReader<Stream>),
+    Parquet(Box<ParquetRows>),
+}
+
+impl fmt::Debug for Current {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Current::Lines(l) => write!(f, "Lines({}:{})", l.source, l.line),
+            Current::Warc(w) => w.fmt(f),
+            Current::Parquet(p) => p.fmt(f),
+        }
+    }
 }
 
 /// A JSONL input being read line by line.
@@ -230,6 +305,7 @@ impl Lines {
                         line: Some(self.line),
                         format: Format::Jsonl,
                         bytes: buf,
+                        warc: None,
                     }));
                 }
                 Err(e) => {
@@ -287,7 +363,7 @@ fn read_line_limited(r: &mut dyn BufRead, buf: &mut Vec<u8>, max: u64) -> io::Re
     }
 }
 
-fn read_error_message(e: &io::Error, compressed: bool) -> String {
+pub(crate) fn read_error_message(e: &io::Error, compressed: bool) -> String {
     let data_error = matches!(
         e.kind(),
         io::ErrorKind::UnexpectedEof | io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData
@@ -319,10 +395,11 @@ mod tests {
     ) -> Vec<Result<RawRecord, InputError>> {
         let mut reader = Reader::new(vec![], ReadOptions::default()).with_max_record_bytes(max);
         let stream: Stream = Box::new(Cursor::new(bytes.to_vec()));
-        match reader.open_stream("-".into(), stream, format) {
+        let detect = format.map_or(Detect::Sniff, Detect::Given);
+        match reader.open_stream("-".into(), stream, detect) {
             Ok(Opened::Whole(record)) => vec![Ok(record)],
-            Ok(Opened::Lines(lines)) => {
-                reader.current = Some(lines);
+            Ok(Opened::Records(current)) => {
+                reader.current = Some(current);
                 reader.collect()
             }
             Err(e) => vec![Err(e)],

@@ -1,8 +1,8 @@
 //! Content sniffing: contract: "give me the first bytes of a stream, I tell you whether it is
 //! gzip and which format it is in".
 //!
-//! Only stdin is sniffed for its format (files are known by their extension); every input is
-//! sniffed for gzip, whatever its name.
+//! Stdin is sniffed for its format, files with an unknown extension only for WARC (other files
+//! are known by their extension); every input is sniffed for gzip, whatever its name.
 
 use std::io::{self, Cursor, Read};
 
@@ -22,7 +22,8 @@ pub fn is_gzip(prefix: &[u8]) -> bool {
 }
 
 /// Guesses the format of (decompressed) content from its first bytes, ideally
-/// [`SNIFF_LEN`] of them: a first non-blank byte `{` is JSONL; a first non-blank byte `<`
+/// [`SNIFF_LEN`] of them: `WARC/` at the first non-blank byte is WARC; a first non-blank byte
+/// `{` is JSONL; a first non-blank byte `<`
 /// followed by an HTML marker (`<html`, `<!doctype`, `<head`, `<body`, `<p`, `<div`, any case)
 /// within the prefix is HTML; anything else is text. A UTF-8 byte order mark is skipped.
 pub fn sniff_format(prefix: &[u8]) -> Format {
@@ -31,11 +32,22 @@ pub fn sniff_format(prefix: &[u8]) -> Format {
     let Some(start) = body.iter().position(|b| !b.is_ascii_whitespace()) else {
         return Format::Text;
     };
+    if body[start..].starts_with(WARC_MAGIC) {
+        return Format::Warc;
+    }
     match body[start] {
         b'{' => Format::Jsonl,
         b'<' if has_html_marker(&body[start..]) => Format::Html,
         _ => Format::Text,
     }
+}
+
+const WARC_MAGIC: &[u8] = b"WARC/";
+
+/// Whether (decompressed) content starts like a WARC file: `WARC/` after optional blank space.
+pub(crate) fn is_warc(prefix: &[u8]) -> bool {
+    let start = prefix.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(prefix.len());
+    prefix[start..].starts_with(WARC_MAGIC)
 }
 
 fn has_html_marker(bytes: &[u8]) -> bool {
@@ -75,6 +87,11 @@ mod tests {
         assert_eq!(sniff_format(b"plain words"), Format::Text);
         assert_eq!(sniff_format(b""), Format::Text);
         assert_eq!(sniff_format(b"[1, 2]"), Format::Text);
+        assert_eq!(sniff_format(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n"), Format::Warc);
+        assert_eq!(sniff_format(b"\r\nWARC/0.18\n"), Format::Warc);
+        assert_eq!(sniff_format(b"WARC: a word"), Format::Text);
+        assert!(is_warc(b"\nWARC/1.1"));
+        assert!(!is_warc(b"WARC"));
     }
 
     #[test]

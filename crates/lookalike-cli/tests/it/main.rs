@@ -1,7 +1,9 @@
 //! End-to-end tests of the `lookalike` binary.
 
 mod common;
+mod compare;
 mod dedup;
 mod errors;
+mod eval;
 mod languages;
 mod params;

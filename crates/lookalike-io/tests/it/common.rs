@@ -33,10 +33,16 @@ pub fn read_paths(paths: &[&Path]) -> Vec<Result<RawRecord, InputError>> {
 
 /// The single document a file decodes to, with its warning.
 pub fn decode_file(path: &Path) -> (lookalike::Document, Option<String>) {
+    let (doc, warning, _) = decode_file_charset(path);
+    (doc, warning)
+}
+
+/// The single document a file decodes to, with its warning and charset.
+pub fn decode_file_charset(path: &Path) -> (lookalike::Document, Option<String>, &'static str) {
     let records = read_paths(&[path]);
     assert_eq!(records.len(), 1, "{records:?}");
     match lookalike_io::decode(records[0].as_ref().unwrap(), &ReadOptions::default()) {
-        Decoded::Doc { doc, warning } => (doc, warning),
+        Decoded::Doc { doc, warning, charset } => (doc, warning, charset),
         other => panic!("expected a document, got {other:?}"),
     }
 }

@@ -24,8 +24,9 @@ fn jsonl_records_of_every_kind() {
     let got: Vec<String> = read_paths(&[&path])
         .into_iter()
         .map(|r| match decode(&r.unwrap(), &opts) {
-            Decoded::Doc { doc, warning } => {
+            Decoded::Doc { doc, warning, charset } => {
                 assert!(warning.is_none());
+                assert_eq!(charset, "UTF-8");
                 format!("doc {} = {}", doc.id, doc.text)
             }
             Decoded::Skip { id, reason } => format!("skip {id}: {reason}"),
@@ -87,11 +88,23 @@ fn utf16_text_files() {
 }
 
 #[test]
-fn invalid_utf8_is_replaced_with_a_warning() {
+fn latin1_text_is_detected_with_a_warning() {
     let tmp = tempfile::tempdir().unwrap();
-    // "café" in Latin-1, then a valid UTF-8 word.
-    let path = write(tmp.path(), "latin1.txt", b"caf\xE9 na\xEFve \xC3\xA9t\xC3\xA9");
+    let path =
+        write(tmp.path(), "latin1.txt", b"Un caf\xE9 na\xEFf \xE0 Z\xFCrich, d\xE9j\xE0 vu.");
     let (doc, warning) = decode_file(&path);
-    assert_eq!(doc.text, "caf\u{FFFD} na\u{FFFD}ve été");
-    assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 2 bytes"));
+    assert_eq!(doc.text, "Un café naïf à Zürich, déjà vu.");
+    assert_eq!(warning.as_deref(), Some("charset detected: windows-1252"));
+}
+
+#[test]
+fn mostly_utf8_text_keeps_utf8_and_replaces_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Many valid UTF-8 letters and one stray Latin-1 byte: damaged UTF-8, not another charset.
+    let mut bytes = "Été, ça déménage à Zürich; été très réussi. ".repeat(2).into_bytes();
+    bytes.extend(b"caf\xE9");
+    let path = write(tmp.path(), "mixed.txt", bytes);
+    let (doc, warning) = decode_file(&path);
+    assert!(doc.text.ends_with("caf\u{FFFD}"), "{}", doc.text);
+    assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
 }

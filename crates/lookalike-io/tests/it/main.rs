@@ -1,7 +1,11 @@
 //! Integration tests of lookalike-io: one binary, one module per concern.
 
+mod charset;
 mod common;
 mod decode;
 mod html;
 mod inputs;
+mod main_content;
+mod parquet;
 mod reader;
+mod warc;

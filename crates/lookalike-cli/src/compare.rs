@@ -1,0 +1,541 @@
+//! `lookalike compare`: run every method on one corpus, each as a child process of this binary
+//! (`lookalike dedup ... --pairs --stats`, so peak memory is the method's own), and compare
+//! quality (against a gold standard, or the judged pool of all methods' pairs), speed and memory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow};
+use clap::{Args, ValueEnum};
+use lookalike::{Method, MinHashScheme, ShingleKind, Verify};
+use lookalike_eval::judge::Judge;
+use lookalike_eval::metrics::{PairScore, overlaps, pair_score, relation_ari};
+use lookalike_eval::relation::{Ids, Relation, read_pairs};
+use lookalike_io::{Format, ReadOptions};
+use serde::Deserialize;
+
+use crate::UsageError;
+use crate::args::{SketchArgs, parse_format, parse_shingle};
+use crate::eval::{
+    check_threshold, fmt4, judge_pool, overlaps_json, pool_json, read_gold, set_threads,
+};
+use crate::output::Sink;
+
+pub const COMPARE_EXAMPLES: &str = "\
+Examples:
+  # Every method on a JSONL corpus, scored against the exact truth; markdown to stdout
+  lookalike-eval truth --corpus corpus.jsonl --threshold 0.5 --out truth.tsv
+  lookalike compare corpus.jsonl --gold truth.tsv
+
+  # No gold standard: quality against the judged pool of all methods' pairs; files out
+  lookalike compare ./pages/ --markdown compare.md --json compare.json
+
+  # Two methods, one thread each, keeping their pairs and stats
+  lookalike compare corpus.jsonl --methods minhash,exact --threads 1 --out-dir runs/
+
+Methods: every method of `lookalike dedup --method` (today minhash and exact) and, for minhash,
+each non-default verification and scheme: minhash-estimate (--verify estimate) and minhash-perm
+(--minhash perm). Each runs as `lookalike dedup CORPUS... --method M [variant] --pairs --stats`
+with the shingle, threshold, MinHash, seed, thread and input options given here, in a child
+process, so its peak memory (resident set) is its own.
+
+Columns: precision, recall and F1 over pairs (as `lookalike eval`: exact-duplicate groups
+canonicalized for recall); docs/s and MB/s of input as the method's own --stats reports them;
+peak memory in MB (10^6 bytes); the distinct pairs found; wall seconds of the child process.
+
+Quality: with --gold FILE, against that gold standard (the formats of `lookalike eval --gold`;
+pairs with a similarity are duplicates at >= --threshold). Without it, against the pool of all
+methods' pairs, each judged by comparing the two texts (as `lookalike eval pool`: shingle
+Jaccard or character resemblance >= --threshold); recall is then relative to what the methods
+found together. The output says which.
+
+Markdown goes to stdout, or to --markdown FILE; --json FILE writes the figures as JSON (with
+--json - and no --markdown, JSON alone goes to stdout). Progress lines go to stderr (-q: none).
+Exit codes: 0 done, 1 failure (a method failed: its message is shown), 2 bad usage.";
+
+/// `lookalike compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The corpus: files, directories (read recursively) or glob patterns (not -: each method
+    /// reads it again).
+    #[arg(required = true, value_name = "CORPUS")]
+    pub inputs: Vec<String>,
+
+    #[command(flatten)]
+    pub sketch: SketchArgs,
+    /// Shingles compared: words:N or chars:N (also those of the pool's shingle Jaccard).
+    #[arg(long, default_value = "words:5", value_parser = parse_shingle)]
+    pub shingle: ShingleKind,
+    /// Seed of all hashes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads of each method and of the pool's judging (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+
+    /// JSONL field holding the document id (absent: file:line).
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// JSONL field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Input format (default: from the extension).
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+
+    /// Gold standard: pairs TSV (label or similarity) or clusters JSONL, as for `eval --gold`.
+    /// Without it, quality is measured against the judged pool of all methods' pairs.
+    #[arg(long, value_name = "FILE")]
+    pub gold: Option<PathBuf>,
+    /// Methods to run, comma-separated (default: all; an unknown name lists them).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub methods: Vec<String>,
+    /// Write the markdown table to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<String>,
+    /// Write the figures as JSON to FILE (- for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+    /// Keep each method's pairs (METHOD.pairs.tsv) and stats (METHOD.stats.json) in DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// No progress on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// One method run: a label and the `dedup` arguments that select it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodRun {
+    /// Name in tables and in `--methods`.
+    pub label: String,
+    /// Arguments of `lookalike dedup`.
+    pub args: Vec<String>,
+}
+
+/// The command-line name of a clap value.
+fn value_name<T: ValueEnum>(v: &T) -> Option<String> {
+    v.to_possible_value().map(|p| p.get_name().to_owned())
+}
+
+/// Every run `compare` knows: each method of [`Method::ALL`] with its defaults and, for methods
+/// that use MinHash, one run per non-default [`Verify`] mode and [`MinHashScheme`]. Methods and
+/// modes added to the library join by themselves.
+pub fn method_runs() -> Vec<MethodRun> {
+    let mut runs = Vec::new();
+    for &m in Method::ALL {
+        let base = vec!["--method".to_owned(), m.name().to_owned()];
+        runs.push(MethodRun { label: m.name().to_owned(), args: base.clone() });
+        if !m.uses_minhash() {
+            continue;
+        }
+        let variants = Verify::value_variants()
+            .iter()
+            .filter(|&&v| v != Verify::default())
+            .filter_map(|v| value_name(v).map(|n| ("--verify", n)))
+            .chain(
+                MinHashScheme::value_variants()
+                    .iter()
+                    .filter(|&&s| s != MinHashScheme::default())
+                    .filter_map(|s| value_name(s).map(|n| ("--minhash", n))),
+            );
+        for (flag, value) in variants {
+            let mut args = base.clone();
+            args.extend([flag.to_owned(), value.clone()]);
+            runs.push(MethodRun { label: format!("{}-{value}", m.name()), args });
+        }
+    }
+    runs
+}
+
+/// The figures of a `dedup --stats` file that `compare` reports.
+#[derive(Debug, Deserialize)]
+struct Stats {
+    documents: u64,
+    bytes: u64,
+    seconds: f64,
+    docs_per_second: f64,
+    mb_per_second: f64,
+    peak_rss_bytes: Option<u64>,
+}
+
+/// One method's run.
+struct Done {
+    run: MethodRun,
+    stats: Stats,
+    wall: f64,
+    relation: Relation,
+}
+
+/// One method's run and scores.
+struct Row {
+    done: Done,
+    score: PairScore,
+    ari: Option<f64>,
+}
+
+pub fn run(args: CompareArgs) -> Result<ExitCode> {
+    check_threshold(args.sketch.threshold)?;
+    // Bad MinHash/LSH settings fail here, not in the first child.
+    crate::params::lsh_params(&args.sketch)?;
+    set_threads(args.threads)?;
+    if args.inputs.iter().any(|i| i == "-") {
+        return Err(UsageError(
+            "compare reads the corpus once per method: give files, not standard input".into(),
+        )
+        .into());
+    }
+    if args.json.as_deref() == Some("-") && args.markdown.as_deref() == Some("-") {
+        return Err(UsageError("only one of --markdown and --json can be -".into()).into());
+    }
+    let expanded =
+        lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    if expanded.inputs.is_empty() {
+        return Err(UsageError(format!(
+            "no readable input files found in {}",
+            args.inputs.join(" ")
+        ))
+        .into());
+    }
+    let selected = select_runs(&args.methods)?;
+    // The gold standard first: a bad file fails before the long runs.
+    let mut ids = Ids::default();
+    let gold =
+        args.gold.as_deref().map(|g| read_gold(g, args.sketch.threshold, &mut ids)).transpose()?;
+    let markdown_sink = match (&args.markdown, args.json.as_deref()) {
+        (Some(m), _) => Some(Sink::open(m)?),
+        (None, Some("-")) => None,
+        (None, _) => Some(Sink::open("-")?),
+    };
+    let json_sink = args.json.as_deref().map(Sink::open).transpose()?;
+
+    let tmp = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let dir = match &args.out_dir {
+        Some(d) => {
+            fs_err::create_dir_all(d)?;
+            d.clone()
+        }
+        None => tmp.path().to_path_buf(),
+    };
+    let exe = std::env::current_exe().context("cannot find the lookalike binary")?;
+    let common = common_args(&args);
+    let mut done: Vec<Done> = Vec::with_capacity(selected.len());
+    for (k, run) in selected.iter().enumerate() {
+        if !args.quiet {
+            eprint!("lookalike compare: [{}/{}] {} ... ", k + 1, selected.len(), run.label);
+        }
+        let (stats, wall, pairs_path) = run_method(&exe, &args.inputs, run, &common, &dir)?;
+        let file = read_pairs(&pairs_path, &mut ids)?;
+        let relation = crate::eval::found_pairs(&file);
+        if !args.quiet {
+            eprintln!(
+                "{} pairs, {wall:.2} s, {:.1} MB/s, peak {}",
+                relation.asserted_len(),
+                stats.mb_per_second,
+                stats
+                    .peak_rss_bytes
+                    .map_or("n/a".to_owned(), |b| format!("{:.1} MB", b as f64 / 1e6)),
+            );
+        }
+        done.push(Done { run: run.clone(), stats, wall, relation });
+    }
+
+    let names: Vec<String> = done.iter().map(|d| d.run.label.clone()).collect();
+    let documents = done.first().map_or(0, |d| d.stats.documents);
+    let bytes = done.first().map_or(0, |d| d.stats.bytes);
+    let (rows, reference_text, reference_json) = match &gold {
+        Some(g) => {
+            let rows: Vec<Row> = done
+                .into_iter()
+                .map(|d| Row {
+                    score: pair_score(&d.relation, &g.relation),
+                    ari: Some(relation_ari(&d.relation, &g.relation, Some(documents)).value),
+                    done: d,
+                })
+                .collect();
+            let text = format!(
+                "Quality against the gold standard `{}` ({}).",
+                g.info.file,
+                g.info.describe(args.sketch.threshold)
+            );
+            let json = serde_json::json!({
+                "kind": "gold",
+                "file": g.info.file,
+                "format": g.info.format,
+                "values": g.info.values,
+                "duplicate_pairs": g.info.duplicate_pairs,
+            });
+            (rows, text, json)
+        }
+        None => {
+            if !args.quiet {
+                eprint!("lookalike compare: judging the pool by text comparison ... ");
+            }
+            let judge = Judge::new(args.shingle, args.seed, args.sketch.threshold);
+            let relations: Vec<Relation> = done.iter().map(|d| d.relation.clone()).collect();
+            let started = Instant::now();
+            let (_, _, report) =
+                judge_pool(&relations, &judge, &args.inputs, &read_options(&args), &ids, true)?;
+            if !args.quiet {
+                eprintln!(
+                    "{} pairs, {} duplicates, {:.1} s",
+                    report.pairs,
+                    report.duplicates,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            let rows: Vec<Row> = done
+                .into_iter()
+                .zip(&report.runs)
+                .map(|(d, s)| Row { done: d, score: s.score.clone(), ari: None })
+                .collect();
+            let text = format!(
+                "Quality against the pool of all methods' pairs (no --gold): {} pooled pairs, {} \
+                 judged duplicates by direct text comparison ({} shingle Jaccard or character \
+                 resemblance >= {}). Recall is relative to the pool.",
+                report.pairs, report.duplicates, report.shingle, report.threshold
+            );
+            let mut json = pool_json(&report, &names, None);
+            json["kind"] = "pool".into();
+            (rows, text, json)
+        }
+    };
+
+    let sets: Vec<&[(u32, u32)]> =
+        rows.iter().map(|r| r.done.relation.pairs().unwrap_or_default()).collect();
+    let overlap = overlaps(&sets);
+    let settings = format!(
+        "Corpus: {} ({documents} documents, {:.1} MB); threshold {}, {} shingles, {} MinHash \
+         values, seed {}, {} threads.",
+        args.inputs.join(" "),
+        bytes as f64 / 1e6,
+        args.sketch.threshold,
+        args.shingle,
+        args.sketch.num_perm,
+        args.seed,
+        args.threads.map_or_else(|| rayon::current_num_threads().to_string(), |t| t.to_string()),
+    );
+    if let Some(mut sink) = markdown_sink {
+        let md = render_markdown(&settings, &reference_text, &rows, &overlap, &names);
+        std::io::Write::write_all(&mut sink, md.as_bytes())
+            .with_context(|| format!("cannot write {}", sink.name()))?;
+        sink.commit()?;
+    }
+    if let Some(mut sink) = json_sink {
+        let methods: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "method": r.done.run.label,
+                    "args": r.done.run.args,
+                    "precision": r.score.precision,
+                    "recall": r.score.recall,
+                    "f1": r.score.f1,
+                    "ari": r.ari,
+                    "found": r.score.found,
+                    "true_positives": r.score.true_positives,
+                    "reference": r.score.reference,
+                    "reference_found": r.score.reference_found,
+                    "exact_groups": r.done.relation.exact_groups(),
+                    "docs_per_second": r.done.stats.docs_per_second,
+                    "mb_per_second": r.done.stats.mb_per_second,
+                    "peak_rss_bytes": r.done.stats.peak_rss_bytes,
+                    "peak_memory_mb": r.done.stats.peak_rss_bytes.map(|b| b as f64 / 1e6),
+                    "pairs": r.done.relation.asserted_len(),
+                    "seconds": r.done.stats.seconds,
+                    "wall_seconds": r.done.wall,
+                })
+            })
+            .collect();
+        let json = serde_json::json!({
+            "corpus": args.inputs,
+            "documents": documents,
+            "bytes": bytes,
+            "settings": {
+                "threshold": args.sketch.threshold,
+                "shingle": args.shingle.to_string(),
+                "num_perm": args.sketch.num_perm,
+                "seed": args.seed,
+                "threads": args.threads.unwrap_or_else(rayon::current_num_threads),
+            },
+            "reference": reference_json,
+            "methods": methods,
+            "overlaps": overlaps_json(&overlap, &names),
+        });
+        serde_json::to_writer_pretty(&mut sink, &json)
+            .map_err(std::io::Error::from)
+            .and_then(|()| std::io::Write::write_all(&mut sink, b"\n"))
+            .with_context(|| format!("cannot write {}", sink.name()))?;
+        sink.commit()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The runs named in `--methods` (all when empty), in the library's order.
+fn select_runs(wanted: &[String]) -> Result<Vec<MethodRun>> {
+    let all = method_runs();
+    let wanted: Vec<&str> = wanted.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect();
+    if wanted.is_empty() {
+        return Ok(all);
+    }
+    if let Some(bad) = wanted.iter().find(|w| !all.iter().any(|r| r.label == **w)) {
+        let known: Vec<&str> = all.iter().map(|r| r.label.as_str()).collect();
+        return Err(UsageError(format!(
+            "unknown method {bad:?} in --methods: known are {}",
+            known.join(", ")
+        ))
+        .into());
+    }
+    Ok(all.into_iter().filter(|r| wanted.contains(&r.label.as_str())).collect())
+}
+
+fn read_options(args: &CompareArgs) -> ReadOptions {
+    ReadOptions {
+        id_field: args.id_field.clone(),
+        text_field: args.text_field.clone(),
+        format: args.format,
+    }
+}
+
+/// The `dedup` options every run shares.
+fn common_args(args: &CompareArgs) -> Vec<String> {
+    let s = &args.sketch;
+    let mut v: Vec<String> = vec![
+        "--threshold".into(),
+        s.threshold.to_string(),
+        "--num-perm".into(),
+        s.num_perm.to_string(),
+        "--fp-weight".into(),
+        s.fp_weight.to_string(),
+        "--fn-weight".into(),
+        s.fn_weight.to_string(),
+        "--shingle".into(),
+        args.shingle.to_string(),
+        "--seed".into(),
+        args.seed.to_string(),
+        "--id-field".into(),
+        args.id_field.clone(),
+        "--text-field".into(),
+        args.text_field.clone(),
+    ];
+    if let (Some(b), Some(r)) = (s.bands, s.rows) {
+        v.extend(["--bands".into(), b.to_string(), "--rows".into(), r.to_string()]);
+    }
+    if let Some(f) = args.format {
+        v.extend(["--format".into(), f.name().to_owned()]);
+    }
+    if let Some(t) = args.threads {
+        v.extend(["--threads".into(), t.to_string()]);
+    }
+    v
+}
+
+/// Runs one method as `lookalike dedup` in a child process; returns its stats, wall seconds and
+/// the path of its pairs.
+fn run_method(
+    exe: &Path,
+    inputs: &[String],
+    run: &MethodRun,
+    common: &[String],
+    dir: &Path,
+) -> Result<(Stats, f64, PathBuf)> {
+    let pairs = dir.join(format!("{}.pairs.tsv", run.label));
+    let stats_path = dir.join(format!("{}.stats.json", run.label));
+    let started = Instant::now();
+    let out = Command::new(exe)
+        .arg("dedup")
+        .args(inputs)
+        .args(&run.args)
+        .args(common)
+        .arg("--pairs")
+        .arg(&pairs)
+        .arg("--stats")
+        .arg(&stats_path)
+        .arg("-q")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("cannot run {}", exe.display()))?;
+    let wall = started.elapsed().as_secs_f64();
+    if !out.status.success() {
+        let msg = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+        let what =
+            format!("method {} (lookalike dedup {}) failed: {msg}", run.label, run.args.join(" "));
+        return Err(if out.status.code() == Some(2) {
+            UsageError(what).into()
+        } else {
+            anyhow!(what)
+        });
+    }
+    let text = fs_err::read_to_string(&stats_path)?;
+    let stats: Stats = serde_json::from_str(&text)
+        .with_context(|| format!("{}: unexpected stats JSON", stats_path.display()))?;
+    Ok((stats, wall, pairs))
+}
+
+fn render_markdown(
+    settings: &str,
+    reference: &str,
+    rows: &[Row],
+    overlap: &[lookalike_eval::metrics::Overlap],
+    names: &[String],
+) -> String {
+    let mut out = format!("{settings}\n\n{reference}\n\n");
+    out.push_str(
+        "| method | precision | recall | F1 | docs/s | MB/s | peak memory (MB) | pairs found | wall seconds |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:.0} | {:.1} | {} | {} | {:.2} |\n",
+            r.done.run.label,
+            fmt4(r.score.precision),
+            fmt4(r.score.recall),
+            fmt4(r.score.f1),
+            r.done.stats.docs_per_second,
+            r.done.stats.mb_per_second,
+            r.done
+                .stats
+                .peak_rss_bytes
+                .map_or("n/a".to_owned(), |b| format!("{:.1}", b as f64 / 1e6)),
+            r.done.relation.asserted_len(),
+            r.done.wall,
+        ));
+    }
+    if !overlap.is_empty() {
+        out.push_str("\nOverlap of the pairs found:\n\n| methods | shared pairs | Jaccard |\n|---|---:|---:|\n");
+        for o in overlap {
+            out.push_str(&format!(
+                "| {} / {} | {} | {} |\n",
+                names[o.a],
+                names[o.b],
+                o.shared,
+                fmt4(o.jaccard)
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_come_from_the_library() {
+        let runs = method_runs();
+        let labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
+        // Every method of the library, first with its defaults.
+        for m in Method::ALL {
+            assert!(labels.contains(&m.name()), "{labels:?}");
+        }
+        let est = runs.iter().find(|r| r.label == "minhash-estimate").unwrap();
+        assert_eq!(est.args, ["--method", "minhash", "--verify", "estimate"]);
+        let perm = runs.iter().find(|r| r.label == "minhash-perm").unwrap();
+        assert_eq!(perm.args, ["--method", "minhash", "--minhash", "perm"]);
+        assert_eq!(select_runs(&["exact".into()]).unwrap().len(), 1);
+        assert!(select_runs(&["nope".into()]).is_err());
+    }
+}

@@ -1,0 +1,1094 @@
+//! WARC files: contract: "give me a (decompressed) WARC stream, I give you one raw record per WARC
+//! record, in order, holding at most one record in memory, and an error naming the record and its
+//! offset for every part I cannot read"; and "give me a WARC response record, I give you the
+//! document in its HTTP payload or the reason there is none".
+//!
+//! The reading and decoding rules, ids and error messages are documented on [`WarcReader`].
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::io::{self, Read};
+use std::sync::Arc;
+
+use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+use lookalike::Document;
+use lookalike::exact::raw_fingerprint;
+use memchr::memmem;
+
+use crate::charset::{self, Kind};
+use crate::reader::read_error_message;
+use crate::{Decoded, Format, InputError, MAX_RECORD_BYTES, RawRecord, html};
+
+/// The longest WARC header block read; a longer one is reported and skipped.
+const MAX_HEADER: usize = 32 << 10;
+/// The longest HTTP header block looked for at the start of a response.
+const MAX_HTTP_HEADER: usize = 64 << 10;
+const BUFFER: usize = 64 << 10;
+
+/// What a WARC record's header says, for the decoder: where the record is, what type it is, the
+/// document id, and, when the reader already knows the record holds no document, why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WarcHeader {
+    /// The 1-based number of the record in its input (every record counts, whatever its type).
+    pub number: u64,
+    /// The offset of the record's `WARC/` line in the decompressed stream.
+    pub offset: u64,
+    /// The version on the first line: `1.0`, `1.1`, `0.18`.
+    pub version: String,
+    /// The `WARC-Type`, lower-cased: `response`, `request`, `warcinfo`, `metadata`, `revisit`,
+    /// `resource`, `conversion`; empty when the header has none.
+    pub kind: String,
+    /// The document id (see the module docs): the target URI, made unique within the input.
+    pub id: String,
+    /// The `WARC-Target-URI`, without angle brackets.
+    pub target_uri: Option<String>,
+    /// The `WARC-Record-ID`, as written (`<urn:uuid:...>`).
+    pub record_id: Option<String>,
+    /// The `Content-Type` of the block (`application/http; msgtype=response`).
+    pub content_type: Option<String>,
+    /// The `WARC-Truncated` reason (`length`, `time`, ...): the crawler stored only part of the
+    /// payload.
+    pub truncated: Option<String>,
+    /// The `Content-Length` of the block.
+    pub length: u64,
+    /// Why the record holds no document, when the reader knows it already: `WARC request
+    /// record`, or a size over the reader's limit. Its block is then not stored.
+    pub skip: Option<String>,
+}
+
+impl WarcHeader {
+    /// A header for a response record that came without one (a [`RawRecord`] built by hand).
+    fn bare(rec: &RawRecord) -> WarcHeader {
+        WarcHeader { kind: "response".into(), id: rec.source.to_string(), ..WarcHeader::default() }
+    }
+}
+
+/// Reads the records of one WARC stream (already decompressed; [`crate::Reader`] undoes gzip,
+/// per record or per file alike). Yields a [`RawRecord`] of format [`Format::Warc`] for every
+/// record, or an [`InputError`]; after an error that leaves the rest of the stream unreadable, it
+/// ends.
+///
+/// # Reading
+///
+/// A record is a header block (`WARC/1.0`, `WARC/1.1` or the older `WARC/0.18` of ClueWeb09,
+/// then `Name: value` lines, then an empty line), then exactly `Content-Length` bytes of content
+/// block, then a separator. Lines may end in CRLF (the standard) or LF (ClueWeb09). The
+/// separator should be two CRLFs; ClueWeb09 counts it inside the block instead, so any run of CR
+/// and LF bytes between records is accepted.
+///
+/// The reader reads the header, then the block: a `response` block up to the reader's record
+/// limit is kept; every other block is read past without being stored. Every record becomes a
+/// [`RawRecord`] with a [`WarcHeader`], so that every record is accounted for: the decoder turns
+/// records that hold no document into a skip with the reason the header gives (`WARC request
+/// record`, `WARC record larger than the 268435456-byte limit: 300000000 bytes`).
+///
+/// Errors, each an [`InputError`] naming the input, the record number and the offset (in the
+/// decompressed stream):
+/// - bytes where a record should start that are not `WARC/` (a `Content-Length` that is too
+///   short, or garbage): reported with their count, then skipped up to the next line that starts
+///   with `WARC/`; reading goes on from there;
+/// - a header without a valid `Content-Length`, or longer than 32 KiB: the same;
+/// - the input ending inside a header or a block (a `Content-Length` that is too long, a
+///   truncated file), a truncated or corrupt gzip stream, a read error: reported, and the rest of
+///   the input is not read.
+///
+/// # Ids
+///
+/// The id of a `response` record is its `WARC-Target-URI` (angle brackets removed). When the
+/// same URI was already the id of an earlier response of the same input, the id is
+/// `URI#WARC-Record-ID` (the record id without its angle brackets, e.g.
+/// `http://a.example/#urn:uuid:67f7cabd-...`), or `URI#record-N` (N is the record's number)
+/// when the record has no id or that id was taken too. These ids are stable (they do not depend
+/// on reading order across inputs or on threads) and unique within an input. Records of other
+/// types, and responses without a URI, are `SOURCE#record-N`, `SOURCE` being the input's name.
+///
+/// # Decoding a response
+///
+/// The block must be an HTTP response (`application/http` or starting with `HTTP/`; other
+/// responses, such as `text/dns`, are skipped). Non-2xx statuses are skipped (`HTTP status: 404
+/// Not Found`): redirects and error pages are not documents. A `chunked` transfer coding and a
+/// `gzip`, `x-gzip` or `deflate` content coding are undone when the payload is actually encoded
+/// that way: many crawlers, Common Crawl included, store the decoded payload and keep the
+/// header. The payload is then classified by its HTTP `Content-Type` and its first bytes:
+/// HTML (`text/html`, `application/xhtml+xml`) and plain text are documents; images, PDFs,
+/// archives, fonts and anything else whose magic bytes or control bytes say binary are skipped as
+/// `binary payload: image/png`; textual non-documents (CSS, JavaScript, JSON, XML feeds) as
+/// `not a document: text/css`; a missing or generic type is sniffed. The charset is the BOM's,
+/// else the HTTP `Content-Type`'s, else a `<meta>` declaration's, else detected (with the URL's
+/// top-level domain as a hint), as [`crate::decode`] describes.
+///
+/// # Example
+///
+/// ```
+/// use lookalike_io::{Decoded, ReadOptions, WarcReader, decode};
+///
+/// let block = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>Hello";
+/// let warc = format!(
+///     "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.example/\r\n\
+///      Content-Length: {}\r\n\r\n{block}\r\n\r\n",
+///     block.len()
+/// );
+/// let mut records = WarcReader::new("mem.warc", warc.as_bytes());
+/// let record = records.next().unwrap()?;
+/// match decode(&record, &ReadOptions::default()) {
+///     Decoded::Doc { doc, charset, .. } => {
+///         assert_eq!((doc.id.as_str(), doc.text.as_str(), charset), ("http://a.example/", "Hello", "UTF-8"));
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// assert!(records.next().is_none());
+/// # Ok::<(), lookalike_io::InputError>(())
+/// ```
+pub struct WarcReader<R> {
+    source: Arc<str>,
+    input: Buffered<R>,
+    max_record_bytes: u64,
+    compressed: bool,
+    /// Records started so far: the number of the last one.
+    records: u64,
+    /// Fingerprints of the ids given to responses so far.
+    ids: HashSet<u128>,
+    finished: bool,
+}
+
+impl<R> fmt::Debug for WarcReader<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WarcReader")
+            .field("source", &self.source)
+            .field("offset", &self.input.offset)
+            .field("records", &self.records)
+            .field("max_record_bytes", &self.max_record_bytes)
+            .field("finished", &self.finished)
+            .finish()
+    }
+}
+
+impl<R: Read> WarcReader<R> {
+    /// A reader of the WARC records in `stream`; `source` names the input in records and errors.
+    pub fn new(source: impl Into<Arc<str>>, stream: R) -> WarcReader<R> {
+        WarcReader {
+            source: source.into(),
+            input: Buffered::new(stream),
+            max_record_bytes: MAX_RECORD_BYTES,
+            compressed: false,
+            records: 0,
+            ids: HashSet::new(),
+            finished: false,
+        }
+    }
+
+    /// Sets the largest response block kept in memory (default [`MAX_RECORD_BYTES`]); a larger
+    /// one is read past and its record skipped with a reason.
+    pub fn with_max_record_bytes(mut self, max: u64) -> WarcReader<R> {
+        self.max_record_bytes = max;
+        self
+    }
+
+    /// Read errors are reported as gzip errors (the stream was decompressed).
+    pub(crate) fn with_compressed(mut self, compressed: bool) -> WarcReader<R> {
+        self.compressed = compressed;
+        self
+    }
+
+    fn error(&self, message: String) -> InputError {
+        InputError { source: self.source.to_string(), line: None, message }
+    }
+
+    /// The step for bytes that ran out: a read error if one stopped the stream (the rest of
+    /// the input cannot be read), else `otherwise`.
+    fn short(&mut self, context: &str, otherwise: Otherwise) -> Step {
+        match (self.input.error.take(), otherwise) {
+            (Some(e), _) => Step::Fatal(
+                self.error(format!("{context}: {}", read_error_message(&e, self.compressed))),
+            ),
+            (None, Otherwise::End) => Step::End,
+            (None, Otherwise::Error(message)) => Step::Error(self.error(message)),
+            (None, Otherwise::Fatal(message)) => Step::Fatal(self.error(message)),
+        }
+    }
+
+    fn step(&mut self) -> Step {
+        // Separators: any CR and LF between records.
+        loop {
+            let avail = self.input.fill(1);
+            if avail.is_empty() {
+                let after = self.after_last();
+                return self.short(&after, Otherwise::End);
+            }
+            let blank = avail.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+            if blank == 0 {
+                break;
+            }
+            self.input.consume(blank);
+        }
+        if !self.input.fill(5).starts_with(b"WARC/") {
+            let at = self.input.offset;
+            let after = self.after_last();
+            let what = format!("bytes at offset {at} ({after}) are not a WARC record");
+            let (skipped, found) = self.resync();
+            if !found {
+                let context = format!("at offset {}", self.input.offset);
+                return self.short(
+                    &context,
+                    Otherwise::Error(format!("{skipped} {what}; skipped to the end")),
+                );
+            }
+            return Step::Error(self.error(format!(
+                "{skipped} {what} (a wrong Content-Length?); skipped to the next record, at \
+                 offset {}",
+                self.input.offset
+            )));
+        }
+
+        let offset = self.input.offset;
+        self.records += 1;
+        let number = self.records;
+        let here = format!("record {number} at offset {offset}");
+        let avail = self.input.fill(MAX_HEADER);
+        let (fields, header_len) = match header_end(&avail[..avail.len().min(MAX_HEADER)]) {
+            Some(end) => (Fields::parse(&avail[..end]), end),
+            None if avail.len() < MAX_HEADER => {
+                let len = avail.len();
+                self.input.consume(len);
+                return self.short(
+                    &here,
+                    Otherwise::Fatal(format!(
+                        "{here}: the input ends inside the WARC header (truncated file)"
+                    )),
+                );
+            }
+            None => {
+                self.input.consume(5);
+                let skipped = self.resync_description();
+                return self.short(
+                    &here,
+                    Otherwise::Error(format!(
+                        "{here}: WARC header longer than {} KiB; skipped {skipped}",
+                        MAX_HEADER >> 10
+                    )),
+                );
+            }
+        };
+        self.input.consume(header_len);
+        let Some(length) = fields.content_length else {
+            let skipped = self.resync_description();
+            return self.short(
+                &here,
+                Otherwise::Error(format!(
+                    "{here}: no valid Content-Length in the WARC header; skipped {skipped}"
+                )),
+            );
+        };
+
+        let kind = fields.kind.clone().unwrap_or_default();
+        let is_response = kind == "response";
+        let skip = if !is_response {
+            Some(if kind.is_empty() {
+                "WARC record without a WARC-Type".to_owned()
+            } else {
+                format!("WARC {kind} record")
+            })
+        } else if length > self.max_record_bytes {
+            Some(format!(
+                "WARC record larger than the {}-byte limit: {length} bytes",
+                self.max_record_bytes
+            ))
+        } else {
+            None
+        };
+        let id = match (&fields.target_uri, is_response) {
+            (Some(uri), true) => self.unique_id(uri, fields.record_id.as_deref(), number),
+            _ => format!("{}#record-{number}", self.source),
+        };
+
+        let mut bytes = Vec::new();
+        let keep = skip.is_none();
+        if keep {
+            bytes.reserve(length.min(1 << 20) as usize);
+        }
+        let got = self.input.copy(length, keep.then_some(&mut bytes));
+        if got < length {
+            return self.short(
+                &here,
+                Otherwise::Fatal(format!(
+                    "{here}: truncated: the Content-Length is {length} bytes, the input ends \
+                     after {got} of them"
+                )),
+            );
+        }
+        let header = WarcHeader {
+            number,
+            offset,
+            version: fields.version,
+            kind,
+            id,
+            target_uri: fields.target_uri,
+            record_id: fields.record_id,
+            content_type: fields.content_type,
+            truncated: fields.truncated,
+            length,
+            skip,
+        };
+        Step::Record(RawRecord {
+            source: self.source.clone(),
+            line: None,
+            format: Format::Warc,
+            bytes,
+            warc: Some(Box::new(header)),
+        })
+    }
+
+    fn after_last(&self) -> String {
+        match self.records {
+            0 => "before the first record".to_owned(),
+            n => format!("after record {n}"),
+        }
+    }
+
+    /// The id of a response: its URI, or the URI with a suffix when an earlier response of this
+    /// input had it.
+    fn unique_id(&mut self, uri: &str, record_id: Option<&str>, number: u64) -> String {
+        let record_id = record_id.map(|r| r.trim_start_matches('<').trim_end_matches('>'));
+        let candidates = [
+            Some(uri.to_owned()),
+            record_id.filter(|r| !r.is_empty()).map(|r| format!("{uri}#{r}")),
+            Some(format!("{uri}#record-{number}")),
+        ];
+        let mut last = String::new();
+        for id in candidates.into_iter().flatten() {
+            if self.ids.insert(raw_fingerprint(id.as_bytes())) {
+                return id;
+            }
+            last = id;
+        }
+        // Only a URI that itself ends in `#record-N` can get here.
+        last
+    }
+
+    /// Skips to the next line that starts with `WARC/`: the number of bytes skipped and whether
+    /// such a line was found (else the input is at its end, or a read error stopped it).
+    fn resync(&mut self) -> (u64, bool) {
+        let mut skipped = 0u64;
+        loop {
+            let avail = self.input.fill(6);
+            if avail.len() < 6 {
+                let len = avail.len();
+                self.input.consume(len);
+                return (skipped + len as u64, false);
+            }
+            if let Some(at) = memmem::find(avail, b"\nWARC/") {
+                self.input.consume(at + 1);
+                return (skipped + at as u64 + 1, true);
+            }
+            let len = avail.len() - 5;
+            self.input.consume(len);
+            skipped += len as u64;
+        }
+    }
+
+    /// [`Self::resync`] after a bad header, described for the error message.
+    fn resync_description(&mut self) -> String {
+        match self.resync() {
+            (skipped, true) => {
+                format!("{skipped} more bytes to the next record, at offset {}", self.input.offset)
+            }
+            (skipped, false) => format!("{skipped} more bytes to the end"),
+        }
+    }
+}
+
+/// What a shortage of bytes means when no read error caused it.
+enum Otherwise {
+    End,
+    Error(String),
+    Fatal(String),
+}
+
+enum Step {
+    Record(RawRecord),
+    /// Reported; reading goes on.
+    Error(InputError),
+    /// Reported; the rest of the input cannot be read.
+    Fatal(InputError),
+    End,
+}
+
+impl<R: Read> Iterator for WarcReader<R> {
+    type Item = Result<RawRecord, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.finished {
+            return None;
+        }
+        match self.step() {
+            Step::Record(rec) => Some(Ok(rec)),
+            Step::Error(e) => Some(Err(e)),
+            Step::Fatal(e) => {
+                self.finished = true;
+                Some(Err(e))
+            }
+            Step::End => {
+                self.finished = true;
+                None
+            }
+        }
+    }
+}
+
+/// A read buffer that can show the next `n` bytes at once (a whole header block) and counts the
+/// offset of what it has consumed. A read error ends the stream like its end does, and is kept
+/// for the caller to report when it finds bytes missing: the bytes read before it are all used.
+struct Buffered<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// The error that ended the stream, until reported.
+    error: Option<io::Error>,
+    /// The stream offset of `buf[start]`.
+    offset: u64,
+}
+
+impl<R: Read> Buffered<R> {
+    fn new(inner: R) -> Buffered<R> {
+        Buffered {
+            inner,
+            buf: vec![0; BUFFER],
+            start: 0,
+            end: 0,
+            eof: false,
+            error: None,
+            offset: 0,
+        }
+    }
+
+    /// The buffered bytes, at least `n` (at most [`BUFFER`]) unless the stream ends first.
+    fn fill(&mut self, n: usize) -> &[u8] {
+        debug_assert!(n <= BUFFER);
+        while self.end - self.start < n && !self.eof {
+            if self.buf.len() - self.start < n {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(read) => self.end += read,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.eof = true;
+                    self.error = Some(e);
+                }
+            }
+        }
+        &self.buf[self.start..self.end]
+    }
+
+    fn consume(&mut self, n: usize) {
+        debug_assert!(n <= self.end - self.start);
+        self.start += n;
+        self.offset += n as u64;
+    }
+
+    /// Consumes up to `n` bytes, appending them to `out` when given: the number consumed, less
+    /// than `n` only at the end of the stream.
+    fn copy(&mut self, n: u64, mut out: Option<&mut Vec<u8>>) -> u64 {
+        let mut done = 0u64;
+        while done < n {
+            let avail = self.fill(1);
+            if avail.is_empty() {
+                break;
+            }
+            let take = avail.len().min(usize::try_from(n - done).unwrap_or(usize::MAX));
+            if let Some(out) = out.as_deref_mut() {
+                out.extend_from_slice(&avail[..take]);
+            }
+            self.consume(take);
+            done += take as u64;
+        }
+        done
+    }
+}
+
+/// The end of a header block (after its empty line), if it is in `window`.
+fn header_end(window: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'\n', window).find_map(|nl| match window.get(nl + 1) {
+        Some(b'\n') => Some(nl + 2),
+        Some(b'\r') if window.get(nl + 2) == Some(&b'\n') => Some(nl + 3),
+        _ => None,
+    })
+}
+
+/// `Name: value` lines after a first line, names lower-cased; folded lines are joined.
+fn header_lines(block: &[u8]) -> (String, Vec<(String, String)>) {
+    let mut lines = block.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    let first = String::from_utf8_lossy(lines.next().unwrap_or_default()).trim().to_owned();
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in lines {
+        if line.is_empty() {
+            continue;
+        }
+        if line[0] == b' ' || line[0] == b'\t' {
+            if let Some((_, value)) = fields.last_mut() {
+                value.push(' ');
+                value.push_str(String::from_utf8_lossy(line).trim());
+            }
+            continue;
+        }
+        let Some(colon) = memchr::memchr(b':', line) else { continue };
+        let name = String::from_utf8_lossy(&line[..colon]).trim().to_ascii_lowercase();
+        let value = String::from_utf8_lossy(&line[colon + 1..]).trim().to_owned();
+        fields.push((name, value));
+    }
+    (first, fields)
+}
+
+/// The WARC header fields the reader uses.
+#[derive(Debug, Default)]
+struct Fields {
+    version: String,
+    kind: Option<String>,
+    target_uri: Option<String>,
+    record_id: Option<String>,
+    content_type: Option<String>,
+    truncated: Option<String>,
+    content_length: Option<u64>,
+}
+
+impl Fields {
+    fn parse(block: &[u8]) -> Fields {
+        let (first, lines) = header_lines(block);
+        let mut f = Fields {
+            version: first.strip_prefix("WARC/").unwrap_or(&first).to_owned(),
+            ..Fields::default()
+        };
+        let non_empty = |v: String| (!v.is_empty()).then_some(v);
+        // The first occurrence of a field counts.
+        for (name, value) in lines {
+            match name.as_str() {
+                "warc-type" if f.kind.is_none() => f.kind = non_empty(value.to_ascii_lowercase()),
+                "warc-target-uri" if f.target_uri.is_none() => {
+                    let uri = value.strip_prefix('<').and_then(|v| v.strip_suffix('>'));
+                    f.target_uri = non_empty(uri.map_or(value.clone(), str::to_owned));
+                }
+                "warc-record-id" if f.record_id.is_none() => f.record_id = non_empty(value),
+                "content-type" if f.content_type.is_none() => f.content_type = non_empty(value),
+                "warc-truncated" if f.truncated.is_none() => f.truncated = non_empty(value),
+                "content-length" if f.content_length.is_none() => {
+                    f.content_length = value.parse().ok();
+                }
+                _ => {}
+            }
+        }
+        f
+    }
+}
+
+/// Decodes a [`Format::Warc`] record (see the module docs).
+pub(crate) fn decode(rec: &RawRecord) -> Decoded {
+    let bare;
+    let header = match rec.warc.as_deref() {
+        Some(header) => header,
+        None => {
+            bare = WarcHeader::bare(rec);
+            &bare
+        }
+    };
+    match payload(rec, header) {
+        Ok(doc) => doc,
+        Err(reason) => Decoded::Skip { id: header.id.clone(), reason },
+    }
+}
+
+fn payload(rec: &RawRecord, header: &WarcHeader) -> Result<Decoded, String> {
+    if let Some(reason) = &header.skip {
+        return Err(reason.clone());
+    }
+    if let Some(media) = header.content_type.as_deref().map(media_type)
+        && !media.is_empty()
+        && !media.starts_with("application/http")
+    {
+        return Err(format!("not an HTTP response: {media}"));
+    }
+    let http = Http::parse(&rec.bytes)?;
+    if !(200..300).contains(&http.status) {
+        return Err(format!("HTTP status: {}", http.status_line));
+    }
+    let mut warnings = Vec::new();
+    if let Some(reason) = &header.truncated {
+        warnings.push(format!("payload truncated by the crawler: {reason}"));
+    }
+    let quiet = header.truncated.is_some();
+    let mut body = Cow::Borrowed(http.body);
+    if http.transfer_encoding.as_deref().is_some_and(|t| t.contains("chunked"))
+        && let Some((data, complete)) = dechunk(&body)
+    {
+        if !complete && !quiet {
+            warnings.push("truncated chunked transfer coding".to_owned());
+        }
+        body = Cow::Owned(data);
+    }
+    if let Some(coding) = http.content_encoding.as_deref()
+        && let Some(decoded) = undo_content_coding(coding, &body)?
+    {
+        warnings.extend(decoded.warning.filter(|_| !quiet));
+        body = Cow::Owned(decoded.data);
+    }
+    if body.is_empty() {
+        return Err("empty payload".to_owned());
+    }
+    let media = http.content_type.as_deref().map(media_type).unwrap_or_default();
+    let http_charset = http.content_type.as_deref().and_then(charset_param);
+    let utf16 = http_charset
+        .as_deref()
+        .and_then(|c| charset::label_encoding(c.as_bytes()))
+        .is_some_and(|e| !e.is_ascii_compatible());
+    let kind = classify(&media, &body, utf16)?;
+    let tld = header.target_uri.as_deref().and_then(tld);
+    let decoded = charset::decode(&body, kind, http_charset.as_deref(), tld.as_deref());
+    warnings.extend(decoded.warning);
+    let text = match kind {
+        Kind::Html => html::extract(&decoded.text),
+        Kind::Plain => decoded.text,
+    };
+    let doc = Document {
+        id: header.id.clone(),
+        text,
+        raw_fingerprint: Some(raw_fingerprint(&body)),
+        raw_len: rec.bytes.len() as u64,
+    };
+    let warning = (!warnings.is_empty()).then(|| warnings.join("; "));
+    Ok(Decoded::Doc { doc, warning, charset: decoded.charset })
+}
+
+/// The parts of an HTTP response the decoder uses.
+struct Http<'a> {
+    status: u16,
+    /// The status line without the version: `404 Not Found`.
+    status_line: String,
+    content_type: Option<String>,
+    content_encoding: Option<String>,
+    transfer_encoding: Option<String>,
+    body: &'a [u8],
+}
+
+impl Http<'_> {
+    fn parse(block: &[u8]) -> Result<Http<'_>, String> {
+        if block.is_empty() {
+            return Err("empty WARC response".to_owned());
+        }
+        if !block.starts_with(b"HTTP/") {
+            return Err("not an HTTP response: no status line".to_owned());
+        }
+        let window = &block[..block.len().min(MAX_HTTP_HEADER)];
+        let (head, body) = match header_end(window) {
+            Some(end) => (&block[..end], &block[end..]),
+            // Headers without a body (and without the final empty line).
+            None if block.len() <= MAX_HTTP_HEADER => (block, &[][..]),
+            None => return Err(format!("HTTP header longer than {} KiB", MAX_HTTP_HEADER >> 10)),
+        };
+        let (first, fields) = header_lines(head);
+        let mut parts = first.splitn(2, ' ');
+        let _version = parts.next();
+        let rest = parts.next().unwrap_or_default().trim();
+        let code = rest.split(' ').next().unwrap_or_default();
+        let status = match code.parse::<u16>() {
+            Ok(status) if code.len() == 3 => status,
+            _ => return Err(format!("malformed HTTP status line: {}", shorten(&first, 60))),
+        };
+        let field = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+        Ok(Http {
+            status,
+            status_line: shorten(rest, 60),
+            content_type: field("content-type"),
+            content_encoding: field("content-encoding").map(|v| v.to_ascii_lowercase()),
+            transfer_encoding: field("transfer-encoding").map(|v| v.to_ascii_lowercase()),
+            body,
+        })
+    }
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}...", &s[..at]),
+        None => s.to_owned(),
+    }
+}
+
+/// The media type of a `Content-Type` value, lower-cased, without parameters.
+fn media_type(content_type: &str) -> String {
+    content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+}
+
+/// The `charset` parameter of a `Content-Type` value, without quotes.
+fn charset_param(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"').to_owned())
+    })
+}
+
+/// The top-level domain of a URL's host, lower-cased, for the charset detector; `None` for IP
+/// addresses and non-ASCII (not Punycode) labels.
+fn tld(uri: &str) -> Option<String> {
+    let rest = uri.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    if host.starts_with('[') {
+        return None;
+    }
+    let host = host.split(':').next()?.trim_end_matches('.');
+    let label = host.rsplit('.').next()?;
+    let ok = !label.is_empty()
+        && !label.bytes().all(|b| b.is_ascii_digit())
+        && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    ok.then(|| label.to_ascii_lowercase())
+}
+
+/// Undoes chunked transfer coding: the data and whether the terminating zero-size chunk was
+/// there. `None` when the body does not start like a chunked body (a crawler stored it
+/// de-chunked and kept the header): its first line must be a hex size ending in CRLF.
+fn dechunk(body: &[u8]) -> Option<(Vec<u8>, bool)> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut pos = 0;
+    let mut first = true;
+    loop {
+        let stop = |out: Vec<u8>| if first { None } else { Some((out, false)) };
+        let Some(nl) = memchr::memchr(b'\n', &body[pos..]) else { return stop(out) };
+        let line = &body[pos..pos + nl];
+        // A first line must end in CRLF: text that happens to start with a hex word does not.
+        let line = line.strip_suffix(b"\r").or((!first).then_some(line))?;
+        let size = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+        let size = std::str::from_utf8(size)
+            .ok()
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|s| u64::from_str_radix(s, 16).ok());
+        let Some(size) = size else { return stop(out) };
+        pos += nl + 1;
+        if size == 0 {
+            return Some((out, true));
+        }
+        let rest = &body[pos..];
+        if size >= rest.len() as u64 {
+            out.extend_from_slice(rest);
+            return Some((out, false));
+        }
+        let size = size as usize;
+        out.extend_from_slice(&rest[..size]);
+        pos += size;
+        if body[pos..].starts_with(b"\r\n") {
+            pos += 2;
+        } else if body[pos..].starts_with(b"\n") {
+            pos += 1;
+        } else if first {
+            return None;
+        } else {
+            return Some((out, false));
+        }
+        first = false;
+    }
+}
+
+/// A payload with its content coding undone.
+struct Inflated {
+    data: Vec<u8>,
+    /// Set when the coded data was cut short or corrupt after some output.
+    warning: Option<String>,
+}
+
+/// Undoes a `Content-Encoding` when the payload is encoded that way: `Ok(None)` when it is not
+/// (already decoded, or a coding this crate cannot undo), `Err(reason)` when nothing could be
+/// decoded.
+fn undo_content_coding(coding: &str, body: &[u8]) -> Result<Option<Inflated>, String> {
+    let coding = coding.split(',').next_back().unwrap_or_default().trim();
+    match coding {
+        "gzip" | "x-gzip" if body.starts_with(&[0x1f, 0x8b]) => {
+            inflate(MultiGzDecoder::new(body), "gzip").map(Some)
+        }
+        "deflate" => {
+            let zlib = body.len() >= 2
+                && body[0] & 0x0f == 8
+                && (u16::from(body[0]) << 8 | u16::from(body[1])) % 31 == 0;
+            if zlib {
+                inflate(ZlibDecoder::new(body), "deflate").map(Some)
+            } else {
+                // Raw deflate, as some servers send it; text that is not deflate data fails at
+                // once.
+                Ok(inflate(DeflateDecoder::new(body), "deflate")
+                    .ok()
+                    .filter(|i| i.warning.is_none() && !i.data.is_empty()))
+            }
+        }
+        _ => Ok(None),
+    }
+}
+
+fn inflate(decoder: impl Read, coding: &str) -> Result<Inflated, String> {
+    let limit = MAX_RECORD_BYTES;
+    let mut out = Vec::new();
+    match decoder.take(limit + 1).read_to_end(&mut out) {
+        Ok(_) if out.len() as u64 > limit => {
+            Err(format!("payload larger than the {limit}-byte limit after {coding} decoding"))
+        }
+        Ok(_) => Ok(Inflated { data: out, warning: None }),
+        Err(e) if out.is_empty() => Err(format!("corrupt {coding} content coding: {e}")),
+        Err(_) => {
+            let warning = format!(
+                "truncated or corrupt {coding} content coding: kept the first {} bytes",
+                out.len()
+            );
+            Ok(Inflated { data: out, warning: Some(warning) })
+        }
+    }
+}
+
+/// Whether a payload is a document, and of which kind.
+fn classify(media: &str, body: &[u8], utf16: bool) -> Result<Kind, String> {
+    if let Some(magic) = magic_type(body) {
+        return Err(if media.is_empty() || media == magic {
+            format!("binary payload: {magic}")
+        } else {
+            format!("binary payload: {magic} (declared {media})")
+        });
+    }
+    let kind = match media {
+        "text/html" | "application/xhtml+xml" | "application/xhtml" | "text/xhtml" => Kind::Html,
+        "text/plain" => Kind::Plain,
+        ""
+        | "application/octet-stream"
+        | "binary/octet-stream"
+        | "application/unknown"
+        | "unknown/unknown"
+        | "*/*"
+        | "application/x-unknown-content-type" => {
+            if !utf16 && looks_binary(body) {
+                return Err("binary payload: unknown type".to_owned());
+            }
+            if crate::sniff::sniff_format(body) == Format::Html { Kind::Html } else { Kind::Plain }
+        }
+        _ if is_textual(media) => return Err(format!("not a document: {media}")),
+        _ => return Err(format!("binary payload: {media}")),
+    };
+    if !utf16 && looks_binary(body) {
+        return Err(format!("binary payload: control bytes in {media}"));
+    }
+    Ok(kind)
+}
+
+/// Media types that are text but not documents (style sheets, scripts, data, feeds).
+fn is_textual(media: &str) -> bool {
+    media.starts_with("text/")
+        || media.ends_with("+xml")
+        || media.ends_with("+json")
+        || matches!(
+            media,
+            "application/javascript"
+                | "application/x-javascript"
+                | "application/ecmascript"
+                | "application/json"
+                | "application/x-json"
+                | "application/xml"
+                | "application/x-www-form-urlencoded"
+        )
+}
+
+/// Control bytes in the first KiB: a NUL, or more than a few others (tab, line breaks, form feed
+/// and escape are text).
+fn looks_binary(body: &[u8]) -> bool {
+    let head = &body[..body.len().min(1024)];
+    let controls =
+        head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C | 0x1B));
+    head.contains(&0) || controls.count() > 4.max(head.len() / 64)
+}
+
+/// The type of a payload by its magic bytes, for the binary formats crawls are full of.
+fn magic_type(b: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG\r\n\x1a\n", "image/png"),
+        (b"\xff\xd8\xff", "image/jpeg"),
+        (b"GIF87a", "image/gif"),
+        (b"GIF89a", "image/gif"),
+        (b"%PDF-", "application/pdf"),
+        (b"PK\x03\x04", "application/zip"),
+        (b"\x1f\x8b", "application/gzip"),
+        (b"\x00\x00\x01\x00", "image/x-icon"),
+        (b"ID3", "audio/mpeg"),
+        (b"OggS", "audio/ogg"),
+        (b"fLaC", "audio/flac"),
+        (b"wOFF", "font/woff"),
+        (b"wOF2", "font/woff2"),
+        (b"\x7fELF", "application/x-executable"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-ole-storage"),
+        (b"Rar!\x1a\x07", "application/vnd.rar"),
+        (b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
+        (b"\x1aE\xdf\xa3", "video/webm"),
+        (b"\x00asm", "application/wasm"),
+    ];
+    if let Some((_, media)) = MAGIC.iter().find(|(magic, _)| b.starts_with(magic)) {
+        return Some(media);
+    }
+    if b.len() >= 12 && b.starts_with(b"RIFF") {
+        return match &b[8..12] {
+            b"WEBP" => Some("image/webp"),
+            b"WAVE" => Some("audio/wav"),
+            b"AVI " => Some("video/avi"),
+            _ => None,
+        };
+    }
+    (b.len() >= 12 && &b[4..8] == b"ftyp").then_some("video/mp4")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::*;
+
+    fn record(kind: &str, uri: &str, block: &[u8]) -> Vec<u8> {
+        let mut out = format!(
+            "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(block);
+        out.extend_from_slice(b"\r\n\r\n");
+        out
+    }
+
+    fn read(bytes: &[u8]) -> Vec<Result<RawRecord, InputError>> {
+        WarcReader::new("t.warc", Cursor::new(bytes.to_vec())).collect()
+    }
+
+    #[test]
+    fn buffered_fill_and_copy_across_refills() {
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        let mut b = Buffered::new(Cursor::new(data.clone()));
+        assert_eq!(b.fill(10)[..10], data[..10]);
+        b.consume(7);
+        let mut out = Vec::new();
+        assert_eq!(b.copy(150_000, Some(&mut out)), 150_000);
+        assert_eq!(out, data[7..150_007]);
+        assert_eq!(b.fill(BUFFER).len(), 200_000 - 150_007);
+        assert_eq!(b.copy(100_000, None), 200_000 - 150_007);
+        assert_eq!(b.offset, 200_000);
+        assert!(b.fill(1).is_empty());
+        assert!(b.error.is_none());
+    }
+
+    #[test]
+    fn buffered_keeps_the_bytes_before_a_read_error() {
+        struct Failing(u8);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, "boom"));
+                }
+                self.0 -= 1;
+                buf[..3].copy_from_slice(b"abc");
+                Ok(3)
+            }
+        }
+        let mut b = Buffered::new(Failing(2));
+        assert_eq!(b.fill(100), b"abcabc");
+        assert_eq!(b.error.as_ref().unwrap().to_string(), "boom");
+    }
+
+    #[test]
+    fn header_ends_and_fields() {
+        assert_eq!(header_end(b"WARC/1.0\r\nA: b\r\n\r\nbody"), Some(18));
+        assert_eq!(header_end(b"WARC/0.18\nA: b\n\nbody"), Some(16));
+        assert_eq!(header_end(b"WARC/1.0\r\nA: b\r\n"), None);
+        let f = Fields::parse(
+            b"WARC/1.1\r\nwarc-type: Response\r\nWARC-Target-URI: <http://a/>\r\n\
+              X-Folded: a\r\n  b\r\nContent-Length: 12\r\nContent-Length: 13\r\n\r\n",
+        );
+        assert_eq!(f.version, "1.1");
+        assert_eq!(f.kind.as_deref(), Some("response"));
+        assert_eq!(f.target_uri.as_deref(), Some("http://a/"));
+        assert_eq!(f.content_length, Some(12));
+    }
+
+    #[test]
+    fn ids_are_unique_within_an_input() {
+        let mut input = record("response", "http://a/", b"HTTP/1.1 200 OK\r\n\r\nx");
+        input.extend(record("request", "http://a/", b"GET / HTTP/1.1\r\n\r\n"));
+        input.extend(
+            b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/\r\n\
+              WARC-Record-ID: <urn:uuid:1>\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
+        );
+        input.extend(
+            b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/\r\n\
+              WARC-Record-ID: <urn:uuid:1>\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
+        );
+        input.extend(record("response", "http://a/#urn:uuid:1", b""));
+        input.extend(record("metadata", "http://a/", b"x"));
+        let ids: Vec<String> =
+            read(&input).into_iter().map(|r| r.unwrap().warc.unwrap().id).collect();
+        assert_eq!(
+            ids,
+            [
+                "http://a/",
+                "t.warc#record-2",
+                "http://a/#urn:uuid:1",
+                "http://a/#record-4",
+                "http://a/#urn:uuid:1#record-5",
+                "t.warc#record-6"
+            ]
+        );
+    }
+
+    #[test]
+    fn chunked_bodies() {
+        assert_eq!(
+            dechunk(b"4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n"),
+            Some((b"Wikipedia".to_vec(), true))
+        );
+        assert_eq!(dechunk(b"4\r\nWiki\r\n5\r\npe"), Some((b"Wikipe".to_vec(), false)));
+        assert_eq!(dechunk(b"A\r\n0123"), Some((b"0123".to_vec(), false)));
+        // Not chunked: stored de-chunked by the crawler.
+        assert_eq!(dechunk(b"<html>"), None);
+        assert_eq!(dechunk(b"cafe\nbabe"), None);
+        assert_eq!(dechunk(b"2\r\nabc"), None);
+        assert_eq!(dechunk(b""), None);
+    }
+
+    #[test]
+    fn tlds() {
+        assert_eq!(tld("http://www.example.ru/a?b").as_deref(), Some("ru"));
+        assert_eq!(tld("https://user@Example.JP:8080/").as_deref(), Some("jp"));
+        assert_eq!(tld("http://example.com./").as_deref(), Some("com"));
+        assert_eq!(tld("http://192.168.0.1/"), None);
+        assert_eq!(tld("http://[::1]/"), None);
+        assert_eq!(tld("http://пример.рф/"), None);
+        assert_eq!(tld("no scheme"), None);
+    }
+
+    #[test]
+    fn content_types() {
+        assert_eq!(media_type(" Text/HTML; charset=UTF-8"), "text/html");
+        assert_eq!(charset_param("text/html; Charset=\"koi8-r\"").as_deref(), Some("koi8-r"));
+        assert_eq!(charset_param("text/html"), None);
+        assert_eq!(magic_type(b"\x89PNG\r\n\x1a\n...."), Some("image/png"));
+        assert_eq!(magic_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(magic_type(b"\0\0\0\x20ftypisom"), Some("video/mp4"));
+        assert_eq!(magic_type(b"<html>"), None);
+        assert!(looks_binary(b"abc\0def"));
+        assert!(!looks_binary("plain text\r\n\twith tabs\x1b$B".as_bytes()));
+        assert_eq!(classify("text/css", b"a{}", false), Err("not a document: text/css".into()));
+        assert_eq!(
+            classify("text/html", b"\xff\xd8\xff\xe0", false),
+            Err("binary payload: image/jpeg (declared text/html)".into())
+        );
+        assert_eq!(classify("", b"<!doctype html><p>x", false), Ok(Kind::Html));
+        assert_eq!(classify("application/octet-stream", b"words", false), Ok(Kind::Plain));
+        assert_eq!(
+            classify("application/pdf", b"x", false),
+            Err("binary payload: application/pdf".into())
+        );
+    }
+}
