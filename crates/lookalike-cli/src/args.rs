@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use lookalike::{Keep, Method, MinHashScheme, Segmentation, ShingleKind, Verify};
-use lookalike_io::Format;
+use lookalike_io::{Extract, Format};
 
 const DEDUP_EXAMPLES: &str = "\
 Examples:
@@ -45,6 +45,9 @@ pub enum Command {
     /// Find exact and near-duplicate documents (MinHash + LSH + verification).
     #[command(after_help = DEDUP_EXAMPLES)]
     Dedup(Box<DedupArgs>),
+    /// Print the text that `dedup` compares: HTML main content, WARC responses, charsets decoded.
+    #[command(after_help = crate::extract::EXTRACT_EXAMPLES)]
+    Extract(Box<crate::extract::ExtractArgs>),
     /// Show the LSH bands and rows chosen for a threshold and their S-curve.
     #[command(after_help = "Example:\n  lookalike params --threshold 0.8 --num-perm 128")]
     Params(ParamsArgs),
@@ -149,6 +152,11 @@ pub struct DedupArgs {
     /// input and files without a known extension.
     #[arg(long, value_parser = parse_format)]
     pub format: Option<Format>,
+    /// Text taken from HTML pages (files and WARC responses): main (the main content, menus and
+    /// footers removed; all visible text when none is found), text (all visible text) or none
+    /// (the markup as it is).
+    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE")]
+    pub extract: Extract,
 
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
@@ -198,6 +206,10 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
         return Err(format!("invalid size {s:?}"));
     }
     Ok((n * mult as f64) as usize)
+}
+
+pub(crate) fn parse_extract(s: &str) -> Result<Extract, String> {
+    s.parse()
 }
 
 pub(crate) fn parse_format(s: &str) -> Result<Format, String> {

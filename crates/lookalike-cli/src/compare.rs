@@ -395,6 +395,7 @@ fn read_options(args: &CompareArgs) -> ReadOptions {
         id_field: args.id_field.clone(),
         text_field: args.text_field.clone(),
         format: args.format,
+        ..ReadOptions::default()
     }
 }
 

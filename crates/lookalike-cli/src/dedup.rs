@@ -82,6 +82,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         id_field: args.id_field.clone(),
         text_field: args.text_field.clone(),
         format: args.format,
+        extract: args.extract,
     };
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
     let progress = Progress::new(args.quiet);
@@ -127,12 +128,12 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                 item.map(|rec| {
                     let decoded = lookalike_io::decode(&rec, &opts);
                     let (mut payload, mut lang) = (None, None);
-                    if let Decoded::Doc { doc, .. } = &decoded {
+                    if let Decoded::Doc { doc, title, .. } = &decoded {
                         if want_lang {
                             lang = lookalike::lang::detect(&doc.text).map(|d| d.code);
                         }
                         if want_payload {
-                            payload = Some(payload_of(&rec, doc, lang));
+                            payload = Some(payload_of(&rec, doc, title.as_deref(), lang));
                         }
                     }
                     DecodedRecord { decoded, payload, lang }
@@ -230,14 +231,15 @@ struct Outputs {
     stats: Option<Sink>,
 }
 
-/// The `--output` line of a document: the original record for JSONL, `{id, lang, text}`
-/// otherwise.
-fn payload_of(rec: &RawRecord, doc: &Document, lang: Option<&str>) -> Vec<u8> {
-    if rec.format == Format::Jsonl {
+/// The `--output` line of a document: the original record for JSONL and Parquet rows,
+/// `{id, title, lang, text}` otherwise.
+fn payload_of(rec: &RawRecord, doc: &Document, title: Option<&str>, lang: Option<&str>) -> Vec<u8> {
+    if matches!(rec.format, Format::Jsonl | Format::Parquet) {
         rec.bytes.clone()
     } else {
-        serde_json::to_vec(&serde_json::json!({"id": doc.id, "lang": lang, "text": doc.text}))
-            .unwrap_or_default()
+        let line =
+            serde_json::json!({"id": doc.id, "title": title, "lang": lang, "text": doc.text});
+        serde_json::to_vec(&line).unwrap_or_default()
     }
 }
 

@@ -437,6 +437,7 @@ fn run_pool(a: PoolArgs) -> Result<ExitCode> {
         id_field: a.id_field.clone(),
         text_field: a.text_field.clone(),
         format: a.format,
+        ..ReadOptions::default()
     };
     let judge = Judge::new(a.shingle, a.seed, a.threshold);
     let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();

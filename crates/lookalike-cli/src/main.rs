@@ -5,6 +5,7 @@ mod args;
 mod compare;
 mod dedup;
 mod eval;
+mod extract;
 mod output;
 mod params;
 mod summary;
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Dedup(args) => dedup::run(*args),
         Command::Params(args) => params::run(&args),
+        Command::Extract(args) => extract::run(&args),
         Command::Eval(args) => eval::run(*args),
         Command::Compare(args) => compare::run(*args),
     };

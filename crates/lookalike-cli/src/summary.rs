@@ -90,8 +90,11 @@ impl Summary {
         self.stats = outcome.stats.clone();
     }
 
+    /// Input errors, or skipped records other than WARC records that are not responses (those
+    /// are expected in every crawl file).
     pub fn has_problems(&self) -> bool {
-        !self.errors.is_empty() || !self.skipped.is_empty()
+        !self.errors.is_empty()
+            || self.skipped.keys().any(|class| !crate::extract::is_warc_record_type(class))
     }
 
     pub fn render(&self, dedup: &Dedup) -> String {

@@ -14,7 +14,8 @@ use serde_json::Value;
 use serde_json::error::Category;
 
 use crate::charset::{self, Kind};
-use crate::{Format, RawRecord, ReadOptions, html, warc};
+use crate::options::Extract;
+use crate::{Format, RawRecord, ReadOptions, extract_main, html, warc};
 
 /// The result of decoding one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +30,11 @@ pub enum Decoded {
         /// The charset the text was read in, by its WHATWG name (`UTF-8`, `windows-1251`,
         /// `Shift_JIS`, `GBK`, `UTF-16LE`, ...); `UTF-8` for JSONL.
         charset: &'static str,
+        /// The page's title, for HTML read with [`Extract::Main`] (it is not part of the text).
+        title: Option<String>,
+        /// How the text was obtained: `plain` (text, JSONL), `main` (main content), `text` (all
+        /// visible text, asked for or as the fallback of `main`) or `none` (markup as is).
+        extraction: &'static str,
     },
     /// The record holds no document; it must still be reported, with this reason.
     Skip {
@@ -63,15 +69,44 @@ pub enum Decoded {
 /// another id or URL is a full-layout copy); `raw_len` is the size of the record.
 pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     match rec.format {
-        Format::Text => whole_file(rec, charset::decode(&rec.bytes, Kind::Plain, None, None)),
+        Format::Text => {
+            let text = charset::decode(&rec.bytes, Kind::Plain, None, None);
+            whole_file(rec, text, HtmlText::plain())
+        }
         Format::Html => {
             let mut text = charset::decode(&rec.bytes, Kind::Html, None, None);
-            text.text = html::extract(&text.text);
-            whole_file(rec, text)
+            let page = html_text(std::mem::take(&mut text.text), opts.extract, None);
+            whole_file(rec, text, page)
         }
         // Parquet rows are handed over as JSON objects (see the `parquet` module).
         Format::Jsonl | Format::Parquet => decode_json(rec, opts),
-        Format::Warc => warc::decode(rec),
+        Format::Warc => warc::decode(rec, opts),
+    }
+}
+
+/// The text taken from a page, its title and how it was found.
+pub(crate) struct HtmlText {
+    pub(crate) text: String,
+    pub(crate) title: Option<String>,
+    pub(crate) extraction: &'static str,
+}
+
+impl HtmlText {
+    fn plain() -> HtmlText {
+        HtmlText { text: String::new(), title: None, extraction: "plain" }
+    }
+}
+
+/// The text of decoded HTML `markup` as `mode` asks; `url` (a WARC target URI) only helps the
+/// main-content extractor resolve links.
+pub(crate) fn html_text(markup: String, mode: Extract, url: Option<&str>) -> HtmlText {
+    match mode {
+        Extract::Main => {
+            let e = extract_main(&markup, url);
+            HtmlText { text: e.text, title: e.title, extraction: e.method.as_str() }
+        }
+        Extract::Text => HtmlText { text: html::extract(&markup), title: None, extraction: "text" },
+        Extract::None => HtmlText { text: markup, title: None, extraction: "none" },
     }
 }
 
@@ -83,14 +118,23 @@ fn position_id(rec: &RawRecord) -> String {
     }
 }
 
-fn whole_file(rec: &RawRecord, text: charset::Text) -> Decoded {
+/// A text or HTML file as one document: `page` holds the HTML's text, or is
+/// [`HtmlText::plain`] for a text file (whose text is `text`'s).
+fn whole_file(rec: &RawRecord, text: charset::Text, page: HtmlText) -> Decoded {
+    let body = if page.extraction == "plain" { text.text } else { page.text };
     let doc = Document {
         id: position_id(rec),
-        text: text.text,
+        text: body,
         raw_fingerprint: Some(raw_fingerprint(&rec.bytes)),
         raw_len: rec.bytes.len() as u64,
     };
-    Decoded::Doc { doc, warning: text.warning, charset: text.charset }
+    Decoded::Doc {
+        doc,
+        warning: text.warning,
+        charset: text.charset,
+        title: page.title,
+        extraction: page.extraction,
+    }
 }
 
 fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
@@ -119,6 +163,8 @@ fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
             },
             warning: None,
             charset: "UTF-8",
+            title: None,
+            extraction: "plain",
         },
         None => Decoded::Skip { id, reason: format!("no string field '{}'", opts.text_field) },
     }
@@ -294,7 +340,12 @@ mod tests {
 
     #[test]
     fn same_field_for_id_and_text() {
-        let opts = ReadOptions { id_field: "t".into(), text_field: "t".into(), format: None };
+        let opts = ReadOptions {
+            id_field: "t".into(),
+            text_field: "t".into(),
+            format: None,
+            ..ReadOptions::default()
+        };
         let d = doc(decode(&jsonl(r#"{"t":"same"}"#), &opts));
         assert_eq!((d.id.as_str(), d.text.as_str()), ("same", "same"));
     }
@@ -343,7 +394,7 @@ mod tests {
 
         let rec = RawRecord { format: Format::Html, bytes: b"<p>a\xFF</p>".to_vec(), ..rec };
         match decode(&rec, &opts) {
-            Decoded::Doc { doc, warning, charset } => {
+            Decoded::Doc { doc, warning, charset, .. } => {
                 assert_eq!((doc.text.as_str(), charset), ("a\u{FF}", "windows-1252"));
                 assert_eq!(warning.as_deref(), Some("charset detected: windows-1252"));
             }
@@ -353,7 +404,7 @@ mod tests {
         bytes.extend(b"\xFF</p>");
         let rec = RawRecord { bytes, ..rec };
         match decode(&rec, &opts) {
-            Decoded::Doc { doc, warning, charset } => {
+            Decoded::Doc { doc, warning, charset, .. } => {
                 assert_eq!(doc.text, "Всё в UTF-8, кроме одного байта: \u{FFFD}");
                 assert_eq!(charset, "UTF-8");
                 assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));

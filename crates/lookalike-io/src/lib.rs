@@ -14,7 +14,9 @@
 //!    or a [`Decoded::Skip`] with its reason (a WARC request record, an image, a 404 page...).
 //!    It is a pure function: decode on many threads while one thread reads.
 //!
-//! HTML becomes text with [`html_to_text`], a single pass of the html5ever tokenizer (no DOM).
+//! HTML becomes text by main-content extraction ([`extract_main`], the default: menus, footers
+//! and banners removed, title kept apart), or all visible text with [`html_to_text`] (a single
+//! pass of the html5ever tokenizer, no DOM), or the markup as it is: see [`Extract`].
 //! Charsets are found as browsers find them: byte order mark, HTTP `Content-Type` (WARC), a
 //! `<meta>` declaration in the first 2 KiB, then detection with `chardetng` (Firefox's
 //! detector) when the bytes are not UTF-8; plain text skips the `<meta>` step.
@@ -36,11 +38,12 @@
 //! let mut seen = Vec::new();
 //! for record in Reader::new(expanded.inputs, opts.clone()) {
 //!     match decode(&record?, &opts) {
+//!         Decoded::Doc { doc, title: Some(title), .. } => seen.push(format!("{title}: {}", doc.text)),
 //!         Decoded::Doc { doc, .. } => seen.push(doc.text),
 //!         Decoded::Skip { id, reason } => seen.push(format!("skipped {id}: {reason}")),
 //!     }
 //! }
-//! assert_eq!(seen, ["hello", "skipped 2: no string field 'text'", "T\nHi & bye"]);
+//! assert_eq!(seen, ["hello", "skipped 2: no string field 'text'", "T: Hi & bye"]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
@@ -67,7 +70,7 @@ pub use inputs::{Expanded, Input, expand_inputs};
 pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
 };
-pub use options::ReadOptions;
+pub use options::{Extract, ReadOptions};
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
 pub use warc::{WarcHeader, WarcReader};

@@ -13,10 +13,58 @@ pub struct ReadOptions {
     /// Read every input in this format instead of detecting it (default `None`: detect by
     /// extension for files, by content for stdin).
     pub format: Option<Format>,
+    /// What text is taken from HTML pages (HTML files and WARC responses); default the main
+    /// content.
+    pub extract: Extract,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { id_field: "id".to_owned(), text_field: "text".to_owned(), format: None }
+        ReadOptions {
+            id_field: "id".to_owned(),
+            text_field: "text".to_owned(),
+            format: None,
+            extract: Extract::default(),
+        }
+    }
+}
+
+/// What text is taken from an HTML page.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Extract {
+    /// The main content, boilerplate (menus, footers, banners) removed, with all visible text
+    /// as the fallback ([`crate::extract_main`]); the title is kept apart.
+    #[default]
+    Main,
+    /// All visible text ([`crate::html_to_text`]), title first.
+    Text,
+    /// The decoded markup as it is (compare layouts, not texts).
+    None,
+}
+
+impl Extract {
+    /// The name used on the command line: `main`, `text` or `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Extract::Main => "main",
+            Extract::Text => "text",
+            Extract::None => "none",
+        }
+    }
+}
+
+impl std::str::FromStr for Extract {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "main" => Ok(Extract::Main),
+            "text" => Ok(Extract::Text),
+            "none" => Ok(Extract::None),
+            _ => Err(format!("unknown extraction {s:?}: expected main, text or none")),
+        }
     }
 }

@@ -17,8 +17,9 @@ use lookalike::exact::raw_fingerprint;
 use memchr::memmem;
 
 use crate::charset::{self, Kind};
+use crate::decode::{HtmlText, html_text};
 use crate::reader::read_error_message;
-use crate::{Decoded, Format, InputError, MAX_RECORD_BYTES, RawRecord, html};
+use crate::{Decoded, Format, InputError, MAX_RECORD_BYTES, RawRecord, ReadOptions};
 
 /// The longest WARC header block read; a longer one is reported and skipped.
 const MAX_HEADER: usize = 32 << 10;
@@ -588,7 +589,7 @@ impl Fields {
 }
 
 /// Decodes a [`Format::Warc`] record (see the module docs).
-pub(crate) fn decode(rec: &RawRecord) -> Decoded {
+pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     let bare;
     let header = match rec.warc.as_deref() {
         Some(header) => header,
@@ -597,13 +598,13 @@ pub(crate) fn decode(rec: &RawRecord) -> Decoded {
             &bare
         }
     };
-    match payload(rec, header) {
+    match payload(rec, header, opts) {
         Ok(doc) => doc,
         Err(reason) => Decoded::Skip { id: header.id.clone(), reason },
     }
 }
 
-fn payload(rec: &RawRecord, header: &WarcHeader) -> Result<Decoded, String> {
+fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<Decoded, String> {
     if let Some(reason) = &header.skip {
         return Err(reason.clone());
     }
@@ -650,18 +651,24 @@ fn payload(rec: &RawRecord, header: &WarcHeader) -> Result<Decoded, String> {
     let tld = header.target_uri.as_deref().and_then(tld);
     let decoded = charset::decode(&body, kind, http_charset.as_deref(), tld.as_deref());
     warnings.extend(decoded.warning);
-    let text = match kind {
-        Kind::Html => html::extract(&decoded.text),
-        Kind::Plain => decoded.text,
+    let page = match kind {
+        Kind::Html => html_text(decoded.text, opts.extract, header.target_uri.as_deref()),
+        Kind::Plain => HtmlText { text: decoded.text, title: None, extraction: "plain" },
     };
     let doc = Document {
         id: header.id.clone(),
-        text,
+        text: page.text,
         raw_fingerprint: Some(raw_fingerprint(&body)),
         raw_len: rec.bytes.len() as u64,
     };
     let warning = (!warnings.is_empty()).then(|| warnings.join("; "));
-    Ok(Decoded::Doc { doc, warning, charset: decoded.charset })
+    Ok(Decoded::Doc {
+        doc,
+        warning,
+        charset: decoded.charset,
+        title: page.title,
+        extraction: page.extraction,
+    })
 }
 
 /// The parts of an HTTP response the decoder uses.

@@ -7,3 +7,4 @@ mod errors;
 mod eval;
 mod languages;
 mod params;
+mod web;

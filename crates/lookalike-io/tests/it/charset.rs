@@ -3,7 +3,7 @@
 //! `<meta http-equiv>`) or has to be detected, in HTML files, text files and WARC records.
 
 use encoding_rs::{EUC_JP, Encoding, GB18030, GBK, KOI8_R, SHIFT_JIS, WINDOWS_1251};
-use lookalike_io::{Decoded, Input, ReadOptions, Reader, decode, html_to_text};
+use lookalike_io::{Decoded, Input, Reader, decode, html_to_text};
 
 use crate::common::{decode_file_charset, write};
 
@@ -162,10 +162,10 @@ fn warc_records_with_http_charset_meta_or_nothing() {
         ));
     }
     let path = write(tmp.path(), "charsets.warc", &bytes);
-    let opts = ReadOptions::default();
+    let opts = crate::common::visible_text();
     let got: Vec<_> = Reader::new(vec![Input::Path(path)], opts.clone())
         .map(|r| match decode(&r.unwrap(), &opts) {
-            Decoded::Doc { doc, warning, charset } => (doc.id, doc.text, charset, warning),
+            Decoded::Doc { doc, warning, charset, .. } => (doc.id, doc.text, charset, warning),
             other => panic!("{other:?}"),
         })
         .collect();

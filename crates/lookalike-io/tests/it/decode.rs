@@ -20,11 +20,11 @@ fn jsonl_records_of_every_kind() {
     ];
     let path = write(tmp.path(), "mixed.ndjson", lines.join("\n"));
     let src = path.display().to_string();
-    let opts = ReadOptions::default();
+    let opts = crate::common::visible_text();
     let got: Vec<String> = read_paths(&[&path])
         .into_iter()
         .map(|r| match decode(&r.unwrap(), &opts) {
-            Decoded::Doc { doc, warning, charset } => {
+            Decoded::Doc { doc, warning, charset, .. } => {
                 assert!(warning.is_none());
                 assert_eq!(charset, "UTF-8");
                 format!("doc {} = {}", doc.id, doc.text)
@@ -49,7 +49,7 @@ fn jsonl_with_other_field_names() {
     let opts = ReadOptions {
         id_field: "url".into(),
         text_field: "content".into(),
-        ..ReadOptions::default()
+        ..crate::common::visible_text()
     };
     let records = read_paths(&[&path]);
     match decode(records[0].as_ref().unwrap(), &opts) {

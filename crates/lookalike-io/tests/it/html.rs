@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lookalike_io::{Decoded, ReadOptions, Reader, decode, html_to_text};
+use lookalike_io::{Decoded, Reader, decode, html_to_text};
 
 use crate::common::{decode_file, shared_data, write};
 
@@ -93,7 +93,7 @@ fn real_article_pages_contain_their_gold_text() {
     let expanded = lookalike_io::expand_inputs(&[pattern]).unwrap();
     assert!(expanded.inputs.len() >= 100, "{} pages", expanded.inputs.len());
 
-    let opts = ReadOptions::default();
+    let opts = crate::common::visible_text();
     let (mut checked, mut found, mut strong) = (0, 0, 0);
     let (mut runs_tried, mut runs_found) = (0, 0);
     let mut misses = Vec::new();

@@ -31,7 +31,12 @@ fn rows_of_every_row_group_become_documents_with_the_chosen_columns() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("corpus.parquet");
     write_parquet(&path, 2500, 1000);
-    let opts = ReadOptions { id_field: "url".into(), text_field: "content".into(), format: None };
+    let opts = ReadOptions {
+        id_field: "url".into(),
+        text_field: "content".into(),
+        format: None,
+        ..ReadOptions::default()
+    };
     let records: Vec<_> = Reader::new(vec![Input::Path(path)], opts.clone()).collect();
     assert_eq!(records.len(), 2500);
     let mut docs = 0;
@@ -61,7 +66,12 @@ fn integer_ids_missing_id_columns_and_missing_text_columns() {
     let path = tmp.path().join("c.pq");
     write_parquet(&path, 5, 2);
     let read = |id: &str, text: &str| -> Vec<_> {
-        let opts = ReadOptions { id_field: id.into(), text_field: text.into(), format: None };
+        let opts = ReadOptions {
+            id_field: id.into(),
+            text_field: text.into(),
+            format: None,
+            ..ReadOptions::default()
+        };
         Reader::new(vec![Input::Path(path.clone())], opts.clone())
             .map(|r| r.map(|rec| decode(&rec, &opts)))
             .collect()

@@ -40,7 +40,7 @@ fn gz_files_of_each_format() {
             (Format::Jsonl, Some(3)),
         ]
     );
-    let opts = ReadOptions::default();
+    let opts = crate::common::visible_text();
     let texts: Vec<String> = records
         .iter()
         .map(|r| match decode(r.as_ref().unwrap(), &opts) {
@@ -165,7 +165,7 @@ fn jsonl_blank_lines_are_not_records_but_count() {
 fn forced_format_overrides_the_extension() {
     let tmp = tempfile::tempdir().unwrap();
     let path = write(tmp.path(), "a.txt", "{\"text\":\"a\"}\n{\"text\":\"b\"}\n");
-    let opts = ReadOptions { format: Some(Format::Jsonl), ..ReadOptions::default() };
+    let opts = ReadOptions { format: Some(Format::Jsonl), ..crate::common::visible_text() };
     let records = read_all(vec![Input::Path(path.clone())], &opts);
     assert_eq!(records.len(), 2);
     // Unknown extensions read as text, not sniffed.

@@ -66,7 +66,7 @@ fn summarize(paths: &[&Path], opts: &ReadOptions, max: Option<u64>) -> Vec<Strin
 
 fn read_warc(dir: &Path, name: &str, bytes: &[u8]) -> (PathBuf, Vec<String>) {
     let path = write(dir, name, bytes);
-    let got = summarize(&[&path], &ReadOptions::default(), None);
+    let got = summarize(&[&path], &crate::common::visible_text(), None);
     (path, got)
 }
 
@@ -88,7 +88,7 @@ struct Sample {
 }
 
 fn read_sample(path: &Path) -> Sample {
-    let opts = ReadOptions::default();
+    let opts = crate::common::visible_text();
     let mut s = Sample { types: BTreeMap::new(), docs: vec![], skips: vec![], errors: 0 };
     for item in Reader::new(vec![Input::Path(path.to_path_buf())], opts.clone()) {
         let Ok(rec) = item else {
@@ -99,7 +99,7 @@ fn read_sample(path: &Path) -> Sample {
         let header = rec.warc.as_deref().unwrap();
         *s.types.entry(header.kind.clone()).or_default() += 1;
         match decode(&rec, &opts) {
-            Decoded::Doc { doc, warning, charset } => {
+            Decoded::Doc { doc, warning, charset, .. } => {
                 s.docs.push((doc.id, doc.text, charset, warning))
             }
             Decoded::Skip { id, reason } => s.skips.push((id, reason)),
@@ -461,12 +461,12 @@ fn oversized_records_are_skipped_without_being_buffered() {
     let path = write(tmp.path(), "big.warc", &bytes);
     let inputs = vec![Input::Path(path)];
     let records: Vec<_> =
-        Reader::new(inputs, ReadOptions::default()).with_max_record_bytes(500).collect();
+        Reader::new(inputs, crate::common::visible_text()).with_max_record_bytes(500).collect();
     let big = records[0].as_ref().unwrap();
     assert!(big.bytes.is_empty());
     let header = big.warc.as_deref().unwrap();
     assert!(header.length > 500);
-    match decode(big, &ReadOptions::default()) {
+    match decode(big, &crate::common::visible_text()) {
         Decoded::Skip { id, reason } => {
             assert_eq!(id, "http://big.example/");
             assert_eq!(
@@ -603,13 +603,15 @@ fn transfer_and_content_codings_are_undone() {
         .collect();
     assert_eq!(got, expected);
     // The raw fingerprint is of the decoded payload: the same page, however it was sent.
-    let fingerprints: Vec<_> =
-        Reader::new(vec![Input::Path(tmp.path().join("codings.warc"))], ReadOptions::default())
-            .map(|r| match decode(&r.unwrap(), &ReadOptions::default()) {
-                Decoded::Doc { doc, .. } => doc.raw_fingerprint,
-                other => panic!("{other:?}"),
-            })
-            .collect();
+    let fingerprints: Vec<_> = Reader::new(
+        vec![Input::Path(tmp.path().join("codings.warc"))],
+        crate::common::visible_text(),
+    )
+    .map(|r| match decode(&r.unwrap(), &crate::common::visible_text()) {
+        Decoded::Doc { doc, .. } => doc.raw_fingerprint,
+        other => panic!("{other:?}"),
+    })
+    .collect();
     assert!(fingerprints.iter().all(|f| *f == fingerprints[0]));
 }
 
@@ -637,7 +639,7 @@ fn broken_codings_keep_what_can_be_read() {
         &http("200 OK", &format!("{html}Transfer-Encoding: chunked\r\n"), &cut),
     ));
     let path = write(tmp.path(), "broken.warc", &bytes);
-    let opts = ReadOptions::default();
+    let opts = crate::common::visible_text();
     let decoded: Vec<Decoded> = Reader::new(vec![Input::Path(path)], opts.clone())
         .map(|r| decode(&r.unwrap(), &opts))
         .collect();
@@ -686,12 +688,12 @@ fn invalid_utf8_in_a_payload_is_detected_or_replaced() {
         &http("200 OK", "Content-Type: text/html\r\n", &mostly),
     ));
     let path = write(tmp.path(), "u.warc", &bytes);
-    let opts = ReadOptions::default();
+    let opts = crate::common::visible_text();
     let decoded: Vec<Decoded> = Reader::new(vec![Input::Path(path)], opts.clone())
         .map(|r| decode(&r.unwrap(), &opts))
         .collect();
     match &decoded[0] {
-        Decoded::Doc { doc, warning, charset } => {
+        Decoded::Doc { doc, warning, charset, .. } => {
             assert_eq!(
                 doc.text,
                 "Привет! Это страница на русском языке, без объявления кодировки."
@@ -702,7 +704,7 @@ fn invalid_utf8_in_a_payload_is_detected_or_replaced() {
         other => panic!("{other:?}"),
     }
     match &decoded[1] {
-        Decoded::Doc { doc, warning, charset } => {
+        Decoded::Doc { doc, warning, charset, .. } => {
             assert_eq!(doc.text, "Это UTF-8 с одним битым байтом: \u{FFFD}");
             assert_eq!(*charset, "UTF-8");
             assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
@@ -738,7 +740,7 @@ fn same_uri_twice_gets_distinct_stable_ids() {
     );
     // The same file read again gives the same ids; another file starts afresh.
     let copy = write(tmp.path(), "dup2.warc", &bytes);
-    let again = summarize(&[&path, &copy], &ReadOptions::default(), None);
+    let again = summarize(&[&path, &copy], &crate::common::visible_text(), None);
     assert_eq!(again[..4], got[..]);
     assert_eq!(again[4], "doc http://a/ [UTF-8]: x");
 }
@@ -763,8 +765,43 @@ fn warc_reader_works_on_any_stream() {
 fn forced_format_reads_a_warc_from_any_name() {
     let tmp = tempfile::tempdir().unwrap();
     let path = write(tmp.path(), "crawl.txt", small_warc());
-    let opts = ReadOptions { format: Some(Format::Warc), ..ReadOptions::default() };
+    let opts = ReadOptions { format: Some(Format::Warc), ..crate::common::visible_text() };
     assert_eq!(summarize(&[&path], &opts, None).len(), 5);
     // Without it, a .txt is text.
-    assert_eq!(summarize(&[&path], &ReadOptions::default(), None).len(), 1);
+    assert_eq!(summarize(&[&path], &crate::common::visible_text(), None).len(), 1);
+}
+
+/// With the default options (main content), real WARC pages lose their boilerplate: the text is
+/// shorter than all visible text, the title is kept apart, and nothing is lost (an empty main
+/// content falls back to the visible text).
+#[test]
+fn real_warc_pages_get_their_main_content_by_default() {
+    let Some(data) = shared_data() else { return };
+    let path =
+        data.join("warc-samples/CC-MAIN-20150226074105-00336-ip-10-28-5-156.ec2.internal.warc.gz");
+    let main_opts = ReadOptions::default();
+    let text_opts = crate::common::visible_text();
+    let (mut docs, mut shorter, mut titled, mut main) = (0, 0, 0, 0);
+    for rec in Reader::new(vec![Input::Path(path)], main_opts.clone()) {
+        let rec = rec.unwrap();
+        let (Decoded::Doc { doc, title, extraction, .. }, Decoded::Doc { doc: all, .. }) =
+            (decode(&rec, &main_opts), decode(&rec, &text_opts))
+        else {
+            continue;
+        };
+        docs += 1;
+        assert!(matches!(extraction, "main" | "text"), "{extraction}");
+        main += usize::from(extraction == "main");
+        titled += usize::from(title.is_some());
+        shorter += usize::from(doc.text.len() < all.text.len());
+        if let Some(t) = &title {
+            assert!(!doc.text.starts_with(t.as_str()) || doc.text.len() > t.len());
+        }
+    }
+    // 18 responses, of which 12 are 2xx HTML or text documents.
+    assert_eq!(docs, 12);
+    assert!(
+        main * 3 >= docs * 2 && titled * 3 >= docs * 2 && shorter * 3 >= docs * 2,
+        "of {docs}: main {main} titled {titled} shorter {shorter}"
+    );
 }

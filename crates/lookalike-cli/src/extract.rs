@@ -1,0 +1,172 @@
+//! `lookalike extract`: show the text that `dedup` compares, document by document.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use lookalike_io::{Decoded, Extract, Format, ReadOptions, Reader};
+use rayon::prelude::*;
+
+use crate::UsageError;
+use crate::args::{parse_extract, parse_format};
+use crate::output::Sink;
+
+pub const EXTRACT_EXAMPLES: &str = "\
+Examples:
+  # The main content of a saved page, as dedup compares it
+  lookalike extract page.html
+
+  # Every response of a crawl file, one JSON line each (id, title, lang, charset, text)
+  lookalike extract crawl.warc.gz --jsonl > pages.jsonl
+
+  # All visible text instead of the main content
+  lookalike extract page.html --extract text";
+
+/// `lookalike extract`.
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// Files, directories, glob patterns, or - for standard input (as for `dedup`).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// One JSON line per document: id, title, lang, charset, extraction, text (skipped records
+    /// too, with their reason).
+    #[arg(long)]
+    pub jsonl: bool,
+    /// Text taken from HTML pages: main, text or none (see `dedup --help`).
+    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE")]
+    pub extract: Extract,
+    /// JSONL field holding the document id.
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// JSONL field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Input format (default: by extension, or by content).
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+    /// Write to FILE instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<String>,
+}
+
+/// Skips of WARC records that are not responses (requests, metadata, warcinfo): expected, so not
+/// printed one by one in text mode (they are counted).
+pub fn is_warc_record_type(reason: &str) -> bool {
+    reason.starts_with("WARC ") && reason.ends_with(" record")
+}
+
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lang: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    charset: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extraction: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<&'a str>,
+}
+
+pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
+    let expanded =
+        lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    let opts = ReadOptions {
+        id_field: args.id_field.clone(),
+        text_field: args.text_field.clone(),
+        format: args.format,
+        extract: args.extract,
+    };
+    let mut out = Sink::open(args.output.as_deref().unwrap_or("-"))?;
+    let name = out.name();
+    let (mut docs, mut skipped, mut errors) = (0u64, 0u64, 0u64);
+    let mut reader = Reader::new(expanded.inputs, opts.clone());
+    loop {
+        // Batches keep the order and let extraction (the costly part) run on every core.
+        let batch: Vec<_> = reader.by_ref().take(256).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let decoded: Vec<_> = batch
+            .into_par_iter()
+            .map(|item| {
+                item.map(|rec| {
+                    let d = lookalike_io::decode(&rec, &opts);
+                    let lang = match &d {
+                        Decoded::Doc { doc, .. } => {
+                            lookalike::lang::detect(&doc.text).map(|l| l.code)
+                        }
+                        Decoded::Skip { .. } => None,
+                    };
+                    (d, lang)
+                })
+            })
+            .collect();
+        for item in decoded {
+            match item {
+                Err(e) => {
+                    errors += 1;
+                    eprintln!("lookalike: warning: {e}");
+                }
+                Ok((Decoded::Skip { id, reason }, _)) => {
+                    skipped += 1;
+                    if args.jsonl {
+                        let line = Line {
+                            id: &id,
+                            title: None,
+                            lang: None,
+                            charset: None,
+                            extraction: None,
+                            text: None,
+                            skipped: Some(&reason),
+                        };
+                        serde_json::to_writer(&mut out, &line)?;
+                        out.write_all(b"\n")?;
+                    } else if !is_warc_record_type(&reason) {
+                        eprintln!("lookalike: skipped {id}: {reason}");
+                    }
+                }
+                Ok((Decoded::Doc { doc, title, charset, extraction, warning }, lang)) => {
+                    docs += 1;
+                    if let Some(w) = warning {
+                        eprintln!("lookalike: warning: {}: {w}", doc.id);
+                    }
+                    if args.jsonl {
+                        let line = Line {
+                            id: &doc.id,
+                            title: title.as_deref(),
+                            lang,
+                            charset: Some(charset),
+                            extraction: Some(extraction),
+                            text: Some(&doc.text),
+                            skipped: None,
+                        };
+                        serde_json::to_writer(&mut out, &line)?;
+                        out.write_all(b"\n")?;
+                    } else {
+                        writeln!(out, "==> {} <==", doc.id)?;
+                        if let Some(t) = &title {
+                            writeln!(out, "title: {t}")?;
+                        }
+                        writeln!(
+                            out,
+                            "lang: {}  charset: {charset}  extraction: {extraction}",
+                            lang.unwrap_or("?")
+                        )?;
+                        writeln!(out)?;
+                        writeln!(out, "{}", doc.text.trim_end())?;
+                        writeln!(out)?;
+                    }
+                }
+            }
+        }
+    }
+    out.commit().with_context(|| format!("cannot write {name}"))?;
+    eprintln!("lookalike: extracted {docs} documents; skipped {skipped}; input errors {errors}");
+    Ok(ExitCode::SUCCESS)
+}
