@@ -15,7 +15,7 @@ use serde_json::error::Category;
 
 use crate::charset::{self, Kind};
 use crate::options::Extract;
-use crate::{Format, RawRecord, ReadOptions, extract_main, html, warc};
+use crate::{Format, MAX_MAIN_CONTENT_BYTES, RawRecord, ReadOptions, extract_main, html, warc};
 
 /// The result of decoding one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,11 +89,13 @@ pub(crate) struct HtmlText {
     pub(crate) text: String,
     pub(crate) title: Option<String>,
     pub(crate) extraction: &'static str,
+    /// Why main-content extraction was not attempted, when it was asked for.
+    pub(crate) warning: Option<String>,
 }
 
 impl HtmlText {
     fn plain() -> HtmlText {
-        HtmlText { text: String::new(), title: None, extraction: "plain" }
+        HtmlText { text: String::new(), title: None, extraction: "plain", warning: None }
     }
 }
 
@@ -102,11 +104,23 @@ impl HtmlText {
 pub(crate) fn html_text(markup: String, mode: Extract, url: Option<&str>) -> HtmlText {
     match mode {
         Extract::Main => {
+            let warning = (markup.len() > MAX_MAIN_CONTENT_BYTES).then(|| {
+                format!(
+                    "page of {:.1} MB: all visible text used (main-content extraction stops at {} MiB)",
+                    markup.len() as f64 / 1e6,
+                    MAX_MAIN_CONTENT_BYTES >> 20
+                )
+            });
             let e = extract_main(&markup, url);
-            HtmlText { text: e.text, title: e.title, extraction: e.method.as_str() }
+            HtmlText { text: e.text, title: e.title, extraction: e.method.as_str(), warning }
         }
-        Extract::Text => HtmlText { text: html::extract(&markup), title: None, extraction: "text" },
-        Extract::None => HtmlText { text: markup, title: None, extraction: "none" },
+        Extract::Text => HtmlText {
+            text: html::extract(&markup),
+            title: None,
+            extraction: "text",
+            warning: None,
+        },
+        Extract::None => HtmlText { text: markup, title: None, extraction: "none", warning: None },
     }
 }
 
@@ -128,9 +142,13 @@ fn whole_file(rec: &RawRecord, text: charset::Text, page: HtmlText) -> Decoded {
         raw_fingerprint: Some(raw_fingerprint(&rec.bytes)),
         raw_len: rec.bytes.len() as u64,
     };
+    let warning = match (text.warning, page.warning) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
     Decoded::Doc {
         doc,
-        warning: text.warning,
+        warning,
         charset: text.charset,
         title: page.title,
         extraction: page.extraction,

@@ -653,8 +653,11 @@ fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<D
     warnings.extend(decoded.warning);
     let page = match kind {
         Kind::Html => html_text(decoded.text, opts.extract, header.target_uri.as_deref()),
-        Kind::Plain => HtmlText { text: decoded.text, title: None, extraction: "plain" },
+        Kind::Plain => {
+            HtmlText { text: decoded.text, title: None, extraction: "plain", warning: None }
+        }
     };
+    warnings.extend(page.warning);
     let doc = Document {
         id: header.id.clone(),
         text: page.text,

@@ -69,3 +69,17 @@ fn warc_samples_dedup_end_to_end() {
     assert!(out.contains("\"title\""));
     assert!(report.contains("WARC request record"));
 }
+
+/// A huge page (here 20 MB; the same path serves 100 MB pages) is not lost: its visible text is
+/// compared, and the summary says why main-content extraction was not used.
+#[test]
+fn huge_pages_are_kept_with_a_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let para = format!("<p>{}</p>\n", words(5, 40));
+    let big = format!("<title>Big</title>{}", para.repeat(20_000_000 / para.len()));
+    write(tmp.path(), "big.html", big.as_bytes());
+    let o = run(&["dedup", "big.html", "--report", "-"], None, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(r#""status":"kept""#), "{}", stdout(&o));
+    assert!(stderr(&o).contains("all visible text used"), "{}", stderr(&o));
+}
