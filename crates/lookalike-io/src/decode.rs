@@ -106,7 +106,8 @@ pub(crate) fn html_text(markup: String, mode: Extract, url: Option<&str>) -> Htm
         Extract::Main => {
             let warning = (markup.len() > MAX_MAIN_CONTENT_BYTES).then(|| {
                 format!(
-                    "page of {:.1} MB: all visible text used (main-content extraction stops at {} MiB)",
+                    "main content not extracted: page of {:.1} MB is above the {} MiB limit, all \
+                     visible text used",
                     markup.len() as f64 / 1e6,
                     MAX_MAIN_CONTENT_BYTES >> 20
                 )
