@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use lookalike::{Keep, Method, MinHashScheme, Segmentation, ShingleKind, Verify};
-use lookalike_io::{Extract, Format};
+use lookalike_io::{Extract, Format, ReadOptions};
 
 const DEDUP_EXAMPLES: &str = "\
 Examples:
@@ -141,22 +141,8 @@ pub struct DedupArgs {
     #[arg(long, value_name = "FILE")]
     pub stats: Option<String>,
 
-    /// JSONL field holding the document id (absent: file:line).
-    #[arg(long, default_value = "id")]
-    pub id_field: String,
-    /// JSONL field holding the text.
-    #[arg(long, default_value = "text")]
-    pub text_field: String,
-    /// Input format: text, html, jsonl, warc or parquet; by default from the extension (.txt,
-    /// .html, .jsonl, .warc, each optionally .gz; .parquet), and from the content for standard
-    /// input and files without a known extension.
-    #[arg(long, value_parser = parse_format)]
-    pub format: Option<Format>,
-    /// Text taken from HTML pages (files and WARC responses): main (the main content, menus and
-    /// footers removed; all visible text when none is found), text (all visible text) or none
-    /// (the markup as it is).
-    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE")]
-    pub extract: Extract,
+    #[command(flatten)]
+    pub input: InputArgs,
 
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
@@ -174,6 +160,70 @@ pub struct DedupArgs {
     /// No summary and no progress on stderr (errors are still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// How inputs are read and turned into documents; shared by every subcommand that reads a
+/// corpus.
+#[derive(Debug, Args, Clone)]
+pub struct InputArgs {
+    /// JSONL/Parquet field holding the document id (absent: file:line).
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// JSONL/Parquet field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Input format: text, html, jsonl, warc or parquet; by default from the extension (.txt,
+    /// .html, .jsonl, .warc, each optionally .gz; .parquet), and from the content for standard
+    /// input and files without a known extension.
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+    /// Text taken from HTML pages (files and WARC responses): main (the main content, menus and
+    /// footers removed; all visible text when none is found), text (all visible text) or none
+    /// (the markup as it is).
+    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE")]
+    pub extract: Extract,
+}
+
+impl InputArgs {
+    /// The reader's options.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            id_field: self.id_field.clone(),
+            text_field: self.text_field.clone(),
+            format: self.format,
+            extract: self.extract,
+        }
+    }
+
+    /// The same settings as `dedup` arguments, for child processes.
+    pub fn to_cli_args(&self) -> Vec<String> {
+        let mut v = vec![
+            "--id-field".to_owned(),
+            self.id_field.clone(),
+            "--text-field".to_owned(),
+            self.text_field.clone(),
+            "--extract".to_owned(),
+            self.extract.name().to_owned(),
+        ];
+        if let Some(f) = self.format {
+            v.extend(["--format".to_owned(), f.name().to_owned()]);
+        }
+        v
+    }
+}
+
+/// Sets the number of worker threads of the global pool (`--threads`).
+pub fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(crate::UsageError("--threads must be at least 1".into()).into());
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
+    }
+    Ok(())
 }
 
 /// `lookalike params`.

@@ -12,14 +12,12 @@ use lookalike::{Method, MinHashScheme, ShingleKind, Verify};
 use lookalike_eval::judge::Judge;
 use lookalike_eval::metrics::{PairScore, overlaps, pair_score, relation_ari};
 use lookalike_eval::relation::{Ids, Relation, read_pairs};
-use lookalike_io::{Format, ReadOptions};
+use lookalike_io::ReadOptions;
 use serde::Deserialize;
 
 use crate::UsageError;
-use crate::args::{SketchArgs, parse_format, parse_shingle};
-use crate::eval::{
-    check_threshold, fmt4, judge_pool, overlaps_json, pool_json, read_gold, set_threads,
-};
+use crate::args::{InputArgs, SketchArgs, parse_shingle, set_threads};
+use crate::eval::{check_threshold, fmt4, judge_pool, overlaps_json, pool_json, read_gold};
 use crate::output::Sink;
 
 pub const COMPARE_EXAMPLES: &str = "\
@@ -74,15 +72,8 @@ pub struct CompareArgs {
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
 
-    /// JSONL field holding the document id (absent: file:line).
-    #[arg(long, default_value = "id")]
-    pub id_field: String,
-    /// JSONL field holding the text.
-    #[arg(long, default_value = "text")]
-    pub text_field: String,
-    /// Input format (default: from the extension).
-    #[arg(long, value_parser = parse_format)]
-    pub format: Option<Format>,
+    #[command(flatten)]
+    pub input: InputArgs,
 
     /// Gold standard: pairs TSV (label or similarity) or clusters JSONL, as for `eval --gold`.
     /// Without it, quality is measured against the judged pool of all methods' pairs.
@@ -391,12 +382,7 @@ fn select_runs(wanted: &[String]) -> Result<Vec<MethodRun>> {
 }
 
 fn read_options(args: &CompareArgs) -> ReadOptions {
-    ReadOptions {
-        id_field: args.id_field.clone(),
-        text_field: args.text_field.clone(),
-        format: args.format,
-        ..ReadOptions::default()
-    }
+    args.input.read_options()
 }
 
 /// The `dedup` options every run shares.
@@ -415,16 +401,10 @@ fn common_args(args: &CompareArgs) -> Vec<String> {
         args.shingle.to_string(),
         "--seed".into(),
         args.seed.to_string(),
-        "--id-field".into(),
-        args.id_field.clone(),
-        "--text-field".into(),
-        args.text_field.clone(),
     ];
+    v.extend(args.input.to_cli_args());
     if let (Some(b), Some(r)) = (s.bands, s.rows) {
         v.extend(["--bands".into(), b.to_string(), "--rows".into(), r.to_string()]);
-    }
-    if let Some(f) = args.format {
-        v.extend(["--format".into(), f.name().to_owned()]);
     }
     if let Some(t) = args.threads {
         v.extend(["--threads".into(), t.to_string()]);

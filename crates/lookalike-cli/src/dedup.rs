@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lookalike::{Dedup, Document};
-use lookalike_io::{Decoded, Format, InputError, RawRecord, ReadOptions, Reader};
+use lookalike_io::{Decoded, Format, InputError, RawRecord, Reader};
 use rayon::prelude::*;
 
 use crate::UsageError;
@@ -22,15 +22,7 @@ const BATCH_BYTES: usize = 8 << 20;
 
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    if let Some(n) = args.threads {
-        if n == 0 {
-            return Err(UsageError("--threads must be at least 1".into()).into());
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .context("cannot start the worker threads")?;
-    }
+    crate::args::set_threads(args.threads)?;
     let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report, &args.stats]
         .iter()
         .filter(|t| t.as_deref() == Some("-"))
@@ -78,12 +70,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         stats: args.stats.as_deref().map(Sink::open).transpose()?,
     };
 
-    let opts = ReadOptions {
-        id_field: args.id_field.clone(),
-        text_field: args.text_field.clone(),
-        format: args.format,
-        extract: args.extract,
-    };
+    let opts = args.input.read_options();
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
     let progress = Progress::new(args.quiet);
 

@@ -14,12 +14,12 @@ use lookalike::ShingleKind;
 use lookalike_eval::judge::{Judge, Judgement, MAX_POOL_RUNS, PairPool, PoolReport};
 use lookalike_eval::metrics::{ClusterStats, PairScore, pair_score, relation_ari};
 use lookalike_eval::relation::{DupFile, EPS, Ids, PairFile, PairValue, Relation, read_dup_file};
-use lookalike_io::{Decoded, Format, RawRecord, ReadOptions, Reader};
+use lookalike_io::{Decoded, RawRecord, ReadOptions, Reader};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::UsageError;
-use crate::args::{parse_format, parse_shingle};
+use crate::args::{InputArgs, parse_shingle, set_threads};
 use crate::output::Sink;
 
 pub const EVAL_EXAMPLES: &str = "\
@@ -147,15 +147,8 @@ pub struct PoolArgs {
     /// Seed of the shingle hashes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// JSONL field holding the document id (absent: file:line).
-    #[arg(long, default_value = "id")]
-    pub id_field: String,
-    /// JSONL field holding the text.
-    #[arg(long, default_value = "text")]
-    pub text_field: String,
-    /// Input format (default: from the extension, or the content for standard input).
-    #[arg(long, value_parser = parse_format)]
-    pub format: Option<Format>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Write every pooled pair with its judgement as TSV to FILE (- for stdout).
     #[arg(long, value_name = "FILE")]
     pub pool_out: Option<String>,
@@ -433,12 +426,7 @@ fn run_pool(a: PoolArgs) -> Result<ExitCode> {
         }
     }
     let pool_out = a.pool_out.as_deref().map(Sink::open).transpose()?;
-    let opts = ReadOptions {
-        id_field: a.id_field.clone(),
-        text_field: a.text_field.clone(),
-        format: a.format,
-        ..ReadOptions::default()
-    };
+    let opts = a.input.read_options();
     let judge = Judge::new(a.shingle, a.seed, a.threshold);
     let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
     let (pool, judged, report) = judge_pool(&runs, &judge, &a.corpus, &opts, &ids, a.quiet)?;
@@ -545,19 +533,6 @@ pub(crate) fn load_texts(
         eprintln!("lookalike: warning: {errors} inputs could not be read");
     }
     Ok(texts)
-}
-
-pub(crate) fn set_threads(threads: Option<usize>) -> Result<()> {
-    if let Some(n) = threads {
-        if n == 0 {
-            return Err(UsageError("--threads must be at least 1".into()).into());
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .context("cannot start the worker threads")?;
-    }
-    Ok(())
 }
 
 /// `id1 id2 shingle_jaccard char_resemblance duplicate found_by`, one line per pooled pair.

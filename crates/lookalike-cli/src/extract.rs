@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use lookalike_io::{Decoded, Extract, Format, ReadOptions, Reader};
+use lookalike_io::{Decoded, Reader};
 use rayon::prelude::*;
 
 use crate::UsageError;
-use crate::args::{parse_extract, parse_format};
+use crate::args::InputArgs;
 use crate::output::Sink;
 
 pub const EXTRACT_EXAMPLES: &str = "\
@@ -33,18 +33,8 @@ pub struct ExtractArgs {
     /// too, with their reason).
     #[arg(long)]
     pub jsonl: bool,
-    /// Text taken from HTML pages: main, text or none (see `dedup --help`).
-    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE")]
-    pub extract: Extract,
-    /// JSONL field holding the document id.
-    #[arg(long, default_value = "id")]
-    pub id_field: String,
-    /// JSONL field holding the text.
-    #[arg(long, default_value = "text")]
-    pub text_field: String,
-    /// Input format (default: by extension, or by content).
-    #[arg(long, value_parser = parse_format)]
-    pub format: Option<Format>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Write to FILE instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<String>,
@@ -76,12 +66,7 @@ struct Line<'a> {
 pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let expanded =
         lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
-    let opts = ReadOptions {
-        id_field: args.id_field.clone(),
-        text_field: args.text_field.clone(),
-        format: args.format,
-        extract: args.extract,
-    };
+    let opts = args.input.read_options();
     let mut out = Sink::open(args.output.as_deref().unwrap_or("-"))?;
     let name = out.name();
     let (mut docs, mut skipped, mut errors) = (0u64, 0u64, 0u64);
