@@ -72,7 +72,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
 
     let opts = args.input.read_options();
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
-    let progress = Progress::new(args.quiet);
+    let progress = Progress::new(args.quiet, known_input_bytes(&expanded.inputs));
 
     let (tx, rx) = crossbeam_channel::bounded::<Vec<Result<RawRecord, InputError>>>(2);
     let reader = Reader::new(expanded.inputs, opts.clone());
@@ -235,13 +235,35 @@ struct Progress {
     bar: ProgressBar,
 }
 
+/// Total size of the inputs when it predicts the bytes read: uncompressed files only (a `.gz`,
+/// stdin or a Parquet file reads more or fewer bytes than it holds).
+fn known_input_bytes(inputs: &[lookalike_io::Input]) -> Option<u64> {
+    let mut total = 0;
+    for input in inputs {
+        let lookalike_io::Input::Path(path) = input else { return None };
+        let name = path.to_string_lossy().to_ascii_lowercase();
+        if name.ends_with(".gz") || name.ends_with(".parquet") || name.ends_with(".pq") {
+            return None;
+        }
+        total += std::fs::metadata(path).ok()?.len();
+    }
+    (total > 0).then_some(total)
+}
+
 impl Progress {
-    fn new(quiet: bool) -> Self {
+    /// A bar over `total` bytes when the input size is known, a spinner otherwise; drawn only
+    /// when stderr is a terminal.
+    fn new(quiet: bool, total: Option<u64>) -> Self {
         let target =
             if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
-        let bar = ProgressBar::with_draw_target(None, target);
+        let bar = ProgressBar::with_draw_target(total, target);
+        let template = if total.is_some() {
+            "{spinner} [{elapsed}] {wide_bar} {bytes}/{total_bytes} (eta {eta}) {msg}"
+        } else {
+            "{spinner} [{elapsed}] {msg}"
+        };
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed}] {msg}")
+            ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
         bar.enable_steady_tick(Duration::from_millis(120));
@@ -251,7 +273,10 @@ impl Progress {
     fn reading(&self, docs: u64, bytes: u64, elapsed: Duration) {
         let mb = bytes as f64 / 1e6;
         let rate = mb / elapsed.as_secs_f64().max(1e-9);
-        self.bar.set_message(format!("read {docs} documents, {mb:.1} MB ({rate:.1} MB/s)"));
+        if let Some(len) = self.bar.length() {
+            self.bar.set_position(bytes.min(len));
+        }
+        self.bar.set_message(format!("{docs} documents, {mb:.1} MB ({rate:.1} MB/s)"));
     }
 
     fn phase(&self, phase: &str) {
