@@ -102,11 +102,19 @@ impl Summary {
         let st = &self.stats;
         let secs = self.total_time.as_secs_f64().max(1e-9);
         let mb = self.bytes as f64 / 1e6;
-        let skipped: u64 = self.skipped.values().map(|r| r.count).sum();
+        // WARC records that are not responses (requests, metadata, ...) are records, not
+        // documents: counted apart.
+        let warc_other: u64 = self
+            .skipped
+            .iter()
+            .filter(|(class, _)| crate::extract::is_warc_record_type(class))
+            .map(|(_, r)| r.count)
+            .sum();
+        let skipped: u64 = self.skipped.values().map(|r| r.count).sum::<u64>() - warc_other;
         let _ = writeln!(
             s,
             "lookalike: {} documents ({mb:.1} MB) from {} input{} in {secs:.2} s: {:.1} MB/s, {:.0} docs/s, {} thread{}",
-            self.records + self.skipped_by_reader(),
+            self.records + self.skipped_by_reader() - warc_other,
             self.inputs,
             if self.inputs == 1 { "" } else { "s" },
             mb / secs,
@@ -119,6 +127,22 @@ impl Summary {
                 s,
                 "  files ignored (not text, HTML or JSON Lines by name or content): {}",
                 self.ignored
+            );
+        }
+        if warc_other > 0 {
+            let kinds: Vec<String> = self
+                .skipped
+                .iter()
+                .filter(|(class, _)| crate::extract::is_warc_record_type(class))
+                .map(|(class, r)| {
+                    let kind = class.trim_start_matches("WARC ").trim_end_matches(" record");
+                    format!("{} {kind}", r.count)
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  WARC records other than responses: {warc_other} ({})",
+                kinds.join(", ")
             );
         }
         let _ = writeln!(
@@ -174,6 +198,9 @@ impl Summary {
         );
         for (title, map) in [("skipped", &self.skipped), ("warning", &self.warnings)] {
             for (class, r) in map {
+                if title == "skipped" && crate::extract::is_warc_record_type(class) {
+                    continue;
+                }
                 let _ = writeln!(s, "  {title}: {class}: {}", r.count);
                 for e in &r.examples {
                     let _ = writeln!(s, "    e.g. {e}");
