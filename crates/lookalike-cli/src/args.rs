@@ -20,12 +20,19 @@ Examples:
   # Globs, character shingles for short texts, every document's fate in a report
   lookalike dedup 'notes/**/*.txt' --shingle chars:5 --report report.jsonl
 
+  # A crawl: WARC response records, main content of each page (menus and footers removed)
+  lookalike dedup crawl.warc.gz --pairs pairs.tsv --output unique.jsonl
+
+  # A Parquet export with its own column names
+  lookalike dedup part-0000.parquet --id-field url --text-field content --pairs -
+
 Outputs:
   --pairs     TSV, one line per verified pair: id1<TAB>id2<TAB>similarity (id1 first in input
               order). Exact copies appear as (first copy, later copy, 1.000000).
   --clusters  JSONL, one line per group of duplicates: the representative and every member
               with its similarity to the representative and how it matched.
-  --output    JSONL, the kept documents (JSONL inputs: the original record; files: {id, text}).
+  --output    JSONL, the kept documents (JSONL and Parquet inputs: the original record; files and
+              WARC responses: {id, title, lang, text}).
   --report    JSONL, one line per input document: kept, duplicate (of whom, how similar) or
               skipped (why).
   A summary goes to stderr. Exit codes: 0 done, 1 failure, 2 bad usage.";
