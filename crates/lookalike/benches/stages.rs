@@ -1,4 +1,5 @@
-//! Stage micro-benchmarks: normalize+tokenize, shingling, MinHash (both schemes), LSH banding.
+//! Stage micro-benchmarks: normalize+tokenize, shingling, MinHash (both schemes), LSH banding,
+//! SimHash (fingerprints and Hamming candidates by permuted tables).
 //!
 //! The text is generated (a fixed pseudo-random mix of English and Russian words, plus a Chinese
 //! variant) so the benchmark runs anywhere; throughput is reported in bytes of text.
@@ -10,6 +11,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use lookalike::candidates::{LshParams, band_candidates};
 use lookalike::features::ShingleScratch;
 use lookalike::normalize::{NormalizedText, normalize_into};
+use lookalike::simhash::{SimHasher, TableConfig, hamming_candidates};
 use lookalike::{MinHashScheme, MinHasher, ShingleKind, Shingler};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -148,5 +150,44 @@ fn bench_lsh(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_tokenize, bench_shingles, bench_minhash, bench_lsh);
+fn bench_simhash(c: &mut Criterion) {
+    let h = SimHasher::new(1);
+    let mut s = 5u64;
+    let mut next = || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s ^ (s >> 29)
+    };
+    let features: Vec<(u64, f64)> = (0..2000).map(|i| (next(), f64::from(1 + i % 7))).collect();
+    let mut g = c.benchmark_group("simhash");
+    g.throughput(Throughput::Elements(features.len() as u64));
+    g.bench_function("fingerprint/2000 features", |b| {
+        b.iter(|| h.fingerprint(black_box(&features)))
+    });
+    // 100k random fingerprints, every tenth a copy of the previous one with 0..=3 bits flipped.
+    let docs = 100_000usize;
+    let mut fps: Vec<u64> = Vec::with_capacity(docs);
+    for d in 0..docs {
+        let fp = if d % 10 == 9 {
+            let mut fp = fps[d - 1];
+            for _ in 0..d % 4 {
+                fp ^= 1 << (next() % 64);
+            }
+            fp
+        } else {
+            next()
+        };
+        fps.push(fp);
+    }
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(docs as u64));
+    for blocks in [4, 6] {
+        let cfg = TableConfig::new(blocks, 3).expect("valid configuration");
+        g.bench_function(format!("hamming_candidates/100k/k=3/{blocks} blocks"), |b| {
+            b.iter(|| hamming_candidates(black_box(&fps), 3, cfg).len())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_tokenize, bench_shingles, bench_minhash, bench_lsh, bench_simhash);
 criterion_main!(benches);

@@ -33,6 +33,7 @@ pub mod lang;
 pub mod method;
 pub mod normalize;
 pub mod pipeline;
+pub mod simhash;
 pub mod sketch;
 pub mod spill;
 pub mod verify;
