@@ -24,6 +24,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod broder;
 pub mod candidates;
 pub mod cluster;
 pub mod document;
@@ -33,9 +34,11 @@ pub mod lang;
 pub mod method;
 pub mod normalize;
 pub mod pipeline;
+pub mod sampling;
 pub mod simhash;
 pub mod sketch;
 pub mod spill;
+pub mod supershingles;
 pub mod verify;
 
 pub use candidates::{CandidateStats, ErrorWeights, LshParams};
