@@ -154,7 +154,12 @@ struct NeedsNfkc;
 /// space U+3000. Full-width ASCII (U+FF01–U+FF5E) is not stable but is mapped by the scanner
 /// itself, see [`fullwidth_to_ascii`].
 fn nfkc_stable(c: char) -> bool {
-    matches!(c as u32,
+    let u = c as u32;
+    // The bulk of non-ASCII text first: basic Cyrillic letters and CJK ideographs.
+    if (0x0410..=0x044F).contains(&u) || (0x4E00..=0x9FFF).contains(&u) {
+        return true;
+    }
+    matches!(u,
         0x00A0..=0x00A7 | 0x00A9 | 0x00AB..=0x00AE | 0x00B0 | 0x00B1 | 0x00B6 | 0x00B7 | 0x00BB
         | 0x00BF..=0x00FF
         | 0x0100..=0x0131 | 0x0134..=0x013E | 0x0141..=0x0148 | 0x014A..=0x017E
