@@ -39,6 +39,8 @@ pub mod simhash;
 pub mod sketch;
 pub mod spill;
 pub mod supershingles;
+#[cfg(test)]
+mod testutil;
 pub mod verify;
 
 pub use candidates::{CandidateStats, ErrorWeights, LshParams};

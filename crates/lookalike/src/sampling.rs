@@ -136,27 +136,9 @@ impl MinSketch {
 mod tests {
     use super::*;
     use crate::sketch::splitmix64;
+    use crate::testutil::{overlapping_pair, random_set};
     use crate::verify::{containment, jaccard};
     use std::collections::BTreeSet;
-
-    fn random_set(state: &mut u64, n: usize) -> Vec<u64> {
-        let mut v: Vec<u64> = (0..n).map(|_| splitmix64(state)).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-
-    /// Two sets sharing `common` elements, with `only_a` and `only_b` private ones.
-    fn pair(state: &mut u64, common: usize, only_a: usize, only_b: usize) -> (Vec<u64>, Vec<u64>) {
-        let c = random_set(state, common);
-        let mut a = c.clone();
-        a.extend(random_set(state, only_a));
-        let mut b = c;
-        b.extend(random_set(state, only_b));
-        a.sort_unstable();
-        b.sort_unstable();
-        (a, b)
-    }
 
     /// The paper's MIN-s estimator spelled out with sets.
     fn min_s_reference(a: &[u64], b: &[u64], s: usize) -> f64 {
@@ -234,7 +216,7 @@ mod tests {
         let mut st = 21;
         let m = ModSketch::new(1, 9);
         for (c, oa, ob) in [(100, 50, 20), (0, 10, 10), (30, 0, 70), (5, 5, 5)] {
-            let (a, b) = pair(&mut st, c, oa, ob);
+            let (a, b) = overlapping_pair(&mut st, c, oa, ob);
             let (ma, mb) = (m.sketch(&a), m.sketch(&b));
             assert_eq!(ma.len(), a.len());
             assert_eq!(ModSketch::resemblance(&ma, &mb), jaccard(&a, &b));
@@ -247,7 +229,7 @@ mod tests {
     fn min_s_is_exact_when_s_covers_the_union() {
         let mut st = 22;
         for (c, oa, ob) in [(100, 50, 20), (0, 10, 10), (30, 0, 70), (5, 5, 5)] {
-            let (a, b) = pair(&mut st, c, oa, ob);
+            let (a, b) = overlapping_pair(&mut st, c, oa, ob);
             let union = c + oa + ob;
             for s in [union, union + 1, 4 * union] {
                 let m = MinSketch::new(s, 3);
@@ -266,7 +248,7 @@ mod tests {
         for (c, oa, ob) in [(600, 200, 200), (300, 600, 100), (900, 50, 50), (200, 400, 400)] {
             let (mut mod_r, mut mod_c, mut min_r, mut abs_min) = (0.0, 0.0, 0.0, 0.0);
             for t in 0..trials {
-                let (a, b) = pair(&mut st, c, oa, ob);
+                let (a, b) = overlapping_pair(&mut st, c, oa, ob);
                 let (j, cont) = (jaccard(&a, &b), containment(&a, &b));
                 let ms = ModSketch::new(16, t);
                 let (ma, mb) = (ms.sketch(&a), ms.sketch(&b));

@@ -173,26 +173,8 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::{overlapping_pair, random_set};
     use crate::verify::jaccard;
-
-    fn random_set(state: &mut u64, n: usize) -> Vec<u64> {
-        let mut v: Vec<u64> = (0..n).map(|_| splitmix64(state)).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-
-    /// Two sets with a known Jaccard: `common` shared elements, `only` private ones each.
-    fn pair_with_overlap(state: &mut u64, common: usize, only: usize) -> (Vec<u64>, Vec<u64>) {
-        let c = random_set(state, common);
-        let mut a = c.clone();
-        a.extend(random_set(state, only));
-        let mut b = c;
-        b.extend(random_set(state, only));
-        a.sort_unstable();
-        b.sort_unstable();
-        (a, b)
-    }
 
     #[test]
     fn equal_sets_equal_signatures_for_both_schemes() {
@@ -220,7 +202,7 @@ mod tests {
                 let mut signed = 0.0;
                 let trials = 40;
                 for _ in 0..trials {
-                    let (a, b) = pair_with_overlap(&mut st, common, only);
+                    let (a, b) = overlapping_pair(&mut st, common, only, only);
                     let j = jaccard(&a, &b);
                     let e = estimate_jaccard(&h.sketch(&a), &h.sketch(&b));
                     err_sum += (e - j).abs();
@@ -238,7 +220,7 @@ mod tests {
     fn densification_handles_sets_smaller_than_the_signature() {
         let h = MinHasher::new(128, MinHashScheme::OnePermutation, 9);
         let mut st = 11;
-        let (a, b) = pair_with_overlap(&mut st, 10, 10); // J = 1/3, 30 elements for 128 bins
+        let (a, b) = overlapping_pair(&mut st, 10, 10, 10); // J = 1/3, 30 elements for 128 bins
         let sa = h.sketch(&a);
         assert!(sa.iter().all(|&v| v != EMPTY));
         let e = estimate_jaccard(&sa, &h.sketch(&b));
