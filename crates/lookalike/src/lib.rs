@@ -27,17 +27,23 @@
 pub mod broder;
 pub mod candidates;
 pub mod cluster;
+pub mod collection;
 pub mod document;
 pub mod exact;
 pub mod features;
+pub mod imatch;
 pub mod lang;
+pub mod lexsig;
 pub mod method;
 pub mod normalize;
+pub mod partitioned;
 pub mod pipeline;
+pub mod refwords;
 pub mod sampling;
 pub mod simhash;
 pub mod sketch;
 pub mod spill;
+pub mod spotsigs;
 pub mod supershingles;
 #[cfg(test)]
 mod testutil;
