@@ -55,8 +55,9 @@ pub enum Command {
     /// Print the text that `dedup` compares: HTML main content, WARC responses, charsets decoded.
     #[command(after_help = crate::extract::EXTRACT_EXAMPLES)]
     Extract(Box<crate::extract::ExtractArgs>),
-    /// Show the LSH bands and rows chosen for a threshold and their S-curve.
-    #[command(after_help = "Example:\n  lookalike params --threshold 0.8 --num-perm 128")]
+    /// Show a method's candidate S-curve: LSH bands and rows for a threshold, super-shingles, or
+    /// SimHash tables.
+    #[command(after_help = crate::params::PARAMS_EXAMPLES)]
     Params(ParamsArgs),
     /// Score found duplicates against a gold standard (pair precision, recall, F1, adjusted Rand
     /// index, cluster sizes), or several runs against a pool of their pairs judged by text
@@ -98,13 +99,20 @@ pub struct DedupArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
-    /// Method: minhash (MinHash signatures, LSH banding, verification) or exact (exact copies
-    /// only: same bytes or same normalized text).
-    #[arg(long, short = 'm', value_enum, default_value = "minhash")]
-    pub method: Method,
+    /// Method (default minhash; mod-m with --measure containment). Syntactic family:
+    /// minhash (MinHash signatures, LSH banding), supershingles (groups of min-hashes hashed to
+    /// super-shingles, matched in pairs as mega-shingles), mod-m and min-s (shingle samples),
+    /// broder (Broder's sort-based collection algorithm, in bounded memory), simhash (64-bit
+    /// fingerprints, Hamming distance ≤ --max-distance); exact (exact copies only: same bytes or
+    /// same normalized text). Every method's candidates are checked as --verify says.
+    #[arg(long, short = 'm', value_enum)]
+    pub method: Option<Method>,
 
     #[command(flatten)]
     pub sketch: SketchArgs,
+
+    #[command(flatten)]
+    pub methods: crate::method_args::MethodArgs,
 
     /// Shingles compared: words:N (N consecutive words) or chars:N (N consecutive characters).
     /// In Chinese, Japanese, Thai and other scripts without spaces every character is a word.
@@ -121,13 +129,15 @@ pub struct DedupArgs {
     /// Seed of all hashes (same seed, same input, same options: byte-identical output).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// How candidate pairs are checked: exact (Jaccard of the shingle sets) or estimate
-    /// (fraction of equal MinHash values).
+    /// How candidate pairs are checked: exact (Jaccard or containment of the shingle sets) or
+    /// estimate (the method's own decision: fraction of equal MinHash values, the sample
+    /// estimators, Broder's count over sketch size, SimHash distance ≤ K).
     #[arg(long, value_enum, default_value = "exact")]
     pub verify: Verify,
-    /// Which document of a cluster is kept: the first in input order or the longest.
-    #[arg(long, value_enum, default_value = "first")]
-    pub keep: Keep,
+    /// Which document of a cluster is kept: the first in input order (default) or the longest
+    /// (default with --measure containment).
+    #[arg(long, value_enum)]
+    pub keep: Option<Keep>,
     /// LSH buckets larger than this are compared against a few anchors instead of all pairs.
     #[arg(long, default_value_t = lookalike::candidates::DEFAULT_MAX_BUCKET)]
     pub max_bucket: usize,
@@ -241,6 +251,8 @@ pub struct ParamsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub curve: crate::params::CurveArgs,
 }
 
 pub(crate) fn parse_shingle(s: &str) -> Result<ShingleKind, String> {

@@ -110,23 +110,27 @@ fn value_name<T: ValueEnum>(v: &T) -> Option<String> {
     v.to_possible_value().map(|p| p.get_name().to_owned())
 }
 
-/// Every run `compare` knows: each method of [`Method::ALL`] with its defaults and, for methods
-/// that use MinHash, one run per non-default [`Verify`] mode and [`MinHashScheme`]. Methods and
+/// Every run `compare` knows: each method of [`Method::ALL`] with its defaults, each but `exact`
+/// also with every non-default [`Verify`] mode, and MinHash with every [`MinHashScheme`]. Methods and
 /// modes added to the library join by themselves.
 pub fn method_runs() -> Vec<MethodRun> {
     let mut runs = Vec::new();
     for &m in Method::ALL {
         let base = vec!["--method".to_owned(), m.name().to_owned()];
         runs.push(MethodRun { label: m.name().to_owned(), args: base.clone() });
-        if !m.uses_minhash() {
+        if m == Method::Exact {
             continue;
         }
+        // Every method also alone (its own decision instead of exact verification); MinHash
+        // also with its other schemes.
+        let schemes: &[MinHashScheme] =
+            if m == Method::MinHash { MinHashScheme::value_variants() } else { &[] };
         let variants = Verify::value_variants()
             .iter()
             .filter(|&&v| v != Verify::default())
             .filter_map(|v| value_name(v).map(|n| ("--verify", n)))
             .chain(
-                MinHashScheme::value_variants()
+                schemes
                     .iter()
                     .filter(|&&s| s != MinHashScheme::default())
                     .filter_map(|s| value_name(s).map(|n| ("--minhash", n))),

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lookalike::{Dedup, Document};
+use lookalike::{Dedup, Document, Keep, Measure, Method};
 use lookalike_io::{Decoded, Format, InputError, RawRecord, Reader};
 use rayon::prelude::*;
 
@@ -34,8 +34,19 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         .into());
     }
     let lsh = params::lsh_params(&args.sketch)?;
+    let measure = args.methods.measure;
+    let method = args.method.unwrap_or(if measure == Measure::Containment {
+        Method::ModM
+    } else {
+        Method::default()
+    });
+    let keep = args.keep.unwrap_or(if measure == Measure::Containment {
+        Keep::Longest
+    } else {
+        Keep::default()
+    });
     let dedup = Dedup::builder()
-        .method(args.method)
+        .method(method)
         .shingle(args.shingle)
         .segmentation(args.cjk)
         .num_perm(args.sketch.num_perm)
@@ -45,7 +56,12 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         .lsh(Some(lsh))
         .weights(params::weights(&args.sketch))
         .verify(args.verify)
-        .keep(args.keep)
+        .keep(keep)
+        .measure(measure)
+        .sample(args.methods.sample)
+        .supershingles(args.methods.supershingles())
+        .max_docs_per_shingle(args.methods.max_docs_per_shingle)
+        .simhash(args.methods.simhash())
         .max_bucket(args.max_bucket)
         .spill_dir(args.spill_dir.clone())
         .memory(args.memory)

@@ -6,6 +6,7 @@ mod compare;
 mod dedup;
 mod eval;
 mod extract;
+mod method_args;
 mod output;
 mod params;
 mod summary;

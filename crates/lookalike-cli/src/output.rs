@@ -7,7 +7,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use lookalike::{DedupOutcome, DocStatus};
+use lookalike::{Contained, DedupOutcome, DocStatus};
 
 /// Where one output goes.
 pub enum Sink {
@@ -120,14 +120,19 @@ fn tsv_escape(id: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// `id1<TAB>id2<TAB>similarity`, one line per verified pair.
+/// `id1<TAB>id2<TAB>similarity`, one line per verified pair. Containment pairs are written
+/// contained-first: `A<TAB>B<TAB>c(A,B)` means A ⊂ B with containment c(A, B) = |A∩B|/|A|.
 pub fn write_pairs(out: &mut impl Write, outcome: &DedupOutcome) -> io::Result<()> {
     for p in &outcome.pairs {
+        let (first, second) = match p.contained {
+            Some(Contained::BInA) => (p.b, p.a),
+            _ => (p.a, p.b),
+        };
         writeln!(
             out,
             "{}\t{}\t{:.6}",
-            tsv_escape(&outcome.ids[p.a as usize]),
-            tsv_escape(&outcome.ids[p.b as usize]),
+            tsv_escape(&outcome.ids[first as usize]),
+            tsv_escape(&outcome.ids[second as usize]),
             p.similarity
         )?;
     }

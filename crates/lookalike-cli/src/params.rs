@@ -1,13 +1,173 @@
-//! `lookalike params`: the LSH setting for a threshold and its S-curve.
+//! `lookalike params`: the candidate S-curve of a method. For MinHash, the LSH bands and rows
+//! chosen for a threshold; for super-shingles, their shape; for SimHash, the permuted-table
+//! layout for a Hamming distance. Each curve is P(two documents become candidates) as a function
+//! of their similarity.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use clap::{Args, ValueEnum};
+use lookalike::simhash::{BITS, DEFAULT_MAX_DISTANCE, MAX_TABLES, TableConfig};
+use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
 use lookalike::{ErrorWeights, LshParams};
 
 use crate::UsageError;
 use crate::args::{ParamsArgs, SketchArgs};
+
+/// The `--help` examples of `lookalike params`.
+pub const PARAMS_EXAMPLES: &str = "\
+Examples:
+  # MinHash: the LSH bands and rows for a threshold, and their S-curve
+  lookalike params --threshold 0.8 --num-perm 128
+
+  # Super-shingles: 84 min-hashes in 6 groups of 14, candidates sharing 2 of 6 (mega-shingles)
+  lookalike params --method supershingles --super-hashes 84 --super-groups 6 --super-mode pairs
+
+  # SimHash: the permuted tables for Hamming distance 3, laid out for 10 million documents
+  lookalike params --method simhash --max-distance 3 --docs 10000000
+
+The curves are exact for independent coordinates (MinHash values, super-shingle groups) and for
+random-hyperplane SimHash; real hashes come close. --json prints the same figures as JSON.";
+
+/// Largest `--super-hashes`: keeps the mega-shingle count and the exponents of the curve small.
+const MAX_SUPER_HASHES: usize = 1 << 16;
+
+/// Which candidate curve `params` shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum CurveMethod {
+    /// MinHash signatures grouped by LSH bands.
+    #[default]
+    Minhash,
+    /// Super-shingles (or mega-shingles: pairs of them) from MinHash signatures.
+    Supershingles,
+    /// 64-bit SimHash fingerprints within a Hamming distance, found by permuted tables.
+    Simhash,
+}
+
+/// Options of `params` that pick the method and its shape (besides the MinHash ones).
+#[derive(Debug, Args, Clone)]
+pub struct CurveArgs {
+    /// Method whose candidate curve is shown.
+    #[arg(long, short = 'm', value_enum, default_value = "minhash")]
+    pub method: CurveMethod,
+    /// Collection size: with --method simhash, the table layout is chosen for N documents
+    /// (default: Manku's minimal layout of k + 1 blocks).
+    #[arg(long, value_name = "N")]
+    pub docs: Option<usize>,
+    #[command(flatten)]
+    pub supers: SuperShingleArgs,
+    #[command(flatten)]
+    pub simhash: SimHashArgs,
+}
+
+/// The shape of super-shingles (`--super-*`).
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Super-shingles (--method supershingles)")]
+pub struct SuperShingleArgs {
+    /// Min-hash values per document that are cut into super-shingles [default: 84].
+    #[arg(long, value_name = "N")]
+    pub super_hashes: Option<usize>,
+    /// Super-shingles per document, each hashing super-hashes / super-groups consecutive values
+    /// (the rest unused) [default: 6].
+    #[arg(long, value_name = "G")]
+    pub super_groups: Option<usize>,
+    /// Which keys make two documents candidates [default: pairs].
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub super_mode: Option<SuperShingleMode>,
+}
+
+impl SuperShingleArgs {
+    /// Whether any `--super-*` option was given.
+    pub fn given(&self) -> bool {
+        self.super_hashes.is_some() || self.super_groups.is_some() || self.super_mode.is_some()
+    }
+
+    /// The configuration, defaults filled in (84 values, 6 groups, pairs), checked.
+    pub fn config(&self) -> Result<SuperShingleConfig> {
+        let default = SuperShingleConfig::default();
+        let minhashes = self.super_hashes.unwrap_or(default.minhashes);
+        let groups = self.super_groups.unwrap_or(default.groups);
+        let mode = self.super_mode.unwrap_or(default.mode);
+        if minhashes == 0 || minhashes > MAX_SUPER_HASHES {
+            return Err(UsageError(format!(
+                "--super-hashes {minhashes} must be between 1 and {MAX_SUPER_HASHES}"
+            ))
+            .into());
+        }
+        if groups == 0 || groups > minhashes {
+            return Err(UsageError(format!(
+                "--super-groups {groups} must be between 1 and --super-hashes {minhashes}"
+            ))
+            .into());
+        }
+        let cfg = SuperShingleConfig { minhashes, groups, per_group: minhashes / groups, mode };
+        cfg.validate().map_err(|e| UsageError(format!("--super-groups {groups}: {e}")))?;
+        Ok(cfg)
+    }
+}
+
+/// The Hamming distance and table layout of SimHash (`--max-distance`, `--simhash-blocks`).
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "SimHash (--method simhash)")]
+pub struct SimHashArgs {
+    /// Largest Hamming distance k between 64-bit fingerprints of near-duplicates [default: 3].
+    #[arg(long, value_name = "K")]
+    pub max_distance: Option<u32>,
+    /// Blocks the 64 bits are cut into, one table per choice of k blocks left out of the key
+    /// (C(blocks, k) tables) [default: chosen from k, and from --docs when given].
+    #[arg(long, value_name = "B")]
+    pub simhash_blocks: Option<usize>,
+}
+
+impl SimHashArgs {
+    /// Whether `--max-distance` or `--simhash-blocks` was given.
+    pub fn given(&self) -> bool {
+        self.max_distance.is_some() || self.simhash_blocks.is_some()
+    }
+
+    /// The Hamming distance k, checked (0 ≤ k < 64).
+    pub fn distance(&self) -> Result<u32> {
+        let k = self.max_distance.unwrap_or(DEFAULT_MAX_DISTANCE);
+        if k >= BITS {
+            return Err(UsageError(format!(
+                "--max-distance {k} must be less than the {BITS} bits of a fingerprint"
+            ))
+            .into());
+        }
+        Ok(k)
+    }
+
+    /// The table layout for distance `k`: the given blocks, the best for `docs` documents, or
+    /// Manku's minimal k + 1 blocks.
+    pub fn tables(&self, k: u32, docs: Option<usize>) -> Result<(TableConfig, Layout)> {
+        let (cfg, layout) = match (self.simhash_blocks, docs) {
+            (Some(b), _) => (TableConfig::new(b, k), Layout::Given),
+            (None, Some(n)) => (TableConfig::for_collection(k, n), Layout::Collection(n)),
+            (None, None) => (TableConfig::for_distance(k), Layout::Minimal),
+        };
+        match cfg {
+            Some(cfg) => Ok((cfg, layout)),
+            None => Err(UsageError(format!(
+                "no table layout for distance {k}{}: blocks must be between k + 1 and {BITS}, \
+                 with at most {MAX_TABLES} tables C(blocks, k)",
+                self.simhash_blocks.map(|b| format!(" with {b} blocks")).unwrap_or_default()
+            ))
+            .into()),
+        }
+    }
+}
+
+/// Where a SimHash table layout came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `--simhash-blocks`.
+    Given,
+    /// Chosen for a collection of this many documents.
+    Collection(usize),
+    /// Manku's minimal layout, k + 1 blocks.
+    Minimal,
+}
 
 /// Resolves the LSH parameters from the arguments (given, or optimal for the threshold).
 pub fn lsh_params(args: &SketchArgs) -> Result<LshParams> {
@@ -37,14 +197,54 @@ pub fn weights(args: &SketchArgs) -> ErrorWeights {
     ErrorWeights { false_positive: args.fp_weight, false_negative: args.fn_weight }
 }
 
+/// Runs `lookalike params`: prints the curve of the chosen method (stdout), as a table or JSON.
 pub fn run(args: &ParamsArgs) -> Result<ExitCode> {
+    let curve = &args.curve;
+    // Options of another method would be silently ignored: say so instead.
+    let misplaced = match curve.method {
+        CurveMethod::Minhash if curve.supers.given() => Some("the --super-* options"),
+        CurveMethod::Minhash | CurveMethod::Supershingles if curve.simhash.given() => {
+            Some("--max-distance and --simhash-blocks")
+        }
+        CurveMethod::Minhash | CurveMethod::Supershingles if curve.docs.is_some() => Some("--docs"),
+        CurveMethod::Supershingles | CurveMethod::Simhash if args.sketch.bands.is_some() => {
+            Some("--bands and --rows")
+        }
+        CurveMethod::Simhash if curve.supers.given() => Some("the --super-* options"),
+        _ => None,
+    };
+    if let Some(opts) = misplaced {
+        let method = curve.method.to_possible_value().map(|v| v.get_name().to_owned());
+        return Err(UsageError(format!(
+            "{opts} cannot be used with --method {}",
+            method.unwrap_or_default()
+        ))
+        .into());
+    }
+    let result = match curve.method {
+        CurveMethod::Minhash => run_minhash(args),
+        CurveMethod::Supershingles => run_supershingles(args),
+        CurveMethod::Simhash => run_simhash(args),
+    };
+    // `lookalike params | head` is not a failure.
+    match result {
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(ExitCode::SUCCESS)
+        }
+        other => other,
+    }
+}
+
+fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
     let p = lsh_params(&args.sketch)?;
     let t = args.sketch.threshold;
     let chosen = if args.sketch.bands.is_some() { "given" } else { "chosen" };
     let fp = p.false_positive_area(t);
     let fn_ = p.false_negative_area(t);
-    let curve: Vec<(f64, f64)> =
-        (0..=20).map(|i| i as f64 / 20.0).map(|s| (s, p.probability(s))).collect();
+    let curve: Vec<(f64, f64)> = similarity_grid().map(|s| (s, p.probability(s))).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
         let json = serde_json::json!({
@@ -79,13 +279,287 @@ pub fn run(args: &ParamsArgs) -> Result<ExitCode> {
     writeln!(out)?;
     writeln!(out, "similarity  P(candidate)")?;
     for (s, pr) in curve {
-        let bar = "#".repeat((pr * 40.0).round() as usize);
-        writeln!(out, "      {s:.2}  {pr:.4}  {bar}")?;
+        writeln!(out, "      {s:.2}  {pr:.4}  {}", bar(pr))?;
     }
-    for s in [t - 0.1, t - 0.05, t, t + 0.05, t + 0.1] {
-        if (0.0..=1.0).contains(&s) {
-            writeln!(out, "at s = {s:.2}: {:.4}", p.probability(s))?;
-        }
+    for s in around(t) {
+        writeln!(out, "at s = {s:.2}: {:.4}", p.probability(s))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_supershingles(args: &ParamsArgs) -> Result<ExitCode> {
+    let cfg = args.curve.supers.config()?;
+    let t = args.sketch.threshold;
+    if !(t > 0.0 && t <= 1.0) {
+        return Err(UsageError(format!("--threshold {t} is not in (0, 1]")).into());
+    }
+    let prob = |s: f64| match_probability(s, &cfg);
+    // One super-shingle matches when all its values do.
+    let one = |s: f64| s.powi(cfg.per_group as i32);
+    let (g, r) = (cfg.groups, cfg.per_group);
+    // At most 2^16 groups, so g(g − 1)/2 fits in u64 (and in usize).
+    let keys = match cfg.mode {
+        SuperShingleMode::Single => g as u64,
+        SuperShingleMode::Pairs => g as u64 * (g as u64 - 1) / 2,
+    };
+    let (mode, need) = match cfg.mode {
+        SuperShingleMode::Pairs => ("pairs", 2),
+        SuperShingleMode::Single => ("single", 1),
+    };
+    let half = crossing(&prob, 0.0, 1.0);
+    let curve: Vec<(f64, f64, f64)> = similarity_grid().map(|s| (s, prob(s), one(s))).collect();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let json = serde_json::json!({
+            "method": "supershingles",
+            "threshold": t,
+            "minhashes": cfg.minhashes,
+            "groups": g,
+            "per_group": r,
+            "mode": mode,
+            "keys_per_doc": keys,
+            "half_at": half,
+            "at_threshold": around(t).map(|s| serde_json::json!({"similarity": s, "probability": prob(s)})).collect::<Vec<_>>(),
+            "s_curve": curve.iter().map(|&(s, pr, q)| serde_json::json!({"similarity": s, "probability": pr, "super_shingle_probability": q})).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let unused = cfg.minhashes - g * r;
+    write!(out, "super-shingles: {} min-hashes, {g} groups of {r} values", cfg.minhashes)?;
+    if unused > 0 {
+        write!(out, " ({unused} unused)")?;
+    }
+    match cfg.mode {
+        SuperShingleMode::Pairs => {
+            writeln!(out, ", pairs mode")?;
+            writeln!(
+                out,
+                "{keys} mega-shingles per document: candidates share at least 2 of {g} super-shingles"
+            )?;
+        }
+        SuperShingleMode::Single => {
+            writeln!(out, ", single mode")?;
+            writeln!(out, "{keys} super-shingles per document: candidates share at least 1")?;
+        }
+    }
+    writeln!(out, "P(one super-shingle equal) = q = s^{r}")?;
+    match cfg.mode {
+        SuperShingleMode::Pairs => writeln!(
+            out,
+            "P(candidate) = P(at least {need} of {g} equal) = 1 - (1 - q)^{g} - {g}·q·(1 - q)^{}",
+            g - 1
+        )?,
+        SuperShingleMode::Single => {
+            writeln!(out, "P(candidate) = P(at least {need} of {g} equal) = 1 - (1 - q)^{g}")?
+        }
+    }
+    match half {
+        Some(h) => writeln!(out, "P(candidate) = 0.5 at s = {h:.4}")?,
+        None => writeln!(out, "P(candidate) does not reach 0.5 below s = 1")?,
+    }
+    writeln!(out)?;
+    writeln!(out, "similarity  P(candidate)  P(super-shingle)")?;
+    for (s, pr, q) in curve {
+        let line = format!("      {s:.2}  {pr:.4}        {q:.4}  {}", bar(pr));
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    for s in around(t) {
+        writeln!(out, "at s = {s:.2}: {:.4}", prob(s))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_simhash(args: &ParamsArgs) -> Result<ExitCode> {
+    let k = args.curve.simhash.distance()?;
+    let (tables, layout) = args.curve.simhash.tables(k, args.curve.docs)?;
+    let (key_min, key_max) = key_bits(tables.blocks(), k);
+    let prob = |c: f64| hamming_probability(c, k);
+    let half = crossing(&prob, -1.0, 1.0);
+    let expected_at = (std::f64::consts::PI * f64::from(k) / f64::from(BITS)).cos();
+    let curve: Vec<(f64, f64)> = COSINE_GRID.iter().map(|&c| (c, prob(c))).collect();
+    // Pairs of unrelated fingerprints that share a key by chance, per table: n²/2 pairs, each
+    // agreeing on a key of b bits with probability 2^-b (the narrowest key counts).
+    let chance = args.curve.docs.map(|n| {
+        let n = n as f64;
+        n * n / 2.0 * 2f64.powi(-(key_min as i32))
+    });
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let json = serde_json::json!({
+            "method": "simhash",
+            "bits": BITS,
+            "distance": k,
+            "blocks": tables.blocks(),
+            "tables": tables.tables(),
+            "key_bits": {"min": key_min, "max": key_max},
+            "layout": match layout {
+                Layout::Given => "given",
+                Layout::Collection(_) => "collection",
+                Layout::Minimal => "minimal",
+            },
+            "docs": args.curve.docs,
+            "chance_collisions_per_table": chance,
+            "half_at": half,
+            "cosine_at_distance": expected_at,
+            "curve": curve.iter().map(|&(c, pr)| serde_json::json!({"cosine": c, "probability": pr})).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let keys =
+        if key_min == key_max { format!("{key_min}") } else { format!("{key_min}-{key_max}") };
+    writeln!(
+        out,
+        "simhash: {BITS} bits, Hamming distance k = {k}: {} blocks, {} tables, keys of {keys} bits",
+        tables.blocks(),
+        tables.tables(),
+    )?;
+    match layout {
+        Layout::Given => writeln!(out, "table layout: given (--simhash-blocks)")?,
+        Layout::Collection(n) => writeln!(
+            out,
+            "table layout: chosen for {n} documents (about {:.0} chance key collisions per table)",
+            chance.unwrap_or_default()
+        )?,
+        Layout::Minimal => writeln!(
+            out,
+            "table layout: Manku's minimal, k + 1 blocks (--docs N: chosen for N documents)"
+        )?,
+    }
+    writeln!(
+        out,
+        "P(candidate) = P(Hamming <= {k}) = Σ_(h <= {k}) C({BITS},h) θ^h (1 - θ)^({BITS} - h), \
+         θ = arccos(cos)/π"
+    )?;
+    match half {
+        Some(h) => writeln!(out, "P(candidate) = 0.5 at cos = {h:.4}")?,
+        None => writeln!(out, "P(candidate) does not reach 0.5")?,
+    }
+    writeln!(out)?;
+    writeln!(out, "    cosine  P(candidate)")?;
+    for (c, pr) in curve {
+        let line = format!("     {c:>5.3}  {pr:.4}  {}", bar(pr));
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    writeln!(
+        out,
+        "at cos = {expected_at:.4} (angle π·{k}/{BITS}, expected distance {k}): {:.4}",
+        prob(expected_at)
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The similarity grid of the MinHash and super-shingle curves: 0, 0.05, …, 1.
+fn similarity_grid() -> impl Iterator<Item = f64> {
+    (0..=20).map(|i| i as f64 / 20.0)
+}
+
+/// Cosine similarities of the SimHash curve: coarse far from 1, fine near it, where the curves
+/// of small distances rise.
+const COSINE_GRID: &[f64] = &[
+    0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.985,
+    0.99, 0.995, 0.998, 1.0,
+];
+
+/// The similarities around a threshold whose probabilities are printed.
+fn around(t: f64) -> impl Iterator<Item = f64> {
+    [t - 0.1, t - 0.05, t, t + 0.05, t + 0.1].into_iter().filter(|s| (0.0..=1.0).contains(s))
+}
+
+fn bar(p: f64) -> String {
+    "#".repeat((p.clamp(0.0, 1.0) * 40.0).round() as usize)
+}
+
+/// Where an increasing curve `f` on [lo, hi] crosses 0.5 (bisection); `None` when it stays below.
+fn crossing(f: &impl Fn(f64) -> f64, lo: f64, hi: f64) -> Option<f64> {
+    if f(hi) < 0.5 {
+        return None;
+    }
+    if f(lo) >= 0.5 {
+        return Some(lo);
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) < 0.5 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// P(Hamming distance ≤ k) between the 64-bit SimHash fingerprints of two vectors of cosine
+/// similarity `cos`: each bit differs independently with probability θ = arccos(cos)/π (exact for
+/// random hyperplanes, Charikar 2002), so the distance is Binomial(64, θ).
+pub fn hamming_probability(cos: f64, k: u32) -> f64 {
+    let theta = cos.clamp(-1.0, 1.0).acos() / std::f64::consts::PI;
+    let n = BITS as i32;
+    let mut binom = 1.0f64; // C(64, h)
+    let mut sum = 0.0;
+    for h in 0..=k.min(BITS) as i32 {
+        if h > 0 {
+            binom = binom * f64::from(n - h + 1) / f64::from(h);
+        }
+        sum += binom * theta.powi(h) * (1.0 - theta).powi(n - h);
+    }
+    sum.clamp(0.0, 1.0)
+}
+
+/// The narrowest and widest table key, in bits, when 64 bits are cut into `blocks` contiguous
+/// blocks (widths differing by at most one) and `k` of them are left out of the key.
+fn key_bits(blocks: usize, k: u32) -> (u32, u32) {
+    let blocks = blocks.clamp(1, BITS as usize);
+    let k = (k as usize).min(blocks);
+    let mut widths: Vec<usize> = (0..blocks)
+        .map(|i| (i + 1) * BITS as usize / blocks - i * BITS as usize / blocks)
+        .collect();
+    widths.sort_unstable();
+    let total = BITS as usize;
+    let widest_left_out: usize = widths.iter().rev().take(k).sum();
+    let narrowest_left_out: usize = widths.iter().take(k).sum();
+    ((total - widest_left_out) as u32, (total - narrowest_left_out) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hamming_probability_is_the_binomial_cdf() {
+        // cos = 1: identical fingerprints. cos = -1: every bit differs.
+        assert_eq!(hamming_probability(1.0, 3), 1.0);
+        assert_eq!(hamming_probability(-1.0, 3), 0.0);
+        assert!((hamming_probability(-1.0, 64) - 1.0).abs() < 1e-12);
+        // θ = 1/2 (cos 0): P(distance ≤ 32) = 1/2 + C(64, 32)/2^65.
+        let c64_32 = 1_832_624_140_942_590_534f64;
+        let expect = 0.5 + c64_32 / 2f64.powi(65);
+        assert!((hamming_probability(0.0, 32) - expect).abs() < 1e-12);
+        // Monotone in the cosine and in k.
+        let mut last = 0.0;
+        for c in COSINE_GRID {
+            let p = hamming_probability(*c, 3);
+            assert!(p >= last);
+            assert!(hamming_probability(*c, 4) >= p);
+            last = p;
+        }
+    }
+
+    #[test]
+    fn key_widths() {
+        assert_eq!(key_bits(4, 3), (16, 16));
+        // 64 = 2·10 + 4·11: leaving out the 3 widest blocks leaves 31 bits, the 3 narrowest 33.
+        assert_eq!(key_bits(6, 3), (31, 33));
+        assert_eq!(key_bits(1, 0), (64, 64));
+    }
+
+    #[test]
+    fn crossing_finds_half() {
+        let f = |x: f64| x;
+        assert!((crossing(&f, 0.0, 1.0).unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(crossing(&|_| 0.1, 0.0, 1.0), None);
+        assert_eq!(crossing(&|_| 0.9, 0.0, 1.0), Some(0.0));
+    }
 }

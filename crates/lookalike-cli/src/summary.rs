@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
 
-use lookalike::{Dedup, DedupOutcome, DedupStats, DocStatus, Method, MinHashScheme, Verify};
+use lookalike::{Dedup, DedupOutcome, DedupStats, DocStatus};
 use lookalike_io::InputError;
 
 /// How many examples of each kind of problem the summary shows.
@@ -158,28 +158,29 @@ impl Summary {
             "  near-duplicate pairs {}   clusters {}   candidates {}",
             st.near_pairs, st.clusters, st.candidates.pairs
         );
-        let c = dedup.config();
-        let p = dedup.lsh_params();
-        if c.method == Method::Exact {
-            let _ = writeln!(s, "  method exact: same raw bytes or same normalized text");
-        } else {
+        let _ = writeln!(s, "  {}", dedup.describe());
+        if let Some(b) = &st.method.broder {
             let _ = writeln!(
                 s,
-                "  method minhash: {} shingles, {} values ({}), {} bands × {} rows, threshold {}, verify {}",
-                c.shingle,
-                c.num_perm,
-                match c.scheme {
-                    MinHashScheme::OnePermutation => "oph",
-                    MinHashScheme::Permutations => "perm",
-                },
-                p.bands,
-                p.rows,
-                c.threshold,
-                match c.verify {
-                    Verify::Exact => "exact",
-                    Verify::Estimate => "estimate",
-                }
+                "  Broder's algorithm: {} records, {} shingles ({} shared by more than L documents, skipped), {} pairs emitted, {} distinct, {} sorted runs spilled ({:.1} MB)",
+                b.records,
+                b.shingles,
+                b.shingles_skipped,
+                b.pairs_emitted,
+                b.distinct_pairs,
+                b.runs_written,
+                b.bytes_spilled as f64 / 1e6
             );
+        }
+        if st.method.empty_samples > 0 {
+            let _ = writeln!(
+                s,
+                "  documents with an empty sample (too short for the sample; they meet no other document): {}",
+                st.method.empty_samples
+            );
+        }
+        if let Some((blocks, tables)) = st.method.simhash_tables {
+            let _ = writeln!(s, "  SimHash tables: {blocks} blocks, {tables} tables");
         }
         if st.candidates.capped_buckets > 0 {
             let _ = writeln!(

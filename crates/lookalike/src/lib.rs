@@ -29,6 +29,7 @@ pub mod candidates;
 pub mod cluster;
 pub mod collection;
 pub mod document;
+pub mod engine;
 pub mod exact;
 pub mod features;
 pub mod imatch;
@@ -52,12 +53,13 @@ pub mod verify;
 pub use candidates::{CandidateStats, ErrorWeights, LshParams};
 pub use cluster::Keep;
 pub use document::Document;
+pub use engine::{Sample, SimHashConfig};
 pub use features::{ShingleKind, Shingler};
 pub use method::Method;
 pub use normalize::Segmentation;
 pub use pipeline::{
-    Cluster, ClusterMember, Dedup, DedupBuilder, DedupConfig, DedupOutcome, DedupRun, DedupStats,
-    DocStatus, Error, MatchKind, ScoredPair,
+    Cluster, ClusterMember, Contained, Dedup, DedupBuilder, DedupConfig, DedupOutcome, DedupRun,
+    DedupStats, DocStatus, Error, MatchKind, Measure, ScoredPair,
 };
 pub use sketch::{MinHashScheme, MinHasher};
 pub use verify::Verify;

@@ -2,7 +2,7 @@
 //!
 //! Every method shares the pipeline's inputs, text handling, exact-duplicate stage, verification,
 //! clustering and outputs; they differ in the signature computed per document and in how
-//! candidate pairs are found.
+//! candidate pairs are found (see [`crate::engine`] and DESIGN.md §2 for the definitions).
 
 use std::fmt;
 
@@ -19,25 +19,59 @@ pub enum Method {
     #[cfg_attr(feature = "clap", value(name = "minhash"))]
     #[serde(rename = "minhash")]
     MinHash,
+    /// Super-shingles and mega-shingles: min-hashes in groups, each group hashed to one
+    /// super-shingle; candidates share a mega-shingle (2 super-shingles) or a super-shingle
+    /// (Broder 1997; Fetterly, Manasse & Najork 2003).
+    #[cfg_attr(feature = "clap", value(name = "supershingles"))]
+    #[serde(rename = "supershingles")]
+    SuperShingles,
+    /// MOD-m sampling: shingle hashes ≡ 0 mod m; candidates share a sampled shingle (found by
+    /// Broder's sort); resemblance and containment estimated from the samples (Broder 1997).
+    ModM,
+    /// MIN-s sampling: the s smallest shingle hashes; candidates share a sampled shingle;
+    /// resemblance estimated as |MIN_s(A ∪ B) ∩ MIN_s(A) ∩ MIN_s(B)| / s (Broder 1997).
+    MinS,
+    /// Broder's collection algorithm: ⟨shingle, doc⟩ records sorted by shingle, pairs emitted per
+    /// shingle and counted in bounded memory; estimate = count / sketch size (Broder, Glassman,
+    /// Manasse & Zweig 1997).
+    Broder,
+    /// SimHash: 64-bit fingerprints of weighted features, pairs within Hamming distance k found
+    /// with Manku's permuted tables (Charikar 2002; Manku, Jain & Das Sarma 2007).
+    #[cfg_attr(feature = "clap", value(name = "simhash"))]
+    #[serde(rename = "simhash")]
+    SimHash,
     /// Exact copies only: equal raw bytes or equal normalized text (128-bit fingerprints).
     Exact,
 }
 
 impl Method {
     /// Every method, in the order `lookalike compare` runs them.
-    pub const ALL: &'static [Method] = &[Method::MinHash, Method::Exact];
+    pub const ALL: &'static [Method] = &[
+        Method::MinHash,
+        Method::SuperShingles,
+        Method::ModM,
+        Method::MinS,
+        Method::Broder,
+        Method::SimHash,
+        Method::Exact,
+    ];
 
     /// The name used on the command line and in outputs.
     pub fn name(self) -> &'static str {
         match self {
             Method::MinHash => "minhash",
+            Method::SuperShingles => "supershingles",
+            Method::ModM => "mod-m",
+            Method::MinS => "min-s",
+            Method::Broder => "broder",
+            Method::SimHash => "simhash",
             Method::Exact => "exact",
         }
     }
 
     /// Whether the method needs MinHash signatures.
     pub fn uses_minhash(self) -> bool {
-        matches!(self, Method::MinHash)
+        matches!(self, Method::MinHash | Method::SuperShingles)
     }
 }
 

@@ -18,18 +18,34 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::candidates::{
-    CandidateStats, DEFAULT_MAX_BUCKET, ErrorWeights, LshParams, band_candidates, decode_pair,
-};
+use crate::broder::DEFAULT_MAX_DOCS_PER_SHINGLE;
+use crate::candidates::{CandidateStats, DEFAULT_MAX_BUCKET, ErrorWeights, LshParams, decode_pair};
 use crate::cluster::{Keep, UnionFind};
 use crate::document::Document;
+use crate::engine::{Candidate, DocFeatures, Engine, EngineStats, Sample, SimHashConfig};
 use crate::exact::text_fingerprint;
 use crate::features::{ShingleKind, ShingleScratch, Shingler};
 use crate::method::Method;
 use crate::normalize::{NormalizedText, Segmentation};
-use crate::sketch::{MinHashScheme, MinHasher, estimate_jaccard};
+use crate::sketch::MinHashScheme;
 use crate::spill::ShingleStore;
-use crate::verify::{Verify, jaccard};
+use crate::supershingles::SuperShingleConfig;
+use crate::verify::{Verify, intersection_size, jaccard};
+
+/// What similarity means: resemblance of the two documents, or containment of one in the other.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Measure {
+    /// Jaccard resemblance |A ∩ B| / |A ∪ B| (default).
+    #[default]
+    Jaccard,
+    /// Containment of the smaller document in the other, |A ∩ B| / |A| (Broder 1997): finds
+    /// partial copies (quoted articles, print versions, excerpts) whose resemblance is low.
+    Containment,
+}
 
 /// Errors of the pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -72,8 +88,32 @@ pub struct DedupConfig {
     pub max_bucket: usize,
     /// Directory of the spill file (default the system temporary directory).
     pub spill_dir: Option<PathBuf>,
-    /// Bytes of shingle sets kept in memory for exact verification before spilling to disk.
+    /// Bytes of shingle sets kept in memory for exact verification before spilling to disk; also
+    /// the cap of each external sort of Broder's algorithm.
     pub memory: usize,
+    /// Resemblance or containment.
+    pub measure: Measure,
+    /// Sample of MOD-m, MIN-s and Broder's algorithm (`None`: the method's default, see
+    /// [`DedupConfig::effective_sample`]).
+    pub sample: Option<Sample>,
+    /// Shape of super-shingles (method `supershingles`).
+    pub supershingles: SuperShingleConfig,
+    /// L of Broder's algorithm: shingles shared by more documents are skipped.
+    pub max_docs_per_shingle: usize,
+    /// SimHash settings.
+    pub simhash: SimHashConfig,
+}
+
+impl DedupConfig {
+    /// The sample actually used: the configured one, else MOD-8 for `mod-m` and for containment,
+    /// else MIN-128.
+    pub fn effective_sample(&self) -> Sample {
+        match (self.sample, self.method, self.measure) {
+            (Some(s), _, _) => s,
+            (None, Method::ModM, _) | (None, _, Measure::Containment) => Sample::Mod(8),
+            _ => Sample::Min(128),
+        }
+    }
 }
 
 impl Default for DedupConfig {
@@ -93,6 +133,11 @@ impl Default for DedupConfig {
             max_bucket: DEFAULT_MAX_BUCKET,
             spill_dir: None,
             memory: crate::spill::DEFAULT_MEMORY_BUDGET,
+            measure: Measure::default(),
+            sample: None,
+            supershingles: SuperShingleConfig::default(),
+            max_docs_per_shingle: DEFAULT_MAX_DOCS_PER_SHINGLE,
+            simhash: SimHashConfig::default(),
         }
     }
 }
@@ -142,6 +187,16 @@ impl DedupBuilder {
         spill_dir: Option<PathBuf>,
         /// Sets the memory budget of the shingle sets before they spill to disk.
         memory: usize,
+        /// Sets the measure (resemblance or containment).
+        measure: Measure,
+        /// Sets the sample of MOD-m, MIN-s and Broder's algorithm.
+        sample: Option<Sample>,
+        /// Sets the shape of super-shingles.
+        supershingles: SuperShingleConfig,
+        /// Sets L of Broder's algorithm.
+        max_docs_per_shingle: usize,
+        /// Sets the SimHash settings.
+        simhash: SimHashConfig,
     }
 
     /// Validates the settings.
@@ -169,9 +224,45 @@ impl DedupBuilder {
             Some(p) => p,
             None => LshParams::optimal(c.threshold, c.num_perm, c.weights),
         };
+        c.supershingles.validate().map_err(|e| Error::Config(e.to_string()))?;
+        if c.max_docs_per_shingle < 2 {
+            return Err(Error::Config("max docs per shingle must be at least 2".into()));
+        }
+        if c.simhash.max_distance >= crate::simhash::BITS {
+            return Err(Error::Config(format!(
+                "Hamming distance {} must be below 64",
+                c.simhash.max_distance
+            )));
+        }
+        let sample = c.effective_sample();
+        match (c.method, sample) {
+            (Method::ModM, Sample::Min(_)) => {
+                return Err(Error::Config(
+                    "method mod-m samples with mod:M; use --method min-s or broder for min:S"
+                        .into(),
+                ));
+            }
+            (Method::MinS, Sample::Mod(_)) => {
+                return Err(Error::Config(
+                    "method min-s samples with min:S; use --method mod-m or broder for mod:M"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
+        if c.measure == Measure::Containment {
+            let ok = matches!(c.method, Method::ModM | Method::Broder | Method::Exact)
+                && matches!(sample, Sample::Mod(_));
+            if !ok {
+                return Err(Error::Config(format!(
+                    "containment needs candidates that reach low-resemblance pairs: use --method \
+                     mod-m or --method broder with a mod:M sample (got {} with {sample})",
+                    c.method
+                )));
+            }
+        }
         Ok(Dedup {
             shingler: Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation),
-            hasher: MinHasher::new(c.num_perm, c.scheme, c.seed),
             lsh,
             config: c,
         })
@@ -198,7 +289,6 @@ impl DedupBuilder {
 pub struct Dedup {
     config: DedupConfig,
     shingler: Shingler,
-    hasher: MinHasher,
     lsh: LshParams,
 }
 
@@ -223,9 +313,71 @@ impl Dedup {
         &self.shingler
     }
 
+    /// One line describing the method and its settings, for summaries.
+    pub fn describe(&self) -> String {
+        let c = &self.config;
+        let verify = match c.verify {
+            Verify::Exact => "verify exact",
+            Verify::Estimate => "verify estimate",
+        };
+        let measure = match c.measure {
+            Measure::Jaccard => format!("jaccard ≥ {}", c.threshold),
+            Measure::Containment => format!("containment ≥ {}", c.threshold),
+        };
+        let scheme = match c.scheme {
+            MinHashScheme::OnePermutation => "oph",
+            MinHashScheme::Permutations => "perm",
+        };
+        let sh = c.shingle;
+        match c.method {
+            Method::Exact => "method exact: same raw bytes or same normalized text".into(),
+            Method::MinHash => format!(
+                "method minhash: {sh} shingles, {} values ({scheme}), {} bands × {} rows, {measure}, {verify}",
+                c.num_perm, self.lsh.bands, self.lsh.rows
+            ),
+            Method::SuperShingles => {
+                let s = &c.supershingles;
+                format!(
+                    "method supershingles: {sh} shingles, {} min-hashes ({scheme}) in {} groups of {}, {}, {measure}, {verify}",
+                    s.minhashes,
+                    s.groups,
+                    s.per_group,
+                    match s.mode {
+                        crate::supershingles::SuperShingleMode::Pairs =>
+                            "mega-shingles (2 of the groups)",
+                        crate::supershingles::SuperShingleMode::Single => "single super-shingles",
+                    }
+                )
+            }
+            Method::ModM | Method::MinS | Method::Broder => format!(
+                "method {}: {sh} shingles, sample {}, L = {} documents per shingle, {measure}, {verify}",
+                c.method,
+                c.effective_sample(),
+                c.max_docs_per_shingle
+            ),
+            Method::SimHash => format!(
+                "method simhash: 64-bit fingerprints of {} weighted {}, Hamming distance ≤ {}, {}",
+                match c.simhash.features {
+                    crate::simhash::SimFeatures::Tokens => "tokens".to_owned(),
+                    crate::simhash::SimFeatures::Shingles(k) => format!("{k} shingles"),
+                },
+                match c.simhash.weights {
+                    crate::simhash::Weighting::None => "uniformly",
+                    crate::simhash::Weighting::Tf => "by tf",
+                    crate::simhash::Weighting::TfIdf => "by tf·idf",
+                },
+                c.simhash.max_distance,
+                match c.verify {
+                    Verify::Exact => format!("verify exact ({measure} of {sh} shingles)"),
+                    Verify::Estimate => "verify estimate".to_owned(),
+                }
+            ),
+        }
+    }
+
     /// Starts a run (creates the spill file when verification is exact).
     pub fn start(&self) -> Result<DedupRun<'_>, Error> {
-        let store = match (self.config.method.uses_minhash(), self.config.verify) {
+        let store = match (self.config.method != Method::Exact, self.config.verify) {
             (true, Verify::Exact) => {
                 Some(ShingleStore::new(self.config.spill_dir.as_deref(), self.config.memory)?)
             }
@@ -236,7 +388,7 @@ impl Dedup {
             docs: Vec::new(),
             exact: HashMap::new(),
             heads: Vec::new(),
-            sigs: Vec::new(),
+            engine: Engine::new(&self.config),
             store,
             bytes: 0,
         })
@@ -273,10 +425,23 @@ pub struct ScoredPair {
     pub a: u32,
     /// The later document.
     pub b: u32,
-    /// Their similarity (1.0 for exact copies).
+    /// Their similarity (1.0 for exact copies); with [`Measure::Containment`] the containment of
+    /// the contained document in the other.
     pub similarity: f64,
     /// How they matched.
     pub kind: MatchKind,
+    /// With [`Measure::Containment`]: which document is (mostly) contained in the other.
+    pub contained: Option<Contained>,
+}
+
+/// Direction of a containment pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Contained {
+    /// `a ⊂ b`: the earlier document is contained in the later one.
+    AInB,
+    /// `b ⊂ a`: the later document is contained in the earlier one.
+    BInA,
 }
 
 /// A member of a cluster other than its representative.
@@ -346,6 +511,8 @@ pub struct DedupStats {
     pub spill_bytes: u64,
     /// The LSH parameters used.
     pub lsh: Option<LshParams>,
+    /// Figures of the method's candidate generation (Broder's algorithm, SimHash tables).
+    pub method: EngineStats,
 }
 
 /// The result of a run.
@@ -393,8 +560,8 @@ pub struct DedupRun<'a> {
     exact: HashMap<u128, (u32, Option<u128>)>,
     /// Document index of every head, by slot.
     heads: Vec<u32>,
-    /// Signatures of the heads, `num_perm` values each, by slot.
-    sigs: Vec<u32>,
+    /// The method's per-head data.
+    engine: Engine,
     store: Option<ShingleStore>,
     bytes: u64,
 }
@@ -403,6 +570,7 @@ struct Processed {
     fingerprint: u128,
     shingles: Vec<u64>,
     empty_text: bool,
+    features: DocFeatures,
 }
 
 #[derive(Default)]
@@ -426,20 +594,27 @@ impl DedupRun<'_> {
     /// processed in parallel on the current rayon pool.
     pub fn add(&mut self, batch: Vec<Document>) -> Result<(), Error> {
         let d = self.dedup;
-        let processed: Vec<Processed> = batch
+        let c = &d.config;
+        let engine = &self.engine;
+        let mut processed: Vec<Processed> = batch
             .par_iter()
             .map_init(Scratch::default, |s, doc| {
                 d.shingler.normalize_into(&doc.text, &mut s.norm);
                 let mut shingles = Vec::new();
                 d.shingler.shingles_into(&s.norm, &mut s.shingle, &mut shingles);
+                let features = if shingles.is_empty() {
+                    DocFeatures::None
+                } else {
+                    engine.features(c, &s.norm, &shingles)
+                };
                 Processed {
                     fingerprint: text_fingerprint(&s.norm.text),
                     shingles,
                     empty_text: doc.text.trim().is_empty(),
+                    features,
                 }
             })
             .collect();
-        let num_perm = d.hasher.num_perm();
         // Sketch only the documents that will be heads: find them first (sequential, cheap).
         let mut kinds = Vec::with_capacity(batch.len());
         let mut new_heads = Vec::new();
@@ -462,13 +637,11 @@ impl DedupRun<'_> {
             };
             kinds.push(kind);
         }
-        if d.config.method.uses_minhash() {
-            let start = self.sigs.len();
-            self.sigs.resize(start + new_heads.len() * num_perm, 0);
-            self.sigs[start..].par_chunks_mut(num_perm).zip(&new_heads).for_each(|(out, &i)| {
-                d.hasher.sketch_into(&processed[i].shingles, out);
-            });
-        }
+        let features: Vec<DocFeatures> =
+            new_heads.iter().map(|&i| std::mem::take(&mut processed[i].features)).collect();
+        self.engine.push_heads(
+            new_heads.iter().zip(features).map(|(&i, f)| (&processed[i].shingles[..], f)).collect(),
+        );
         for &i in &new_heads {
             self.heads.push((self.docs.len() + i) as u32);
             if let Some(store) = &mut self.store {
@@ -490,22 +663,29 @@ impl DedupRun<'_> {
     /// Like [`finish`](Self::finish), calling `phase` with a short description before each phase.
     pub fn finish_with(mut self, phase: &mut dyn FnMut(&str)) -> Result<DedupOutcome, Error> {
         let d = self.dedup;
-        let threshold = d.config.threshold;
-        let num_perm = d.hasher.num_perm();
+        let c = &d.config;
         if let Some(store) = &mut self.store {
             store.seal()?;
         }
 
-        phase("finding candidates (LSH banding)");
-        let (candidates, cand_stats) = if d.config.method.uses_minhash() {
-            band_candidates(&self.sigs, num_perm, d.lsh, d.config.max_bucket)
+        phase(match c.method {
+            Method::MinHash => "finding candidates (LSH banding)",
+            Method::SuperShingles => "finding candidates (shared super-shingles)",
+            Method::ModM | Method::MinS | Method::Broder => {
+                "finding candidates (Broder's sort of shared samples)"
+            }
+            Method::SimHash => "finding candidates (permuted tables)",
+            _ => "finding candidates",
+        });
+        let (candidates, cand_stats, method_stats) = if c.method == Method::Exact {
+            (Vec::new(), CandidateStats::default(), EngineStats::default())
         } else {
-            (Vec::new(), CandidateStats::default())
+            self.engine.candidates(c, d.lsh)?
         };
 
         phase("verifying candidate pairs");
-        let similarity = Similarity { sigs: &self.sigs, num_perm, store: self.store.as_ref() };
-        let near: Vec<(u32, u32, f64)> = similarity.verify_pairs(&candidates, threshold)?;
+        let similarity = Similarity { engine: &self.engine, config: c, store: self.store.as_ref() };
+        let near: Vec<Verified> = similarity.verify_pairs(&candidates)?;
 
         phase("clustering");
         let n = self.docs.len();
@@ -515,13 +695,19 @@ impl DedupRun<'_> {
             if let DocKind::Copy { of, bytes } = m.kind {
                 uf.union(of, i as u32);
                 let kind = if bytes { MatchKind::ExactBytes } else { MatchKind::ExactText };
-                pairs.push(ScoredPair { a: of, b: i as u32, similarity: 1.0, kind });
+                pairs.push(ScoredPair {
+                    a: of,
+                    b: i as u32,
+                    similarity: 1.0,
+                    kind,
+                    contained: None,
+                });
             }
         }
-        for &(sa, sb, sim) in &near {
+        for &(sa, sb, sim, contained) in &near {
             let (a, b) = (self.heads[sa as usize], self.heads[sb as usize]);
             uf.union(a, b);
-            pairs.push(ScoredPair { a, b, similarity: sim, kind: MatchKind::Near });
+            pairs.push(ScoredPair { a, b, similarity: sim, kind: MatchKind::Near, contained });
         }
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
@@ -554,7 +740,7 @@ impl DedupRun<'_> {
                     let (similarity, kind) = if slot == rep_slot {
                         (1.0, exact_kind(docs, rep, m))
                     } else {
-                        (similarity.between(rep_slot, slot, buf)?, MatchKind::Near)
+                        (similarity.to_representative(rep_slot, slot, buf)?, MatchKind::Near)
                     };
                     members.push(ClusterMember { doc: m, similarity, kind });
                 }
@@ -598,7 +784,8 @@ impl DedupRun<'_> {
             duplicates,
             bytes: self.bytes,
             spill_bytes: self.store.as_ref().map_or(0, ShingleStore::disk_bytes),
-            lsh: d.config.method.uses_minhash().then_some(d.lsh),
+            lsh: (c.method == Method::MinHash).then_some(d.lsh),
+            method: method_stats,
         };
         let ids = self.docs.into_iter().map(|m| m.id).collect();
         Ok(DedupOutcome { ids, statuses, pairs, clusters, stats })
@@ -620,68 +807,90 @@ struct SetBuffers {
     raw: Vec<u8>,
 }
 
-/// Similarity between heads, from the spill store (exact) or the signatures (estimate).
+/// A verified pair of slots: `(a, b, similarity, containment direction)`.
+type Verified = (u32, u32, f64, Option<Contained>);
+
+/// Similarity between heads: exact from the shingle store, or the method's own estimate.
 struct Similarity<'a> {
-    sigs: &'a [u32],
-    num_perm: usize,
+    engine: &'a Engine,
+    config: &'a DedupConfig,
     store: Option<&'a ShingleStore>,
 }
 
 impl Similarity<'_> {
-    fn sig(&self, slot: u32) -> &[u32] {
-        let s = slot as usize * self.num_perm;
-        &self.sigs[s..s + self.num_perm]
+    /// Exact similarity of two sets under the configured measure, with the direction of a
+    /// containment.
+    fn exact(&self, a: &[u64], b: &[u64]) -> (f64, Option<Contained>) {
+        match self.config.measure {
+            Measure::Jaccard => (jaccard(a, b), None),
+            Measure::Containment => {
+                let inter = intersection_size(a, b) as f64;
+                let ca = if a.is_empty() { 0.0 } else { inter / a.len() as f64 };
+                let cb = if b.is_empty() { 0.0 } else { inter / b.len() as f64 };
+                // Ties (equal sizes) read as the earlier document contained in the later one.
+                if ca >= cb { (ca, Some(Contained::AInB)) } else { (cb, Some(Contained::BInA)) }
+            }
+        }
     }
 
-    fn between(&self, x: u32, y: u32, buf: &mut SetBuffers) -> Result<f64, Error> {
+    /// Similarity of a cluster member to its representative: resemblance, or with containment the
+    /// containment of the member in the representative.
+    fn to_representative(&self, rep: u32, member: u32, buf: &mut SetBuffers) -> Result<f64, Error> {
         match self.store {
-            None => Ok(estimate_jaccard(self.sig(x), self.sig(y))),
+            None => Ok(self.engine.estimate(self.config, rep, member)),
             Some(store) => {
-                store.read(x as usize, &mut buf.a, &mut buf.raw)?;
-                store.read(y as usize, &mut buf.b, &mut buf.raw)?;
-                Ok(jaccard(&buf.a, &buf.b))
+                store.read(rep as usize, &mut buf.a, &mut buf.raw)?;
+                store.read(member as usize, &mut buf.b, &mut buf.raw)?;
+                Ok(match self.config.measure {
+                    Measure::Jaccard => jaccard(&buf.a, &buf.b),
+                    Measure::Containment if buf.b.is_empty() => 0.0,
+                    Measure::Containment => {
+                        intersection_size(&buf.a, &buf.b) as f64 / buf.b.len() as f64
+                    }
+                })
             }
         }
     }
 
-    /// Verifies sorted candidate pairs of slots; returns those at or above the threshold.
-    fn verify_pairs(
-        &self,
-        candidates: &[u64],
-        threshold: f64,
-    ) -> Result<Vec<(u32, u32, f64)>, Error> {
+    /// Verifies sorted candidate pairs of slots; returns those at or above the threshold (exact
+    /// verification) or those the method accepts (estimate).
+    fn verify_pairs(&self, candidates: &[Candidate]) -> Result<Vec<Verified>, Error> {
+        let threshold = self.config.threshold;
+        let Some(store) = self.store else {
+            let contained = |a: u32, b: u32| {
+                (self.config.measure == Measure::Containment).then(|| {
+                    // The estimate is the containment of the smaller sample.
+                    if self.engine.sample_len(a) <= self.engine.sample_len(b) {
+                        Contained::AInB
+                    } else {
+                        Contained::BInA
+                    }
+                })
+            };
+            return Ok(candidates
+                .iter()
+                .filter(|cand| cand.accepted)
+                .map(|cand| {
+                    let (a, b) = decode_pair(cand.pair);
+                    (a, b, cand.estimate, contained(a, b))
+                })
+                .collect());
+        };
         // Group by the first slot so each of its sets is read once.
-        let mut groups = Vec::new();
-        let mut start = 0;
-        while start < candidates.len() {
-            let a = decode_pair(candidates[start]).0;
-            let mut end = start + 1;
-            while end < candidates.len() && decode_pair(candidates[end]).0 == a {
-                end += 1;
-            }
-            groups.push(start..end);
-            start = end;
-        }
-        let verified: Vec<Vec<(u32, u32, f64)>> = groups
+        let groups: Vec<&[Candidate]> =
+            candidates.chunk_by(|x, y| decode_pair(x.pair).0 == decode_pair(y.pair).0).collect();
+        let verified: Vec<Vec<_>> = groups
             .par_iter()
-            .map_init(SetBuffers::default, |buf, range| -> Result<_, Error> {
-                let group = &candidates[range.clone()];
-                let a = decode_pair(group[0]).0;
+            .map_init(SetBuffers::default, |buf, group| -> Result<_, Error> {
+                let a = decode_pair(group[0].pair).0;
                 let mut out = Vec::new();
-                if let Some(store) = self.store {
-                    store.read(a as usize, &mut buf.a, &mut buf.raw)?;
-                }
-                for &p in group {
-                    let b = decode_pair(p).1;
-                    let sim = match self.store {
-                        None => estimate_jaccard(self.sig(a), self.sig(b)),
-                        Some(store) => {
-                            store.read(b as usize, &mut buf.b, &mut buf.raw)?;
-                            jaccard(&buf.a, &buf.b)
-                        }
-                    };
+                store.read(a as usize, &mut buf.a, &mut buf.raw)?;
+                for cand in group.iter() {
+                    let b = decode_pair(cand.pair).1;
+                    store.read(b as usize, &mut buf.b, &mut buf.raw)?;
+                    let (sim, contained) = self.exact(&buf.a, &buf.b);
                     if sim >= threshold {
-                        out.push((a, b, sim));
+                        out.push((a, b, sim, contained));
                     }
                 }
                 Ok(out)

@@ -75,6 +75,7 @@ pub enum Weighting {
     #[default]
     Tf,
     /// Occurrences times the inverse document frequency of a [`DocFreq`] table.
+    #[cfg_attr(feature = "clap", value(name = "tfidf", alias = "tf-idf"))]
     TfIdf,
 }
 

@@ -7,4 +7,5 @@ mod errors;
 mod eval;
 mod languages;
 mod params;
+mod params_methods;
 mod web;

@@ -89,3 +89,73 @@ pub fn brute_force_pairs(docs: &[Document], shingler: &Shingler, min: f64) -> Ve
     }
     out
 }
+
+/// `bases` random documents, then `excerpts` documents that are a contiguous slice (30–90%) of a
+/// random earlier document with a few edits, and `hosts` documents that quote a random earlier
+/// document inside new text of about the same length: containment pairs of low resemblance.
+pub fn containment_collection(
+    seed: u64,
+    bases: usize,
+    excerpts: usize,
+    hosts: usize,
+) -> Vec<Document> {
+    let mut rng = Rng::new(seed);
+    let mut texts: Vec<Vec<String>> = Vec::new();
+    for _ in 0..bases {
+        let len = 60 + rng.below(300);
+        texts.push((0..len).map(|_| word(&mut rng)).collect());
+    }
+    for _ in 0..excerpts {
+        let src = texts[rng.below(bases)].clone();
+        let share = 0.3 + 0.6 * (rng.below(1000) as f64 / 1000.0);
+        let len = ((src.len() as f64 * share) as usize).max(10);
+        let start = rng.below(src.len() - len + 1);
+        let mut out: Vec<String> = src[start..start + len].to_vec();
+        for w in out.iter_mut() {
+            if rng.chance(0.01) {
+                *w = word(&mut rng);
+            }
+        }
+        texts.push(out);
+    }
+    for _ in 0..hosts {
+        let quoted = texts[rng.below(bases)].clone();
+        let extra = quoted.len() / 2 + rng.below(quoted.len() + 1);
+        let mut out: Vec<String> = (0..extra / 2).map(|_| word(&mut rng)).collect();
+        out.extend(quoted);
+        out.extend((0..extra - extra / 2).map(|_| word(&mut rng)));
+        texts.push(out);
+    }
+    for i in (1..texts.len()).rev() {
+        let j = rng.below(i + 1);
+        texts.swap(i, j);
+    }
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| Document::from_text(format!("d{i}"), t.join(" ")))
+        .collect()
+}
+
+/// Every pair (i < j) whose larger containment max(c(i,j), c(j,i)) is ≥ `min`, by brute force,
+/// as `(i, j, containment, i_in_j, jaccard)`.
+pub fn brute_force_containment(
+    docs: &[Document],
+    shingler: &Shingler,
+    min: f64,
+) -> Vec<(u32, u32, f64, bool, f64)> {
+    let sets: Vec<Vec<u64>> = docs.iter().map(|d| shingler.shingle_set(&d.text)).collect();
+    let mut out = Vec::new();
+    for i in 0..sets.len() {
+        for j in i + 1..sets.len() {
+            let inter = lookalike::verify::intersection_size(&sets[i], &sets[j]) as f64;
+            let ci = inter / sets[i].len() as f64;
+            let cj = inter / sets[j].len() as f64;
+            let c = ci.max(cj);
+            if c >= min {
+                out.push((i as u32, j as u32, c, ci >= cj, jaccard(&sets[i], &sets[j])));
+            }
+        }
+    }
+    out
+}

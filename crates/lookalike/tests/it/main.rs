@@ -2,5 +2,6 @@
 
 mod corpus;
 mod determinism;
+mod methods;
 mod real_text;
 mod recall;

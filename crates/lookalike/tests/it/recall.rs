@@ -8,7 +8,7 @@ use crate::corpus::{brute_force_pairs, random_collection};
 
 /// Pairs found, as (a, b) → similarity; exact copies count as found pairs of similarity 1.0 among
 /// all members of their exact group (the pipeline reports them head → copy only).
-fn found_pairs(outcome: &DedupOutcome) -> BTreeMap<(u32, u32), f64> {
+pub fn found_pairs(outcome: &DedupOutcome) -> BTreeMap<(u32, u32), f64> {
     let mut head: BTreeMap<u32, u32> = BTreeMap::new();
     for p in &outcome.pairs {
         if p.kind != MatchKind::Near {
@@ -41,7 +41,7 @@ fn found_pairs(outcome: &DedupOutcome) -> BTreeMap<(u32, u32), f64> {
     found
 }
 
-fn run(docs: &[lookalike::Document], dedup: &Dedup) -> DedupOutcome {
+pub fn run(docs: &[lookalike::Document], dedup: &Dedup) -> DedupOutcome {
     let mut run = dedup.start().unwrap();
     run.add(docs.to_vec()).unwrap();
     run.finish().unwrap()

@@ -1,0 +1,88 @@
+//! `dedup` options of the individual methods (everything but MinHash's, which `SketchArgs` has).
+
+use clap::Args;
+use lookalike::simhash::{SimFeatures, Weighting};
+use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode};
+use lookalike::{Measure, Sample, ShingleKind, SimHashConfig};
+
+/// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
+/// Broder's algorithm, SimHash.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Method options")]
+pub struct MethodArgs {
+    /// What similarity means: jaccard (resemblance |A∩B|/|A∪B|) or containment (|A∩B|/|A| of the
+    /// smaller document A: finds excerpts, quoted articles, print versions; pairs are written
+    /// contained-first). Containment works with --method mod-m (the default then) or broder with
+    /// a mod:M sample, and keeps the longest document of a cluster unless --keep says otherwise.
+    #[arg(long, value_enum, default_value = "jaccard")]
+    pub measure: Measure,
+    /// Shingle sample of mod-m, min-s and broder: mod:M keeps the shingles whose hash is ≡ 0 mod
+    /// M (about 1 in M, variable size), min:S keeps the S smallest hashes (bottom-S sketch).
+    /// Default: mod:8 for mod-m and containment, min:128 otherwise.
+    #[arg(long, value_name = "SAMPLE", value_parser = parse_sample)]
+    pub sample: Option<Sample>,
+    /// Broder's algorithm (mod-m, min-s, broder): shingles shared by more than L documents
+    /// (boilerplate) emit no pairs; they are counted in the summary.
+    #[arg(long, value_name = "L", default_value_t = lookalike::broder::DEFAULT_MAX_DOCS_PER_SHINGLE)]
+    pub max_docs_per_shingle: usize,
+    /// Super-shingles: number of min-hash values per document (Fetterly et al.: 84).
+    #[arg(long, value_name = "N", default_value_t = SuperShingleConfig::default().minhashes)]
+    pub super_hashes: usize,
+    /// Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes
+    /// N / groups consecutive min-hash values).
+    #[arg(long, value_name = "G", default_value_t = SuperShingleConfig::default().groups)]
+    pub super_groups: usize,
+    /// Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the
+    /// mega-shingles) or single (1 agreeing super-shingle is enough).
+    #[arg(long, value_enum, default_value = "pairs", value_name = "MODE")]
+    pub super_mode: SuperShingleMode,
+    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
+    /// (Manku et al.: 3).
+    #[arg(long, value_name = "K", default_value_t = lookalike::simhash::DEFAULT_MAX_DISTANCE)]
+    pub max_distance: u32,
+    /// SimHash feature weights: none (1 per distinct feature), tf (occurrences) or tfidf
+    /// (occurrences × log(N/df), document frequencies from the input collection itself).
+    #[arg(long, value_enum, default_value = "tf")]
+    pub weights: Weighting,
+    /// SimHash features: tokens (single words; characters in Chinese/Japanese) or a shingle kind
+    /// (words:N, chars:N).
+    #[arg(long, value_name = "FEATURES", default_value = "tokens", value_parser = parse_features)]
+    pub features: SimFeatures,
+    /// SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables;
+    /// default: chosen from K and the number of documents).
+    #[arg(long, value_name = "B")]
+    pub simhash_blocks: Option<usize>,
+}
+
+impl MethodArgs {
+    /// The super-shingle shape: `super_hashes / super_groups` values per group.
+    pub fn supershingles(&self) -> SuperShingleConfig {
+        SuperShingleConfig {
+            minhashes: self.super_hashes,
+            groups: self.super_groups,
+            per_group: self.super_hashes.checked_div(self.super_groups).unwrap_or(0),
+            mode: self.super_mode,
+        }
+    }
+
+    /// The SimHash settings.
+    pub fn simhash(&self) -> SimHashConfig {
+        SimHashConfig {
+            max_distance: self.max_distance,
+            weights: self.weights,
+            features: self.features,
+            blocks: self.simhash_blocks,
+        }
+    }
+}
+
+fn parse_sample(s: &str) -> Result<Sample, String> {
+    s.parse()
+}
+
+fn parse_features(s: &str) -> Result<SimFeatures, String> {
+    if s == "tokens" {
+        return Ok(SimFeatures::Tokens);
+    }
+    s.parse::<ShingleKind>().map(SimFeatures::Shingles).map_err(|e| format!("{e} (or `tokens`)"))
+}

@@ -1,0 +1,437 @@
+//! What each method keeps per document and how it finds candidates. Contract: "give me every head
+//! document's features in input order, I give you the candidate pairs with the method's own
+//! similarity estimate, and that estimate for any two documents".
+//!
+//! The pipeline ([`crate::pipeline`]) owns reading order, exact duplicates, verification and
+//! clustering; this module is the only place that knows what a method computes:
+//!
+//! | method | kept per head | candidates | own estimate |
+//! |---|---|---|---|
+//! | minhash | `num_perm` u32 values | LSH banding | equal values / `num_perm` |
+//! | supershingles | `minhashes` u32 values | shared super- or mega-shingle | equal values / `minhashes` |
+//! | mod-m, min-s, broder | sorted sample of shingle hashes | Broder's sort of ⟨shingle, doc⟩ | the method's estimator |
+//! | simhash | 64-bit fingerprint (tf-idf: the weighted bag until the end) | Manku's tables, distance ≤ k | 1 − h/64 |
+
+use rayon::prelude::*;
+
+use crate::broder::{self, BroderConfig};
+use crate::candidates::{CandidateStats, LshParams, band_candidates, decode_pair};
+use crate::method::Method;
+use crate::normalize::NormalizedText;
+use crate::pipeline::{DedupConfig, Error, Measure};
+use crate::sampling::{MinSketch, ModSketch};
+use crate::simhash::{self, DocFreq, SimFeatures, SimHasher, TableConfig, Weighting};
+use crate::sketch::{MinHasher, estimate_jaccard};
+use crate::supershingles;
+use crate::verify::intersection_size;
+
+/// How MOD-m, MIN-s and Broder's algorithm sample a document's shingles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sample {
+    /// Keep the shingle hashes ≡ 0 (mod m) (variable size; estimates containment too).
+    Mod(u64),
+    /// Keep the s smallest shingle hashes (bottom-s sketch).
+    Min(usize),
+}
+
+impl std::fmt::Display for Sample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sample::Mod(m) => write!(f, "mod:{m}"),
+            Sample::Min(s) => write!(f, "min:{s}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Sample {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("`{s}` is not a sample: use mod:M (M ≥ 1) or min:S (S ≥ 1)");
+        let (kind, n) = s.split_once(':').ok_or_else(bad)?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        match kind.trim() {
+            "mod" if n >= 1 => Ok(Sample::Mod(n)),
+            "min" if n >= 1 => Ok(Sample::Min(n as usize)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// SimHash settings of a run.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SimHashConfig {
+    /// Hamming distance k: fingerprints within k bits are candidates (default 3, Manku et al.).
+    pub max_distance: u32,
+    /// Feature weights (default tf).
+    pub weights: Weighting,
+    /// Features: tokens (default) or shingles.
+    pub features: SimFeatures,
+    /// Blocks of the permuted tables (`None`: chosen from k and the collection size).
+    pub blocks: Option<usize>,
+}
+
+impl Default for SimHashConfig {
+    fn default() -> Self {
+        SimHashConfig {
+            max_distance: simhash::DEFAULT_MAX_DISTANCE,
+            weights: Weighting::Tf,
+            features: SimFeatures::Tokens,
+            blocks: None,
+        }
+    }
+}
+
+/// A method's per-document features, computed in parallel for every document.
+#[derive(Debug, Default)]
+pub(crate) enum DocFeatures {
+    /// Nothing beyond the shingles (exact, minhash, supershingles: signatures are made for heads
+    /// only, later).
+    #[default]
+    None,
+    /// A sorted sample of shingle hashes.
+    Sample(Vec<u64>),
+    /// A SimHash fingerprint.
+    Fingerprint(u64),
+    /// A weighted bag of SimHash features `(hash, tf)`, until document frequencies are known.
+    Bag(Vec<(u64, u32)>),
+}
+
+/// Per-head storage, by slot.
+#[derive(Debug)]
+enum Heads {
+    None,
+    Sigs(Vec<u32>),
+    Samples { values: Vec<u64>, ends: Vec<usize> },
+    Fingerprints(Vec<u64>),
+    Bags(Vec<Vec<(u64, u32)>>),
+}
+
+/// A candidate pair of slots (`a < b`, encoded `a << 32 | b`) with the method's estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Candidate {
+    pub pair: u64,
+    pub estimate: f64,
+    /// Whether the method itself calls the pair a duplicate (its own decision, used when
+    /// verification is `estimate`).
+    pub accepted: bool,
+}
+
+/// Figures of candidate generation, for the summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EngineStats {
+    /// Broder's algorithm: its counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broder: Option<broder::BroderStats>,
+    /// Documents whose sample was empty (MOD-m on very short documents): they cannot meet any
+    /// other document.
+    pub empty_samples: u64,
+    /// SimHash: blocks and tables of the permuted tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simhash_tables: Option<(usize, usize)>,
+}
+
+/// The method-specific half of a run.
+#[derive(Debug)]
+pub(crate) struct Engine {
+    method: Method,
+    minhasher: Option<MinHasher>,
+    simhasher: SimHasher,
+    heads: Heads,
+    slots: usize,
+}
+
+impl Engine {
+    pub fn new(c: &DedupConfig) -> Engine {
+        let minhasher = match c.method {
+            Method::MinHash => Some(MinHasher::new(c.num_perm, c.scheme, c.seed)),
+            Method::SuperShingles => {
+                Some(MinHasher::new(c.supershingles.minhashes, c.scheme, c.seed))
+            }
+            _ => None,
+        };
+        let heads = match c.method {
+            Method::MinHash | Method::SuperShingles => Heads::Sigs(Vec::new()),
+            Method::ModM | Method::MinS | Method::Broder => {
+                Heads::Samples { values: Vec::new(), ends: Vec::new() }
+            }
+            Method::SimHash if c.simhash.weights == Weighting::TfIdf => Heads::Bags(Vec::new()),
+            Method::SimHash => Heads::Fingerprints(Vec::new()),
+            _ => Heads::None,
+        };
+        Engine { method: c.method, minhasher, simhasher: SimHasher::new(c.seed), heads, slots: 0 }
+    }
+
+    /// The sample of the configured method (MOD-m, MIN-s, Broder).
+    fn sample(c: &DedupConfig, shingles: &[u64]) -> Vec<u64> {
+        match c.effective_sample() {
+            Sample::Mod(m) => ModSketch::new(m, c.seed).sketch(shingles),
+            Sample::Min(s) => MinSketch::new(s, c.seed).sketch(shingles),
+        }
+    }
+
+    /// The features of one document (runs in parallel, for every document).
+    pub fn features(
+        &self,
+        c: &DedupConfig,
+        norm: &NormalizedText,
+        shingles: &[u64],
+    ) -> DocFeatures {
+        match self.method {
+            Method::ModM | Method::MinS | Method::Broder => {
+                DocFeatures::Sample(Self::sample(c, shingles))
+            }
+            Method::SimHash => {
+                let mut hashes = Vec::new();
+                self.simhasher.feature_hashes_into(norm, c.simhash.features, &mut hashes);
+                if c.simhash.weights == Weighting::TfIdf {
+                    let bag = hashes
+                        .chunk_by(|a, b| a == b)
+                        .map(|run| (run[0], run.len() as u32))
+                        .collect();
+                    DocFeatures::Bag(bag)
+                } else {
+                    let mut weighted = Vec::new();
+                    simhash::weigh(&hashes, c.simhash.weights, None, &mut weighted);
+                    DocFeatures::Fingerprint(self.simhasher.fingerprint(&weighted))
+                }
+            }
+            _ => DocFeatures::None,
+        }
+    }
+
+    /// Stores the heads of a batch: `shingles[i]` and `features[i]` of each new head, in slot
+    /// order. MinHash signatures are computed here, in parallel, for heads only.
+    pub fn push_heads(&mut self, heads: Vec<(&[u64], DocFeatures)>) {
+        self.slots += heads.len();
+        match &mut self.heads {
+            Heads::None => {}
+            Heads::Sigs(sigs) => {
+                let hasher = self.minhasher.as_ref().expect("signature methods have a hasher");
+                let n = hasher.num_perm();
+                let start = sigs.len();
+                sigs.resize(start + heads.len() * n, 0);
+                sigs[start..].par_chunks_mut(n).zip(&heads).for_each(|(out, (shingles, _))| {
+                    hasher.sketch_into(shingles, out);
+                });
+            }
+            Heads::Samples { values, ends } => {
+                for (_, f) in heads {
+                    if let DocFeatures::Sample(s) = f {
+                        values.extend_from_slice(&s);
+                    }
+                    ends.push(values.len());
+                }
+            }
+            Heads::Fingerprints(fps) => {
+                fps.extend(heads.into_iter().map(|(_, f)| match f {
+                    DocFeatures::Fingerprint(fp) => fp,
+                    _ => 0,
+                }));
+            }
+            Heads::Bags(bags) => {
+                bags.extend(heads.into_iter().map(|(_, f)| match f {
+                    DocFeatures::Bag(b) => b,
+                    _ => Vec::new(),
+                }));
+            }
+        }
+    }
+
+    /// Turns collected tf bags into tf-idf fingerprints (document frequencies of the heads).
+    fn finish_bags(&mut self) {
+        let Heads::Bags(bags) = &mut self.heads else { return };
+        let mut df = DocFreq::new();
+        let mut keys = Vec::new();
+        for bag in bags.iter() {
+            keys.clear();
+            keys.extend(bag.iter().map(|&(h, _)| h));
+            df.add_document(&keys);
+        }
+        let hasher = self.simhasher;
+        let fps: Vec<u64> = bags
+            .par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(hashes, weighted), bag| {
+                    hashes.clear();
+                    for &(h, tf) in bag {
+                        hashes.extend(std::iter::repeat_n(h, tf as usize));
+                    }
+                    simhash::weigh(hashes, Weighting::TfIdf, Some(&df), weighted);
+                    hasher.fingerprint(weighted)
+                },
+            )
+            .collect();
+        self.heads = Heads::Fingerprints(fps);
+    }
+
+    fn sig(&self, slot: u32) -> &[u32] {
+        let (Heads::Sigs(sigs), Some(h)) = (&self.heads, &self.minhasher) else { return &[] };
+        let n = h.num_perm();
+        &sigs[slot as usize * n..(slot as usize + 1) * n]
+    }
+
+    fn sample_of(&self, slot: u32) -> &[u64] {
+        let Heads::Samples { values, ends } = &self.heads else { return &[] };
+        let end = ends[slot as usize];
+        let start = if slot == 0 { 0 } else { ends[slot as usize - 1] };
+        &values[start..end]
+    }
+
+    /// Size of a head's sample (0 for methods without samples).
+    pub fn sample_len(&self, slot: u32) -> usize {
+        self.sample_of(slot).len()
+    }
+
+    fn fingerprint(&self, slot: u32) -> u64 {
+        match &self.heads {
+            Heads::Fingerprints(fps) => fps[slot as usize],
+            _ => 0,
+        }
+    }
+
+    /// The method's own similarity estimate of two heads (resemblance, or containment of the
+    /// smaller in the larger when the measure is containment).
+    pub fn estimate(&self, c: &DedupConfig, a: u32, b: u32) -> f64 {
+        match self.method {
+            Method::MinHash | Method::SuperShingles => estimate_jaccard(self.sig(a), self.sig(b)),
+            Method::ModM | Method::MinS | Method::Broder => {
+                let (x, y) = (self.sample_of(a), self.sample_of(b));
+                if c.measure == Measure::Containment {
+                    let smaller = x.len().min(y.len());
+                    return if smaller == 0 {
+                        0.0
+                    } else {
+                        intersection_size(x, y) as f64 / smaller as f64
+                    };
+                }
+                match (self.method, c.effective_sample()) {
+                    (Method::ModM, _) => ModSketch::resemblance(x, y),
+                    (Method::MinS, Sample::Min(s)) => MinSketch::new(s, c.seed).resemblance(x, y),
+                    // Broder's homework estimate: shared sketch elements over the sketch size.
+                    _ => {
+                        let smaller = x.len().min(y.len());
+                        if smaller == 0 {
+                            0.0
+                        } else {
+                            intersection_size(x, y) as f64 / smaller as f64
+                        }
+                    }
+                }
+            }
+            Method::SimHash => {
+                simhash::similarity(simhash::hamming(self.fingerprint(a), self.fingerprint(b)))
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// Whether the method itself calls a pair with this estimate a duplicate.
+    fn accepts(&self, c: &DedupConfig, estimate: f64) -> bool {
+        match self.method {
+            Method::SimHash => {
+                estimate >= simhash::similarity(c.simhash.max_distance) - f64::EPSILON
+            }
+            _ => estimate >= c.threshold,
+        }
+    }
+
+    /// Candidate pairs of slots, sorted by pair, with the method's estimates.
+    pub fn candidates(
+        &mut self,
+        c: &DedupConfig,
+        lsh: LshParams,
+    ) -> Result<(Vec<Candidate>, CandidateStats, EngineStats), Error> {
+        self.finish_bags();
+        let mut stats = CandidateStats::default();
+        let mut extra = EngineStats::default();
+        let pairs: Vec<u64> = match (&self.heads, self.method) {
+            (Heads::Sigs(sigs), Method::MinHash) => {
+                let (pairs, s) = band_candidates(sigs, c.num_perm, lsh, c.max_bucket);
+                stats = s;
+                pairs
+            }
+            (Heads::Sigs(_), _) => {
+                let keys: Vec<Vec<u64>> = (0..self.slots as u32)
+                    .into_par_iter()
+                    .map(|slot| {
+                        supershingles::document_keys(self.sig(slot), &c.supershingles, c.seed)
+                    })
+                    .collect();
+                supershingles::candidate_pairs(&keys)
+                    .into_iter()
+                    .map(|(a, b)| (u64::from(a) << 32) | u64::from(b))
+                    .collect()
+            }
+            (Heads::Samples { ends, .. }, _) => {
+                extra.empty_samples =
+                    (0..ends.len() as u32).filter(|&s| self.sample_of(s).is_empty()).count() as u64;
+                let config = BroderConfig {
+                    memory_bytes: c.memory,
+                    max_docs_per_shingle: c.max_docs_per_shingle,
+                    threshold: self.sample_threshold(c),
+                    tmp_dir: c.spill_dir.clone(),
+                };
+                let mut pairs = Vec::new();
+                let sketches = (0..ends.len() as u32).map(|s| (s, self.sample_of(s)));
+                let bstats = broder::collect(sketches, &config, |p| {
+                    pairs.push((u64::from(p.a) << 32) | u64::from(p.b));
+                    true
+                })?;
+                extra.broder = Some(bstats);
+                pairs
+            }
+            (Heads::Fingerprints(fps), _) => {
+                let k = c.simhash.max_distance;
+                let cfg = match c.simhash.blocks {
+                    Some(b) => TableConfig::new(b, k),
+                    None => TableConfig::for_collection(k, fps.len()),
+                }
+                .ok_or_else(|| {
+                    Error::Config(format!(
+                        "no permuted-table layout for Hamming distance {k}{}",
+                        c.simhash.blocks.map(|b| format!(" with {b} blocks")).unwrap_or_default()
+                    ))
+                })?;
+                extra.simhash_tables = Some((cfg.blocks(), cfg.tables()));
+                simhash::hamming_candidates(fps, k, cfg)
+                    .into_iter()
+                    .map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        stats.pairs = pairs.len() as u64;
+        let candidates = pairs
+            .par_iter()
+            .map(|&pair| {
+                let (a, b) = decode_pair(pair);
+                let estimate = self.estimate(c, a, b);
+                Candidate { pair, estimate, accepted: self.accepts(c, estimate) }
+            })
+            .collect();
+        Ok((candidates, stats, extra))
+    }
+
+    /// The threshold on Broder's `shared / min(sizes)` below which a pair cannot be a candidate.
+    ///
+    /// With `estimate` verification the method's own decision follows, so nothing below the
+    /// threshold is needed when the estimate is the same quantity (containment, Broder's count
+    /// over the sketch size). Otherwise `shared / min` is an upper bound of the resemblance
+    /// estimators and of the true resemblance's estimate, and the bound is lowered by three
+    /// standard deviations of a sample of the expected size so that exact verification sees the
+    /// pairs the sample under-estimates.
+    fn sample_threshold(&self, c: &DedupConfig) -> f64 {
+        let t = c.threshold;
+        let s = match c.effective_sample() {
+            Sample::Min(s) => s as f64,
+            // A MOD-m sample of a typical document (a few hundred shingles) has tens of elements;
+            // 32 is a deliberately small size, so the margin is generous.
+            Sample::Mod(_) => 32.0,
+        };
+        let margin = 3.0 * (t * (1.0 - t) / s).sqrt();
+        (t - margin).max(0.0)
+    }
+}

@@ -1,0 +1,232 @@
+//! The syntactic methods other than MinHash against brute-force references: exact resemblance and
+//! containment of the shingle sets, and all-pairs Hamming distance of SimHash fingerprints.
+
+use std::collections::BTreeMap;
+
+use lookalike::normalize::normalize;
+use lookalike::simhash::{SimFeatures, SimHasher, Weighting, hamming};
+use lookalike::supershingles::{SuperShingleConfig, match_probability};
+use lookalike::{Contained, Dedup, MatchKind, Measure, Method, Sample, SimHashConfig, Verify};
+
+use crate::corpus::{
+    brute_force_containment, brute_force_pairs, containment_collection, random_collection,
+};
+use crate::recall::{found_pairs, run};
+
+const SAMPLED: [Method; 3] = [Method::ModM, Method::MinS, Method::Broder];
+
+/// With exact verification every output pair is a true pair with its exact Jaccard, whatever the
+/// candidates; and the sampling methods find (almost) every pair a little above the threshold.
+#[test]
+fn sampled_methods_output_exact_pairs_and_reach_recall() {
+    let t = 0.8;
+    for method in SAMPLED {
+        let (mut must, mut hit) = (0usize, 0usize);
+        for seed in 0..4 {
+            let docs = random_collection(seed, 120, 160);
+            let dedup = Dedup::builder().method(method).threshold(t).seed(seed).build().unwrap();
+            let truth = brute_force_pairs(&docs, dedup.shingler(), t);
+            let truth_map: BTreeMap<(u32, u32), f64> =
+                truth.iter().map(|p| ((p.0, p.1), p.2)).collect();
+            let outcome = run(&docs, &dedup);
+            for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
+                let s = truth_map.get(&(p.a, p.b));
+                assert!(s.is_some(), "{method} seed {seed}: {} {} below threshold", p.a, p.b);
+                assert!((s.unwrap() - p.similarity).abs() < 1e-12);
+            }
+            let found = found_pairs(&outcome);
+            let strong: Vec<_> = truth.iter().filter(|p| p.2 >= t + 0.05).collect();
+            must += strong.len();
+            hit += strong.iter().filter(|p| found.contains_key(&(p.0, p.1))).count();
+        }
+        let recall = hit as f64 / must as f64;
+        assert!(must > 200, "{method}: too few pairs ({must})");
+        assert!(recall >= 0.95, "{method}: recall {recall:.4} ({hit}/{must})");
+    }
+}
+
+/// Estimate verification: each sampling method's own estimator decides, and an estimate at the
+/// threshold essentially never comes from a pair of true Jaccard far below it.
+#[test]
+fn sampled_methods_in_estimate_mode_output_their_estimates() {
+    let docs = random_collection(31, 100, 150);
+    for method in SAMPLED {
+        let dedup = Dedup::builder()
+            .method(method)
+            .threshold(0.7)
+            .verify(Verify::Estimate)
+            .build()
+            .unwrap();
+        let outcome = run(&docs, &dedup);
+        assert!(outcome.stats.near_pairs > 10, "{method}");
+        let loose: BTreeMap<(u32, u32), f64> = brute_force_pairs(&docs, dedup.shingler(), 0.4)
+            .into_iter()
+            .map(|p| ((p.0, p.1), p.2))
+            .collect();
+        for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
+            assert!(p.similarity >= 0.7, "{method}");
+            assert!(loose.contains_key(&(p.a, p.b)), "{method}: {} {} far below", p.a, p.b);
+        }
+    }
+}
+
+/// Super-shingles: every output pair is exact, and the share of true pairs found matches the
+/// match-probability curve (the expected number of hits, within four binomial standard
+/// deviations).
+#[test]
+fn supershingles_follow_their_match_probability() {
+    let cfg = SuperShingleConfig::default();
+    let (mut expected, mut variance, mut hits, mut n) = (0.0, 0.0, 0usize, 0usize);
+    for seed in 0..6 {
+        let docs = random_collection(100 + seed, 150, 250);
+        let dedup = Dedup::builder()
+            .method(Method::SuperShingles)
+            .threshold(0.6)
+            .seed(seed)
+            .build()
+            .unwrap();
+        let truth = brute_force_pairs(&docs, dedup.shingler(), 0.6);
+        let truth_map: BTreeMap<(u32, u32), f64> =
+            truth.iter().map(|p| ((p.0, p.1), p.2)).collect();
+        let outcome = run(&docs, &dedup);
+        for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
+            let s = truth_map.get(&(p.a, p.b)).expect("output pairs are true pairs");
+            assert!((s - p.similarity).abs() < 1e-12);
+        }
+        let found = found_pairs(&outcome);
+        // Exact copies are found by the exact stage, not by super-shingles: leave them out.
+        for &(a, b, s) in truth.iter().filter(|p| p.2 < 1.0) {
+            let p = match_probability(s, &cfg);
+            expected += p;
+            variance += p * (1.0 - p);
+            n += 1;
+            hits += usize::from(found.contains_key(&(a, b)));
+        }
+    }
+    assert!(n > 300, "too few pairs: {n}");
+    let sd = variance.sqrt();
+    let hits = hits as f64;
+    assert!(
+        (hits - expected).abs() <= 4.0 * sd + 1.0,
+        "hits {hits} vs expected {expected:.1} ± {sd:.1} over {n} pairs"
+    );
+}
+
+/// SimHash in estimate mode outputs exactly the pairs of heads whose fingerprints are within k
+/// bits (as an all-pairs scan finds them), with similarity 1 − h/64.
+#[test]
+fn simhash_pairs_equal_all_pairs_hamming() {
+    for (seed, k, weights) in
+        [(1, 3, Weighting::Tf), (2, 6, Weighting::None), (3, 10, Weighting::Tf)]
+    {
+        let docs = random_collection(200 + seed, 150, 200);
+        let simhash = SimHashConfig { max_distance: k, weights, ..SimHashConfig::default() };
+        let dedup = Dedup::builder()
+            .method(Method::SimHash)
+            .simhash(simhash)
+            .seed(seed)
+            .verify(Verify::Estimate)
+            .build()
+            .unwrap();
+        let outcome = run(&docs, &dedup);
+        let copies: std::collections::BTreeSet<u32> =
+            outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near).map(|p| p.b).collect();
+        let hasher = SimHasher::new(seed);
+        let fps: Vec<u64> = docs
+            .iter()
+            .map(|d| {
+                hasher.fingerprint_text(&normalize(&d.text), SimFeatures::Tokens, weights, None)
+            })
+            .collect();
+        let mut expected = Vec::new();
+        for i in 0..docs.len() as u32 {
+            for j in i + 1..docs.len() as u32 {
+                let h = hamming(fps[i as usize], fps[j as usize]);
+                if !copies.contains(&i) && !copies.contains(&j) && h <= k {
+                    expected.push((i, j, 1.0 - f64::from(h) / 64.0));
+                }
+            }
+        }
+        let got: Vec<(u32, u32, f64)> = outcome
+            .pairs
+            .iter()
+            .filter(|p| p.kind == MatchKind::Near)
+            .map(|p| (p.a, p.b, p.similarity))
+            .collect();
+        assert!(!expected.is_empty(), "seed {seed}: no pairs within {k}");
+        assert_eq!(got, expected, "seed {seed} k {k}");
+    }
+}
+
+/// Containment: output pairs carry their exact containment and direction; pairs contained a
+/// little above the threshold are found, including many whose resemblance is far below it.
+#[test]
+fn containment_finds_contained_pairs_of_low_resemblance() {
+    let t = 0.8;
+    let (mut must, mut hit, mut low_resemblance) = (0usize, 0usize, 0usize);
+    for seed in 0..4 {
+        let docs = containment_collection(300 + seed, 120, 80, 60);
+        for method in [Method::ModM, Method::Broder] {
+            let dedup = Dedup::builder()
+                .method(method)
+                .measure(Measure::Containment)
+                .sample(Some(Sample::Mod(4)))
+                .threshold(t)
+                .seed(seed)
+                .build()
+                .unwrap();
+            let truth = brute_force_containment(&docs, dedup.shingler(), t);
+            let by_pair: BTreeMap<(u32, u32), (f64, bool, f64)> =
+                truth.iter().map(|p| ((p.0, p.1), (p.2, p.3, p.4))).collect();
+            let outcome = run(&docs, &dedup);
+            for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
+                let &(c, a_in_b, _) = by_pair.get(&(p.a, p.b)).expect("a true containment pair");
+                assert!((c - p.similarity).abs() < 1e-12);
+                let dir = if a_in_b { Contained::AInB } else { Contained::BInA };
+                assert_eq!(p.contained, Some(dir));
+            }
+            let found = found_pairs(&outcome);
+            for &(a, b, c, _, j) in &truth {
+                if c >= t + 0.05 {
+                    must += 1;
+                    if found.contains_key(&(a, b)) {
+                        hit += 1;
+                        low_resemblance += usize::from(j < 0.5);
+                    }
+                }
+            }
+        }
+    }
+    let recall = hit as f64 / must as f64;
+    assert!(must > 200, "too few pairs: {must}");
+    assert!(recall >= 0.95, "recall {recall:.4} ({hit}/{must})");
+    assert!(low_resemblance > 100, "only {low_resemblance} found pairs of Jaccard < 0.5");
+}
+
+/// Broder's algorithm with a memory cap five times smaller than its records spills sorted runs
+/// and gives the same outcome as the in-memory run.
+#[test]
+fn broder_with_records_five_times_the_memory_cap_matches_in_memory() {
+    let docs = random_collection(41, 300, 400);
+    let build = |memory: usize| {
+        Dedup::builder()
+            .method(Method::Broder)
+            .verify(Verify::Estimate)
+            .threshold(0.7)
+            .memory(memory)
+            .build()
+            .unwrap()
+    };
+    let big = run(&docs, &build(256 << 20));
+    let stats = big.stats.method.broder.expect("broder stats");
+    assert_eq!(stats.runs_written, 0);
+    let record_bytes = stats.records as usize * 12;
+    let small = run(&docs, &build(record_bytes / 5));
+    let small_stats = small.stats.method.broder.unwrap();
+    assert!(small_stats.runs_written >= 5, "{small_stats:?}");
+    assert!(small_stats.bytes_spilled as usize >= record_bytes, "{small_stats:?}");
+    assert!(big.stats.near_pairs > 50);
+    let key =
+        |o: &lookalike::DedupOutcome| format!("{:?}{:?}{:?}", o.pairs, o.clusters, o.statuses);
+    assert_eq!(key(&big), key(&small));
+}
