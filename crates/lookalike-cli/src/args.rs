@@ -52,6 +52,9 @@ pub enum Command {
     /// Find exact and near-duplicate documents (MinHash + LSH + verification).
     #[command(after_help = DEDUP_EXAMPLES)]
     Dedup(Box<DedupArgs>),
+    /// Build collection statistics (document and collection frequencies of every term) for the
+    /// lexical methods, to sign later batches with `dedup --lexicon`.
+    Lexicon(crate::lexicon::LexiconArgs),
     /// Print the text that `dedup` compares: HTML main content, WARC responses, charsets decoded.
     #[command(after_help = crate::extract::EXTRACT_EXAMPLES)]
     Extract(Box<crate::extract::ExtractArgs>),

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lookalike::collection::Lexicon;
 use lookalike::{Dedup, Document, Keep, Measure, Method};
 use lookalike_io::{Decoded, Format, InputError, RawRecord, Reader};
 use rayon::prelude::*;
@@ -45,6 +46,13 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     } else {
         Keep::default()
     });
+    let mut lexical = args.methods.lexical();
+    if let Some(path) = &args.methods.lexicon {
+        let settings = lookalike::collection::lexicon_settings(args.seed, args.cjk);
+        let lexicon = Lexicon::load_matching(path, args.seed, &settings)
+            .map_err(|e| UsageError(format!("{e} (build it with the same --seed and --cjk)")))?;
+        lexical.lexicon = Some(std::sync::Arc::new(lexicon));
+    }
     let dedup = Dedup::builder()
         .method(method)
         .shingle(args.shingle)
@@ -62,6 +70,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         .supershingles(args.methods.supershingles())
         .max_docs_per_shingle(args.methods.max_docs_per_shingle)
         .simhash(args.methods.simhash())
+        .lexical(lexical)
         .max_bucket(args.max_bucket)
         .spill_dir(args.spill_dir.clone())
         .memory(args.memory)

@@ -6,6 +6,7 @@ mod compare;
 mod dedup;
 mod eval;
 mod extract;
+mod lexicon;
 mod method_args;
 mod output;
 mod params;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         Command::Dedup(args) => dedup::run(*args),
         Command::Params(args) => params::run(&args),
         Command::Extract(args) => extract::run(&args),
+        Command::Lexicon(args) => lexicon::run(&args),
         Command::Eval(args) => eval::run(*args),
         Command::Compare(args) => compare::run(*args),
     };

@@ -3,6 +3,12 @@
 use clap::Args;
 use lookalike::simhash::{SimFeatures, Weighting};
 use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode};
+use std::path::PathBuf;
+
+use lookalike::engine::LexicalConfig;
+use lookalike::imatch::IMatchConfig;
+use lookalike::lexsig::{LongSentenceConfig, TfRidfConfig};
+use lookalike::partitioned::PartitionConfig;
 use lookalike::{Measure, Sample, ShingleKind, SimHashConfig};
 
 /// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
@@ -52,6 +58,44 @@ pub struct MethodArgs {
     /// default: chosen from K and the number of documents).
     #[arg(long, value_name = "B")]
     pub simhash_blocks: Option<usize>,
+
+    /// Lexical methods (i-match, i-match-rand, tf-ridf): sign with the collection statistics
+    /// saved by `lookalike lexicon build` instead of those of the input itself, so that a new
+    /// batch gets the same signatures as an old one.
+    #[arg(long, value_name = "FILE")]
+    pub lexicon: Option<PathBuf>,
+    /// I-Match: lowest normalized IDF (idf / log2 N) of a lexicon term; drops the commonest
+    /// terms.
+    #[arg(long, value_name = "X", default_value_t = IMatchConfig::default().nidf_low)]
+    pub nidf_low: f64,
+    /// I-Match: highest normalized IDF of a lexicon term; drops the rarest terms.
+    #[arg(long, value_name = "X", default_value_t = IMatchConfig::default().nidf_high)]
+    pub nidf_high: f64,
+    /// I-Match: fewest distinct lexicon terms a document needs for a signature (documents with
+    /// fewer are reported as unsigned, and kept).
+    #[arg(long, value_name = "N", default_value_t = IMatchConfig::default().min_terms)]
+    pub min_terms: usize,
+    /// i-match-rand: K extra lexicons, each dropping a random fraction of the base lexicon
+    /// (Kołcz et al.: 10).
+    #[arg(long, value_name = "K", default_value_t = IMatchConfig::default().extra_lexicons)]
+    pub extra_lexicons: usize,
+    /// i-match-rand: the fraction p of the base lexicon each extra lexicon drops (Kołcz et
+    /// al.: 0.33).
+    #[arg(long, value_name = "P", default_value_t = IMatchConfig::default().drop_fraction)]
+    pub drop_fraction: f64,
+    /// Partitioned fingerprints: number of term lists L (a change of fewer than L terms leaves
+    /// at least one list intact).
+    #[arg(long, value_name = "L", default_value_t = PartitionConfig::default().lists)]
+    pub lists: usize,
+    /// Partitioned fingerprints: equal list fingerprints that make two documents candidates.
+    #[arg(long, value_name = "K", default_value_t = PartitionConfig::default().min_shared)]
+    pub min_shared: usize,
+    /// TF*RIDF: words of highest tf·RIDF in the signature (Zelenkov & Segalovich: 6).
+    #[arg(long, value_name = "N", default_value_t = TfRidfConfig::default().words)]
+    pub ridf_words: usize,
+    /// Long sentences: sentences in the signature (Zelenkov & Segalovich: 2).
+    #[arg(long, value_name = "N", default_value_t = LongSentenceConfig::default().sentences)]
+    pub sentences: usize,
 }
 
 impl MethodArgs {
@@ -72,6 +116,33 @@ impl MethodArgs {
             weights: self.weights,
             features: self.features,
             blocks: self.simhash_blocks,
+        }
+    }
+}
+
+impl MethodArgs {
+    /// The settings of the lexical methods (the lexicon file is loaded by the caller).
+    pub fn lexical(&self) -> LexicalConfig {
+        LexicalConfig {
+            imatch: IMatchConfig {
+                nidf_low: self.nidf_low,
+                nidf_high: self.nidf_high,
+                min_terms: self.min_terms,
+                extra_lexicons: self.extra_lexicons,
+                drop_fraction: self.drop_fraction,
+                ..IMatchConfig::default()
+            },
+            partition: PartitionConfig {
+                lists: self.lists,
+                min_shared: self.min_shared,
+                ..PartitionConfig::default()
+            },
+            tf_ridf: TfRidfConfig { words: self.ridf_words, ..TfRidfConfig::default() },
+            long_sentences: LongSentenceConfig {
+                sentences: self.sentences,
+                ..LongSentenceConfig::default()
+            },
+            lexicon: None,
         }
     }
 }

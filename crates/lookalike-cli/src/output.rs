@@ -205,6 +205,9 @@ struct ReportLine<'a> {
     kind: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
+    /// Lexical methods: why the document has no signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unsigned: Option<&'a str>,
 }
 
 /// One JSON line per input document, in input order.
@@ -213,6 +216,8 @@ pub fn write_report(
     entries: &[Entry],
     outcome: &DedupOutcome,
 ) -> io::Result<()> {
+    let unsigned: std::collections::HashMap<u32, &str> =
+        outcome.unsigned.iter().map(|(d, r)| (*d, r.as_str())).collect();
     for e in entries {
         let skipped = |id, reason, lang| ReportLine {
             id,
@@ -222,6 +227,7 @@ pub fn write_report(
             similarity: None,
             kind: None,
             reason: Some(reason),
+            unsigned: None,
         };
         let line = match e {
             Entry::Skipped { id, reason } => skipped(id, reason, None),
@@ -237,6 +243,7 @@ pub fn write_report(
                         similarity: None,
                         kind: None,
                         reason: None,
+                        unsigned: unsigned.get(&i).copied(),
                     },
                     DocStatus::Duplicate { of, similarity, kind } => ReportLine {
                         id,
@@ -246,6 +253,7 @@ pub fn write_report(
                         similarity: Some(round6(*similarity)),
                         kind: Some(kind.as_str()),
                         reason: None,
+                        unsigned: unsigned.get(&i).copied(),
                     },
                     DocStatus::Skipped { reason } => skipped(id, reason, lang),
                 }

@@ -35,6 +35,7 @@ pub struct Summary {
     pub threads: usize,
     skipped: BTreeMap<String, Reason>,
     warnings: BTreeMap<String, Reason>,
+    unsigned: BTreeMap<String, Reason>,
     errors: Vec<InputError>,
     stats: DedupStats,
     kept: u64,
@@ -57,6 +58,7 @@ impl Summary {
             threads: 1,
             skipped: BTreeMap::new(),
             warnings: BTreeMap::new(),
+            unsigned: BTreeMap::new(),
             errors: Vec::new(),
             stats: DedupStats::default(),
             kept: 0,
@@ -86,6 +88,10 @@ impl Summary {
                 DocStatus::Kept => self.kept += 1,
                 DocStatus::Duplicate { .. } => {}
             }
+        }
+        for (doc, reason) in &outcome.unsigned {
+            let id = &outcome.ids[*doc as usize];
+            self.unsigned.entry(class(reason)).or_default().add(format!("{id}: {reason}"));
         }
         self.stats = outcome.stats.clone();
     }
@@ -197,7 +203,11 @@ impl Summary {
             self.read_time.as_secs_f64(),
             (self.total_time - self.read_time).as_secs_f64()
         );
-        for (title, map) in [("skipped", &self.skipped), ("warning", &self.warnings)] {
+        for (title, map) in [
+            ("skipped", &self.skipped),
+            ("warning", &self.warnings),
+            ("no signature (kept, compared by the exact stage only)", &self.unsigned),
+        ] {
             for (class, r) in map {
                 if title == "skipped" && crate::extract::is_warc_record_type(class) {
                     continue;

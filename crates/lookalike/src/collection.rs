@@ -45,6 +45,17 @@ pub fn term_hash(token: &str, seed: u64) -> u64 {
     xxh3_64_with_seed(token.as_bytes(), seed)
 }
 
+/// The settings string a lexicon built by the pipeline carries: what decides its term hashes
+/// besides the seed (the normalization and the segmentation of space-less scripts). A lexicon is
+/// used only by a run whose settings string is equal.
+pub fn lexicon_settings(seed: u64, segmentation: crate::normalize::Segmentation) -> String {
+    let seg = match segmentation {
+        crate::normalize::Segmentation::Chars => "chars",
+        crate::normalize::Segmentation::Dictionary => "dictionary",
+    };
+    format!("terms: lookalike normalize v1 (NFKC, case folded); cjk: {seg}; seed {seed}")
+}
+
 /// One document's bag of words: distinct term hashes with their counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TermCounts {

@@ -12,12 +12,18 @@
 //! | mod-m, min-s, broder | sorted sample of shingle hashes | Broder's sort of ⟨shingle, doc⟩ | the method's estimator |
 //! | simhash | 64-bit fingerprint (tf-idf: the weighted bag until the end) | Manku's tables, distance ≤ k | 1 − h/64 |
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use crate::broder::{self, BroderConfig};
 use crate::candidates::{CandidateStats, LshParams, band_candidates, decode_pair};
+use crate::collection::{CollectionStats, Lexicon, TermCounts};
+use crate::imatch::{IMatch, IMatchConfig};
+use crate::lexsig::{self, LongSentenceConfig, TfRidfConfig};
 use crate::method::Method;
 use crate::normalize::NormalizedText;
+use crate::partitioned::{self, PartitionConfig, Partitioner};
 use crate::pipeline::{DedupConfig, Error, Measure};
 use crate::sampling::{MinSketch, ModSketch};
 use crate::simhash::{self, DocFreq, SimFeatures, SimHasher, TableConfig, Weighting};
@@ -83,6 +89,70 @@ impl Default for SimHashConfig {
     }
 }
 
+/// Settings of the lexical methods (I-Match, randomized lexicons, partitioned fingerprints,
+/// TF*RIDF, long sentences).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LexicalConfig {
+    /// I-Match: NIDF band, minimum terms, and for `i-match-rand` the extra lexicons K and the
+    /// drop fraction p (method `i-match` always uses K = 0).
+    pub imatch: IMatchConfig,
+    /// Partitioned fingerprints: lists L and fingerprints to share.
+    pub partition: PartitionConfig,
+    /// TF*RIDF: words per signature.
+    pub tf_ridf: TfRidfConfig,
+    /// Long sentences: sentences per signature.
+    pub long_sentences: LongSentenceConfig,
+    /// Collection statistics saved by `lookalike lexicon build`: sign with them instead of the
+    /// statistics of the input itself (so a new batch is signed as an old one was).
+    #[serde(skip)]
+    pub lexicon: Option<Arc<Lexicon>>,
+}
+
+/// What signs a document once the collection statistics are known.
+#[derive(Debug)]
+enum Signer {
+    IMatch(IMatch),
+    TfRidf(CollectionStats, TfRidfConfig),
+}
+
+impl Signer {
+    fn new(c: &DedupConfig, stats: CollectionStats) -> Result<Signer, Error> {
+        match c.method {
+            Method::IMatch | Method::IMatchRand => {
+                let mut cfg = c.lexical.imatch;
+                cfg.seed = c.seed;
+                if c.method == Method::IMatch {
+                    cfg.extra_lexicons = 0;
+                }
+                Ok(Signer::IMatch(
+                    IMatch::new(&stats, cfg).map_err(|e| Error::Config(e.to_string()))?,
+                ))
+            }
+            _ => {
+                let mut cfg = c.lexical.tf_ridf;
+                cfg.seed = c.seed;
+                Ok(Signer::TfRidf(stats, cfg))
+            }
+        }
+    }
+
+    fn sign(&self, doc: &TermCounts) -> Result<Vec<u64>, String> {
+        match self {
+            Signer::IMatch(m) => m.signatures(doc).map_err(|e| e.to_string()),
+            Signer::TfRidf(stats, cfg) => lexsig::tf_ridf_signature(doc, stats, cfg)
+                .map(|k| vec![k])
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    fn terms(&self) -> u64 {
+        (match self {
+            Signer::IMatch(m) => m.lexicon().len(),
+            Signer::TfRidf(s, _) => s.len(),
+        }) as u64
+    }
+}
+
 /// A method's per-document features, computed in parallel for every document.
 #[derive(Debug, Default)]
 pub(crate) enum DocFeatures {
@@ -96,6 +166,10 @@ pub(crate) enum DocFeatures {
     Fingerprint(u64),
     /// A weighted bag of SimHash features `(hash, tf)`, until document frequencies are known.
     Bag(Vec<(u64, u32)>),
+    /// Term counts, until the collection statistics are known.
+    Terms(TermCounts),
+    /// Signature keys, or why the document has none.
+    Keys(Result<Vec<u64>, String>),
 }
 
 /// Per-head storage, by slot.
@@ -103,9 +177,19 @@ pub(crate) enum DocFeatures {
 enum Heads {
     None,
     Sigs(Vec<u32>),
-    Samples { values: Vec<u64>, ends: Vec<usize> },
+    Samples {
+        values: Vec<u64>,
+        ends: Vec<usize>,
+    },
     Fingerprints(Vec<u64>),
     Bags(Vec<Vec<(u64, u32)>>),
+    Terms(Vec<TermCounts>),
+    /// Sorted keys of every head, with the heads that have none and why.
+    Keys {
+        values: Vec<u64>,
+        ends: Vec<usize>,
+        unsigned: Vec<(u32, String)>,
+    },
 }
 
 /// A candidate pair of slots (`a < b`, encoded `a << 32 | b`) with the method's estimate.
@@ -130,6 +214,11 @@ pub struct EngineStats {
     /// SimHash: blocks and tables of the permuted tables.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simhash_tables: Option<(usize, usize)>,
+    /// Lexical methods: documents without a signature (too few lexicon terms, too short).
+    pub unsigned: u64,
+    /// Lexical methods: terms in the lexicon (I-Match's base lexicon) or in the statistics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexicon_terms: Option<u64>,
 }
 
 /// The method-specific half of a run.
@@ -138,12 +227,15 @@ pub(crate) struct Engine {
     method: Method,
     minhasher: Option<MinHasher>,
     simhasher: SimHasher,
+    partitioner: Option<Partitioner>,
+    signer: Option<Signer>,
+    lexicon_terms: Option<u64>,
     heads: Heads,
     slots: usize,
 }
 
 impl Engine {
-    pub fn new(c: &DedupConfig) -> Engine {
+    pub fn new(c: &DedupConfig) -> Result<Engine, Error> {
         let minhasher = match c.method {
             Method::MinHash => Some(MinHasher::new(c.num_perm, c.scheme, c.seed)),
             Method::SuperShingles => {
@@ -158,9 +250,35 @@ impl Engine {
             }
             Method::SimHash if c.simhash.weights == Weighting::TfIdf => Heads::Bags(Vec::new()),
             Method::SimHash => Heads::Fingerprints(Vec::new()),
+            m if m.needs_statistics() && c.lexical.lexicon.is_none() => Heads::Terms(Vec::new()),
+            m if m.is_lexical() => {
+                Heads::Keys { values: Vec::new(), ends: Vec::new(), unsigned: Vec::new() }
+            }
             _ => Heads::None,
         };
-        Engine { method: c.method, minhasher, simhasher: SimHasher::new(c.seed), heads, slots: 0 }
+        let partitioner = match c.method {
+            Method::Partitioned => {
+                let mut cfg = c.lexical.partition;
+                cfg.seed = c.seed;
+                Some(Partitioner::new(cfg).map_err(|e| Error::Config(e.to_string()))?)
+            }
+            _ => None,
+        };
+        let signer = match &c.lexical.lexicon {
+            Some(lex) if c.method.needs_statistics() => Some(Signer::new(c, lex.stats.clone())?),
+            _ => None,
+        };
+        let lexicon_terms = signer.as_ref().map(Signer::terms);
+        Ok(Engine {
+            method: c.method,
+            minhasher,
+            simhasher: SimHasher::new(c.seed),
+            partitioner,
+            signer,
+            lexicon_terms,
+            heads,
+            slots: 0,
+        })
     }
 
     /// The sample of the configured method (MOD-m, MIN-s, Broder).
@@ -175,10 +293,33 @@ impl Engine {
     pub fn features(
         &self,
         c: &DedupConfig,
+        text: &str,
         norm: &NormalizedText,
         shingles: &[u64],
     ) -> DocFeatures {
         match self.method {
+            Method::LongSentences => {
+                let mut cfg = c.lexical.long_sentences;
+                cfg.seed = c.seed;
+                let mut scratch = NormalizedText::default();
+                DocFeatures::Keys(
+                    lexsig::long_sentence_signature(text, &cfg, &mut scratch)
+                        .map(|k| vec![k])
+                        .map_err(|e| e.to_string()),
+                )
+            }
+            Method::Partitioned => {
+                let terms = TermCounts::from_normalized(norm, c.seed);
+                let p = self.partitioner.as_ref().expect("partitioned has a partitioner");
+                DocFeatures::Keys(p.fingerprints(&terms).map_err(|e| e.to_string()))
+            }
+            m if m.needs_statistics() => {
+                let terms = TermCounts::from_normalized(norm, c.seed);
+                match &self.signer {
+                    Some(signer) => DocFeatures::Keys(signer.sign(&terms)),
+                    None => DocFeatures::Terms(terms),
+                }
+            }
             Method::ModM | Method::MinS | Method::Broder => {
                 DocFeatures::Sample(Self::sample(c, shingles))
             }
@@ -236,7 +377,81 @@ impl Engine {
                     _ => Vec::new(),
                 }));
             }
+            Heads::Terms(terms) => {
+                terms.extend(heads.into_iter().map(|(_, f)| match f {
+                    DocFeatures::Terms(t) => t,
+                    _ => TermCounts::default(),
+                }));
+            }
+            Heads::Keys { values, ends, unsigned } => {
+                for (_, f) in heads {
+                    let slot = ends.len() as u32;
+                    match f {
+                        DocFeatures::Keys(Ok(mut keys)) => {
+                            keys.sort_unstable();
+                            keys.dedup();
+                            values.extend_from_slice(&keys);
+                        }
+                        DocFeatures::Keys(Err(reason)) => unsigned.push((slot, reason)),
+                        _ => unsigned.push((slot, "no signature".to_owned())),
+                    }
+                    ends.push(values.len());
+                }
+            }
         }
+    }
+
+    /// Heads without a signature, by slot, with the reason.
+    pub fn unsigned(&self) -> &[(u32, String)] {
+        match &self.heads {
+            Heads::Keys { unsigned, .. } => unsigned,
+            _ => &[],
+        }
+    }
+
+    /// Builds the collection statistics from the heads' term counts and signs every head.
+    fn finish_terms(&mut self, c: &DedupConfig) -> Result<(), Error> {
+        let Heads::Terms(terms) = &self.heads else { return Ok(()) };
+        let stats = terms
+            .par_chunks(1024)
+            .map(|chunk| {
+                let mut b = CollectionStats::builder();
+                for t in chunk {
+                    b.add_document(t);
+                }
+                b
+            })
+            .reduce(CollectionStats::builder, |mut a, b| {
+                a.merge(b);
+                a
+            })
+            .build();
+        let signer = Signer::new(c, stats)?;
+        self.lexicon_terms = Some(signer.terms());
+        let signed: Vec<Result<Vec<u64>, String>> =
+            terms.par_iter().map(|t| signer.sign(t)).collect();
+        let (mut values, mut ends, mut unsigned) = (Vec::new(), Vec::new(), Vec::new());
+        for (slot, keys) in signed.into_iter().enumerate() {
+            match keys {
+                Ok(mut keys) => {
+                    keys.sort_unstable();
+                    keys.dedup();
+                    values.extend_from_slice(&keys);
+                }
+                Err(reason) => unsigned.push((slot as u32, reason)),
+            }
+            ends.push(values.len());
+        }
+        self.heads = Heads::Keys { values, ends, unsigned };
+        self.signer = Some(signer);
+        Ok(())
+    }
+
+    fn keys_of(&self, slot: u32) -> &[u64] {
+        let Heads::Keys { values, ends, .. } = &self.heads else { return &[] };
+        let end = ends[slot as usize];
+        let start = if slot == 0 { 0 } else { ends[slot as usize - 1] };
+        &values[start..end]
     }
 
     /// Turns collected tf bags into tf-idf fingerprints (document frequencies of the heads).
@@ -324,6 +539,13 @@ impl Engine {
             Method::SimHash => {
                 simhash::similarity(simhash::hamming(self.fingerprint(a), self.fingerprint(b)))
             }
+            // Signature methods: the share of keys the two documents have in common (1 or 0 for
+            // a single signature; for partitioned fingerprints the share of equal lists).
+            m if m.is_lexical() => {
+                let (x, y) = (self.keys_of(a), self.keys_of(b));
+                let most = x.len().max(y.len());
+                if most == 0 { 0.0 } else { intersection_size(x, y) as f64 / most as f64 }
+            }
             _ => 0.0,
         }
     }
@@ -334,6 +556,8 @@ impl Engine {
             Method::SimHash => {
                 estimate >= simhash::similarity(c.simhash.max_distance) - f64::EPSILON
             }
+            // Equal signatures (enough equal lists) are the method's own decision.
+            m if m.is_lexical() => true,
             _ => estimate >= c.threshold,
         }
     }
@@ -345,8 +569,13 @@ impl Engine {
         lsh: LshParams,
     ) -> Result<(Vec<Candidate>, CandidateStats, EngineStats), Error> {
         self.finish_bags();
+        self.finish_terms(c)?;
         let mut stats = CandidateStats::default();
-        let mut extra = EngineStats::default();
+        let mut extra = EngineStats {
+            unsigned: self.unsigned().len() as u64,
+            lexicon_terms: self.lexicon_terms,
+            ..EngineStats::default()
+        };
         let pairs: Vec<u64> = match (&self.heads, self.method) {
             (Heads::Sigs(sigs), Method::MinHash) => {
                 let (pairs, s) = band_candidates(sigs, c.num_perm, lsh, c.max_bucket);
@@ -399,6 +628,16 @@ impl Engine {
                 simhash::hamming_candidates(fps, k, cfg)
                     .into_iter()
                     .map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b))
+                    .collect()
+            }
+            (Heads::Keys { ends, .. }, method) => {
+                let keys: Vec<Vec<u64>> =
+                    (0..ends.len() as u32).map(|s| self.keys_of(s).to_vec()).collect();
+                let min_shared =
+                    if method == Method::Partitioned { c.lexical.partition.min_shared } else { 1 };
+                partitioned::candidate_pairs(&keys, min_shared)
+                    .into_iter()
+                    .map(|(a, b)| (u64::from(a) << 32) | u64::from(b))
                     .collect()
             }
             _ => Vec::new(),

@@ -40,6 +40,27 @@ pub enum Method {
     #[cfg_attr(feature = "clap", value(name = "simhash"))]
     #[serde(rename = "simhash")]
     SimHash,
+    /// I-Match: hash of the document's distinct terms of mid IDF (the lexicon, from the
+    /// collection's statistics or `--lexicon`); candidates have equal signatures (Chowdhury,
+    /// Frieder, Grossman & McCabe 2002).
+    #[cfg_attr(feature = "clap", value(name = "i-match"))]
+    #[serde(rename = "i-match")]
+    IMatch,
+    /// I-Match with K extra randomized lexicons, each dropping a fraction p of the base lexicon:
+    /// K + 1 signatures, a match on any (Kołcz, Chowdhury & Alspector 2004).
+    #[cfg_attr(feature = "clap", value(name = "i-match-rand"))]
+    #[serde(rename = "i-match-rand")]
+    IMatchRand,
+    /// Partitioned fingerprints: the document's terms split into L lists by hash, each list
+    /// fingerprinted; candidates share at least k fingerprints (Pugh, US patent 6,658,423).
+    Partitioned,
+    /// TF*RIDF signature: hash of the 6 words of highest tf × residual IDF (Zelenkov &
+    /// Segalovich 2007).
+    #[cfg_attr(feature = "clap", value(name = "tf-ridf"))]
+    #[serde(rename = "tf-ridf")]
+    TfRidf,
+    /// Long sentences: hash of the two longest sentences (Zelenkov & Segalovich 2007).
+    LongSentences,
     /// Exact copies only: equal raw bytes or equal normalized text (128-bit fingerprints).
     Exact,
 }
@@ -53,6 +74,11 @@ impl Method {
         Method::MinS,
         Method::Broder,
         Method::SimHash,
+        Method::IMatch,
+        Method::IMatchRand,
+        Method::Partitioned,
+        Method::TfRidf,
+        Method::LongSentences,
         Method::Exact,
     ];
 
@@ -65,8 +91,30 @@ impl Method {
             Method::MinS => "min-s",
             Method::Broder => "broder",
             Method::SimHash => "simhash",
+            Method::IMatch => "i-match",
+            Method::IMatchRand => "i-match-rand",
+            Method::Partitioned => "partitioned",
+            Method::TfRidf => "tf-ridf",
+            Method::LongSentences => "long-sentences",
             Method::Exact => "exact",
         }
+    }
+
+    /// Whether the method signs documents with keys that must be equal (the lexical family).
+    pub fn is_lexical(self) -> bool {
+        matches!(
+            self,
+            Method::IMatch
+                | Method::IMatchRand
+                | Method::Partitioned
+                | Method::TfRidf
+                | Method::LongSentences
+        )
+    }
+
+    /// Whether the method needs collection statistics (a first pass, or `--lexicon`).
+    pub fn needs_statistics(self) -> bool {
+        matches!(self, Method::IMatch | Method::IMatchRand | Method::TfRidf)
     }
 
     /// Whether the method needs MinHash signatures.

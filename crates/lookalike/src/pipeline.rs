@@ -22,7 +22,9 @@ use crate::broder::DEFAULT_MAX_DOCS_PER_SHINGLE;
 use crate::candidates::{CandidateStats, DEFAULT_MAX_BUCKET, ErrorWeights, LshParams, decode_pair};
 use crate::cluster::{Keep, UnionFind};
 use crate::document::Document;
-use crate::engine::{Candidate, DocFeatures, Engine, EngineStats, Sample, SimHashConfig};
+use crate::engine::{
+    Candidate, DocFeatures, Engine, EngineStats, LexicalConfig, Sample, SimHashConfig,
+};
 use crate::exact::text_fingerprint;
 use crate::features::{ShingleKind, ShingleScratch, Shingler};
 use crate::method::Method;
@@ -102,6 +104,8 @@ pub struct DedupConfig {
     pub max_docs_per_shingle: usize,
     /// SimHash settings.
     pub simhash: SimHashConfig,
+    /// Settings of the lexical methods.
+    pub lexical: LexicalConfig,
 }
 
 impl DedupConfig {
@@ -138,6 +142,7 @@ impl Default for DedupConfig {
             supershingles: SuperShingleConfig::default(),
             max_docs_per_shingle: DEFAULT_MAX_DOCS_PER_SHINGLE,
             simhash: SimHashConfig::default(),
+            lexical: LexicalConfig::default(),
         }
     }
 }
@@ -197,6 +202,8 @@ impl DedupBuilder {
         max_docs_per_shingle: usize,
         /// Sets the SimHash settings.
         simhash: SimHashConfig,
+        /// Sets the settings of the lexical methods.
+        lexical: LexicalConfig,
     }
 
     /// Validates the settings.
@@ -355,6 +362,44 @@ impl Dedup {
                 c.effective_sample(),
                 c.max_docs_per_shingle
             ),
+            Method::IMatch
+            | Method::IMatchRand
+            | Method::TfRidf
+            | Method::Partitioned
+            | Method::LongSentences => {
+                let l = &c.lexical;
+                let source = match &l.lexicon {
+                    Some(lex) => format!("lexicon file ({} documents)", lex.stats.docs()),
+                    None => "statistics of the input".to_owned(),
+                };
+                let what = match c.method {
+                    Method::IMatch => format!(
+                        "mid-IDF terms (NIDF in [{}, {}]) from the {source}, at least {} per document",
+                        l.imatch.nidf_low, l.imatch.nidf_high, l.imatch.min_terms
+                    ),
+                    Method::IMatchRand => format!(
+                        "mid-IDF terms (NIDF in [{}, {}]) from the {source}, {} extra lexicons dropping {} of them",
+                        l.imatch.nidf_low,
+                        l.imatch.nidf_high,
+                        l.imatch.extra_lexicons,
+                        l.imatch.drop_fraction
+                    ),
+                    Method::TfRidf => format!(
+                        "the {} words of highest tf·RIDF, RIDF from the {source}",
+                        l.tf_ridf.words
+                    ),
+                    Method::Partitioned => format!(
+                        "terms in {} lists, at least {} equal list fingerprints",
+                        l.partition.lists, l.partition.min_shared
+                    ),
+                    _ => format!("the {} longest sentences", l.long_sentences.sentences),
+                };
+                let verify = match c.verify {
+                    Verify::Exact => format!("verify exact ({measure} of {sh} shingles)"),
+                    Verify::Estimate => "verify estimate (equal signatures)".to_owned(),
+                };
+                format!("method {}: signature of {what}, {verify}", c.method)
+            }
             Method::SimHash => format!(
                 "method simhash: 64-bit fingerprints of {} weighted {}, Hamming distance ≤ {}, {}",
                 match c.simhash.features {
@@ -388,7 +433,7 @@ impl Dedup {
             docs: Vec::new(),
             exact: HashMap::new(),
             heads: Vec::new(),
-            engine: Engine::new(&self.config),
+            engine: Engine::new(&self.config)?,
             store,
             bytes: 0,
         })
@@ -528,6 +573,9 @@ pub struct DedupOutcome {
     pub clusters: Vec<Cluster>,
     /// Counts.
     pub stats: DedupStats,
+    /// Documents the method could not sign (lexical methods: too few lexicon terms, too short),
+    /// with the reason, in input order. They are kept and compared by nothing but the exact stage.
+    pub unsigned: Vec<(u32, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -605,7 +653,7 @@ impl DedupRun<'_> {
                 let features = if shingles.is_empty() {
                     DocFeatures::None
                 } else {
-                    engine.features(c, &s.norm, &shingles)
+                    engine.features(c, &doc.text, &s.norm, &shingles)
                 };
                 Processed {
                     fingerprint: text_fingerprint(&s.norm.text),
@@ -787,8 +835,14 @@ impl DedupRun<'_> {
             lsh: (c.method == Method::MinHash).then_some(d.lsh),
             method: method_stats,
         };
+        let unsigned = self
+            .engine
+            .unsigned()
+            .iter()
+            .map(|(slot, reason)| (self.heads[*slot as usize], reason.clone()))
+            .collect();
         let ids = self.docs.into_iter().map(|m| m.id).collect();
-        Ok(DedupOutcome { ids, statuses, pairs, clusters, stats })
+        Ok(DedupOutcome { ids, statuses, pairs, clusters, stats, unsigned })
     }
 }
 

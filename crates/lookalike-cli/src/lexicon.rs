@@ -1,0 +1,143 @@
+//! `lookalike lexicon build`: the collection statistics of a corpus, saved for later runs.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use lookalike::collection::{CollectionStats, Lexicon, TermCounts, lexicon_settings};
+use lookalike::{Segmentation, Shingler};
+use lookalike_io::{Decoded, Reader};
+use rayon::prelude::*;
+
+use crate::UsageError;
+use crate::args::InputArgs;
+
+pub const LEXICON_EXAMPLES: &str = "\
+Examples:
+  # Statistics of last month's crawl, then sign this month's batch with them
+  lookalike lexicon build crawl-2026-10/ -o lex.bin
+  lookalike dedup crawl-2026-11/ --method i-match --lexicon lex.bin --pairs pairs.tsv
+
+  # The same for TF*RIDF signatures (RIDF needs document and collection frequencies)
+  lookalike dedup batch.jsonl --method tf-ridf --lexicon lex.bin";
+
+/// `lookalike lexicon`.
+#[derive(Debug, Args)]
+pub struct LexiconArgs {
+    #[command(subcommand)]
+    pub command: LexiconCommand,
+}
+
+/// What to do with a lexicon.
+#[derive(Debug, Subcommand)]
+pub enum LexiconCommand {
+    /// Count document and collection frequencies of every term of a corpus and save them: the
+    /// statistics I-Match (its mid-IDF lexicon) and TF*RIDF (residual IDF) sign documents with.
+    #[command(after_help = LEXICON_EXAMPLES)]
+    Build(BuildArgs),
+}
+
+/// `lookalike lexicon build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Files, directories, glob patterns, or - for standard input (as for `dedup`).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// The lexicon file to write (written atomically).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: PathBuf,
+    /// Seed of the term hashes: `dedup --lexicon` needs the same --seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Tokens of space-less scripts, as for `dedup --cjk`: `dedup --lexicon` needs the same.
+    #[arg(long, value_enum, default_value = "chars", value_name = "MODE")]
+    pub cjk: Segmentation,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    /// No summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+pub fn run(args: &LexiconArgs) -> Result<ExitCode> {
+    match &args.command {
+        LexiconCommand::Build(b) => build(b),
+    }
+}
+
+fn build(args: &BuildArgs) -> Result<ExitCode> {
+    crate::args::set_threads(args.threads)?;
+    let started = std::time::Instant::now();
+    let expanded =
+        lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    if expanded.inputs.is_empty() {
+        return Err(UsageError(format!(
+            "no readable input files found in {}",
+            args.inputs.join(" ")
+        ))
+        .into());
+    }
+    let opts = args.input.read_options();
+    let shingler =
+        Shingler::new(lookalike::ShingleKind::default(), args.seed).with_segmentation(args.cjk);
+    let mut builder = CollectionStats::builder();
+    let (mut skipped, mut errors) = (0u64, 0u64);
+    let mut reader = Reader::new(expanded.inputs, opts.clone());
+    loop {
+        let batch: Vec<_> = reader.by_ref().take(1024).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let counted: Vec<_> = batch
+            .into_par_iter()
+            .map_init(lookalike::normalize::NormalizedText::default, |norm, item| {
+                item.map(|rec| match lookalike_io::decode(&rec, &opts) {
+                    Decoded::Doc { doc, .. } => {
+                        shingler.normalize_into(&doc.text, norm);
+                        Ok(TermCounts::from_normalized(norm, args.seed))
+                    }
+                    Decoded::Skip { id, reason } => Err((id, reason)),
+                })
+            })
+            .collect();
+        for item in counted {
+            match item {
+                Err(e) => {
+                    errors += 1;
+                    eprintln!("lookalike: warning: {e}");
+                }
+                Ok(Err((id, reason))) => {
+                    skipped += 1;
+                    if !args.quiet && !crate::extract::is_warc_record_type(&reason) {
+                        eprintln!("lookalike: skipped {id}: {reason}");
+                    }
+                }
+                Ok(Ok(terms)) => builder.add_document(&terms),
+            }
+        }
+    }
+    let docs = builder.docs();
+    if docs == 0 {
+        return Err(anyhow::anyhow!(
+            "no documents in {}: nothing to build a lexicon from",
+            args.inputs.join(" ")
+        ));
+    }
+    let stats = builder.build();
+    let terms = stats.len();
+    let lexicon = Lexicon::new(stats, args.seed, lexicon_settings(args.seed, args.cjk));
+    lexicon.save(&args.output)?;
+    if !args.quiet {
+        eprintln!(
+            "lookalike: lexicon of {docs} documents, {terms} distinct terms written to {} in {:.2} s \
+             (skipped {skipped}, input errors {errors})",
+            args.output.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
