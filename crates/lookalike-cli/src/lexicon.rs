@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use lookalike::collection::{CollectionStats, Lexicon, TermCounts, lexicon_settings};
+use lookalike::refwords::{RefWords, RefWordsConfig};
 use lookalike::{Segmentation, Shingler};
 use lookalike_io::{Decoded, Reader};
 use rayon::prelude::*;
@@ -32,8 +33,9 @@ pub struct LexiconArgs {
 /// What to do with a lexicon.
 #[derive(Debug, Subcommand)]
 pub enum LexiconCommand {
-    /// Count document and collection frequencies of every term of a corpus and save them: the
-    /// statistics I-Match (its mid-IDF lexicon) and TF*RIDF (residual IDF) sign documents with.
+    /// Count document and collection frequencies of every term of a corpus and choose reference
+    /// words, and save them: what I-Match (its mid-IDF lexicon), TF*RIDF (residual IDF) and
+    /// reference words sign documents with.
     #[command(after_help = LEXICON_EXAMPLES)]
     Build(BuildArgs),
 }
@@ -55,6 +57,10 @@ pub struct BuildArgs {
     pub cjk: Segmentation,
     #[command(flatten)]
     pub input: InputArgs,
+    /// Reference words to choose and store (0: none; `dedup --method refwords --lexicon` signs
+    /// with them).
+    #[arg(long, value_name = "N", default_value_t = RefWordsConfig::default().words)]
+    pub refwords: usize,
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
@@ -85,6 +91,8 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
     let shingler =
         Shingler::new(lookalike::ShingleKind::default(), args.seed).with_segmentation(args.cjk);
     let mut builder = CollectionStats::builder();
+    // Reference words are chosen from every document's term counts, kept until the end.
+    let mut all_terms: Vec<TermCounts> = Vec::new();
     let (mut skipped, mut errors) = (0u64, 0u64);
     let mut reader = Reader::new(expanded.inputs, opts.clone());
     loop {
@@ -116,7 +124,12 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
                         eprintln!("lookalike: skipped {id}: {reason}");
                     }
                 }
-                Ok(Ok(terms)) => builder.add_document(&terms),
+                Ok(Ok(terms)) => {
+                    builder.add_document(&terms);
+                    if args.refwords > 0 {
+                        all_terms.push(terms);
+                    }
+                }
             }
         }
     }
@@ -129,12 +142,20 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
     }
     let stats = builder.build();
     let terms = stats.len();
-    let lexicon = Lexicon::new(stats, args.seed, lexicon_settings(args.seed, args.cjk));
+    let mut lexicon = Lexicon::new(stats, args.seed, lexicon_settings(args.seed, args.cjk));
+    let mut chosen = 0;
+    if args.refwords > 0 {
+        let config = RefWordsConfig { words: args.refwords, ..RefWordsConfig::default() };
+        let (words, _) = RefWords::select(&all_terms, &config);
+        chosen = words.len();
+        lexicon.reference_words =
+            Some(words.words().iter().map(|w| (w.term, w.threshold)).collect());
+    }
     lexicon.save(&args.output)?;
     if !args.quiet {
         eprintln!(
-            "lookalike: lexicon of {docs} documents, {terms} distinct terms written to {} in {:.2} s \
-             (skipped {skipped}, input errors {errors})",
+            "lookalike: lexicon of {docs} documents, {terms} distinct terms, {chosen} reference \
+             words written to {} in {:.2} s (skipped {skipped}, input errors {errors})",
             args.output.display(),
             started.elapsed().as_secs_f64()
         );

@@ -9,6 +9,7 @@ use lookalike::engine::LexicalConfig;
 use lookalike::imatch::IMatchConfig;
 use lookalike::lexsig::{LongSentenceConfig, TfRidfConfig};
 use lookalike::partitioned::PartitionConfig;
+use lookalike::refwords::RefWordsConfig;
 use lookalike::{Measure, Sample, ShingleKind, SimHashConfig};
 
 /// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
@@ -42,18 +43,20 @@ pub struct MethodArgs {
     /// mega-shingles) or single (1 agreeing super-shingle is enough).
     #[arg(long, value_enum, default_value = "pairs", value_name = "MODE")]
     pub super_mode: SuperShingleMode,
-    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
-    /// (Manku et al.: 3).
-    #[arg(long, value_name = "K", default_value_t = lookalike::simhash::DEFAULT_MAX_DISTANCE)]
-    pub max_distance: u32,
+    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates.
+    /// Default: the distance expected at --threshold for shingle features, 64·arccos(2t/(1+t))/π
+    /// (10 at 0.8). Manku et al.'s 3 finds only near-identical pages (Jaccard ≈ 0.97).
+    #[arg(long, value_name = "K")]
+    pub max_distance: Option<u32>,
     /// SimHash feature weights: none (1 per distinct feature), tf (occurrences) or tfidf
     /// (occurrences × log(N/df), document frequencies from the input collection itself).
     #[arg(long, value_enum, default_value = "tf")]
     pub weights: Weighting,
     /// SimHash features: tokens (single words; characters in Chinese/Japanese) or a shingle kind
-    /// (words:N, chars:N).
-    #[arg(long, value_name = "FEATURES", default_value = "tokens", value_parser = parse_features)]
-    pub features: SimFeatures,
+    /// (words:N, chars:N). Default: the --shingle shingles (tokens make pages on one topic look
+    /// alike: on the benchmark corpus precision fell to 0.08).
+    #[arg(long, value_name = "FEATURES", value_parser = parse_features)]
+    pub features: Option<SimFeatures>,
     /// SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables;
     /// default: chosen from K and the number of documents).
     #[arg(long, value_name = "B")]
@@ -96,6 +99,23 @@ pub struct MethodArgs {
     /// Long sentences: sentences in the signature (Zelenkov & Segalovich: 2).
     #[arg(long, value_name = "N", default_value_t = LongSentenceConfig::default().sentences)]
     pub sentences: usize,
+    /// Reference words: how many words to choose from the collection (the study in seed 002:
+    /// 3-5 thousand); `--lexicon` files built by `lexicon build` carry a selection.
+    #[arg(long, value_name = "N", default_value_t = RefWordsConfig::default().words)]
+    pub refwords: usize,
+    /// Reference words: signatures within this Hamming distance are candidates (0: equal
+    /// signatures only).
+    #[arg(long, value_name = "D", default_value_t = 0)]
+    pub refwords_distance: u32,
+    /// Reference words: fewest words above their thresholds a document needs for a signature
+    /// (fewer identify too little: on the benchmark corpus thousands of unrelated documents had
+    /// the same one-bit signature). Documents with fewer are reported as unsigned, and kept.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub refwords_min_bits: u32,
+    /// SpotSigs: content words in each spot's chain (default 2; 4 characters for Chinese and
+    /// Japanese).
+    #[arg(long, value_name = "C")]
+    pub spot_chain: Option<usize>,
 }
 
 impl MethodArgs {
@@ -142,6 +162,10 @@ impl MethodArgs {
                 sentences: self.sentences,
                 ..LongSentenceConfig::default()
             },
+            refwords: RefWordsConfig { words: self.refwords, ..RefWordsConfig::default() },
+            refwords_distance: self.refwords_distance,
+            refwords_min_bits: self.refwords_min_bits,
+            spot_chain: self.spot_chain,
             lexicon: None,
         }
     }

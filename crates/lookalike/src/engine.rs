@@ -25,9 +25,11 @@ use crate::method::Method;
 use crate::normalize::NormalizedText;
 use crate::partitioned::{self, PartitionConfig, Partitioner};
 use crate::pipeline::{DedupConfig, Error, Measure};
+use crate::refwords::{DocSignature, RefWord, RefWords, RefWordsConfig};
 use crate::sampling::{MinSketch, ModSketch};
 use crate::simhash::{self, DocFreq, SimFeatures, SimHasher, TableConfig, Weighting};
 use crate::sketch::{MinHasher, estimate_jaccard};
+use crate::spotsigs::{SpotExtractor, SpotIndex, SpotSet, weighted_jaccard};
 use crate::supershingles;
 use crate::verify::intersection_size;
 
@@ -68,30 +70,26 @@ impl std::str::FromStr for Sample {
 /// SimHash settings of a run.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct SimHashConfig {
-    /// Hamming distance k: fingerprints within k bits are candidates (default 3, Manku et al.).
-    pub max_distance: u32,
+    /// Hamming distance k: fingerprints within k bits are near duplicates. `None`: the distance
+    /// expected at the Jaccard threshold ([`simhash_distance_for`]).
+    pub max_distance: Option<u32>,
     /// Feature weights (default tf).
     pub weights: Weighting,
-    /// Features: tokens (default) or shingles.
-    pub features: SimFeatures,
+    /// Features: tokens or shingles. `None`: the run's shingles (`DedupConfig::shingle`).
+    pub features: Option<SimFeatures>,
     /// Blocks of the permuted tables (`None`: chosen from k and the collection size).
     pub blocks: Option<usize>,
 }
 
 impl Default for SimHashConfig {
     fn default() -> Self {
-        SimHashConfig {
-            max_distance: simhash::DEFAULT_MAX_DISTANCE,
-            weights: Weighting::Tf,
-            features: SimFeatures::Tokens,
-            blocks: None,
-        }
+        SimHashConfig { max_distance: None, weights: Weighting::Tf, features: None, blocks: None }
     }
 }
 
 /// Settings of the lexical methods (I-Match, randomized lexicons, partitioned fingerprints,
 /// TF*RIDF, long sentences).
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct LexicalConfig {
     /// I-Match: NIDF band, minimum terms, and for `i-match-rand` the extra lexicons K and the
     /// drop fraction p (method `i-match` always uses K = 0).
@@ -102,10 +100,34 @@ pub struct LexicalConfig {
     pub tf_ridf: TfRidfConfig,
     /// Long sentences: sentences per signature.
     pub long_sentences: LongSentenceConfig,
+    /// Reference words: selection settings.
+    pub refwords: RefWordsConfig,
+    /// Reference words: signatures within this Hamming distance are candidates (0: equal).
+    pub refwords_distance: u32,
+    /// Reference words: fewest set bits a signature needs (documents with fewer are unsigned).
+    pub refwords_min_bits: u32,
+    /// SpotSigs: chain length c (`None`: the language's default, 2; 4 for Chinese and Japanese).
+    pub spot_chain: Option<usize>,
     /// Collection statistics saved by `lookalike lexicon build`: sign with them instead of the
     /// statistics of the input itself (so a new batch is signed as an old one was).
     #[serde(skip)]
     pub lexicon: Option<Arc<Lexicon>>,
+}
+
+impl Default for LexicalConfig {
+    fn default() -> Self {
+        LexicalConfig {
+            imatch: IMatchConfig::default(),
+            partition: PartitionConfig::default(),
+            tf_ridf: TfRidfConfig::default(),
+            long_sentences: LongSentenceConfig::default(),
+            refwords: RefWordsConfig::default(),
+            refwords_distance: 0,
+            refwords_min_bits: 3,
+            spot_chain: None,
+            lexicon: None,
+        }
+    }
 }
 
 /// What signs a document once the collection statistics are known.
@@ -153,6 +175,16 @@ impl Signer {
     }
 }
 
+/// The Hamming distance between the SimHash fingerprints of two documents of equal size whose
+/// shingle sets have Jaccard resemblance `t`: their unit-weight vectors make the angle
+/// θ = arccos(2t / (1 + t)) (|A∩B| / √(|A|·|B|) with |A∩B| = 2t/(1+t)·|A|), and each of the 64
+/// bits differs with probability θ/π (Charikar 2002). 10 at t = 0.8, 3 at t = 0.97: Manku et al.'s
+/// k = 3 is for near-identical pages.
+pub fn simhash_distance_for(t: f64) -> u32 {
+    let cos = (2.0 * t / (1.0 + t)).clamp(-1.0, 1.0);
+    (64.0 * cos.acos() / std::f64::consts::PI).round() as u32
+}
+
 /// A method's per-document features, computed in parallel for every document.
 #[derive(Debug, Default)]
 pub(crate) enum DocFeatures {
@@ -170,6 +202,8 @@ pub(crate) enum DocFeatures {
     Terms(TermCounts),
     /// Signature keys, or why the document has none.
     Keys(Result<Vec<u64>, String>),
+    /// SpotSigs' multiset of spots.
+    Spots(SpotSet),
 }
 
 /// Per-head storage, by slot.
@@ -188,6 +222,12 @@ enum Heads {
     Keys {
         values: Vec<u64>,
         ends: Vec<usize>,
+        unsigned: Vec<(u32, String)>,
+    },
+    Spots(Vec<SpotSet>),
+    RefSigs {
+        sigs: Vec<DocSignature>,
+        words: usize,
         unsigned: Vec<(u32, String)>,
     },
 }
@@ -216,9 +256,13 @@ pub struct EngineStats {
     pub simhash_tables: Option<(usize, usize)>,
     /// Lexical methods: documents without a signature (too few lexicon terms, too short).
     pub unsigned: u64,
-    /// Lexical methods: terms in the lexicon (I-Match's base lexicon) or in the statistics.
+    /// Lexical methods: terms in the lexicon (I-Match's base lexicon), in the statistics, or
+    /// reference words chosen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lexicon_terms: Option<u64>,
+    /// SpotSigs: what the index did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spotsigs: Option<crate::spotsigs::SpotStats>,
 }
 
 /// The method-specific half of a run.
@@ -230,6 +274,8 @@ pub(crate) struct Engine {
     partitioner: Option<Partitioner>,
     signer: Option<Signer>,
     lexicon_terms: Option<u64>,
+    /// SpotSigs: an extractor per language with built-in antecedents, English first.
+    spotters: Vec<(&'static str, SpotExtractor)>,
     heads: Heads,
     slots: usize,
 }
@@ -250,6 +296,8 @@ impl Engine {
             }
             Method::SimHash if c.simhash.weights == Weighting::TfIdf => Heads::Bags(Vec::new()),
             Method::SimHash => Heads::Fingerprints(Vec::new()),
+            Method::SpotSigs => Heads::Spots(Vec::new()),
+            Method::RefWords => Heads::Terms(Vec::new()),
             m if m.needs_statistics() && c.lexical.lexicon.is_none() => Heads::Terms(Vec::new()),
             m if m.is_lexical() => {
                 Heads::Keys { values: Vec::new(), ends: Vec::new(), unsigned: Vec::new() }
@@ -269,6 +317,23 @@ impl Engine {
             _ => None,
         };
         let lexicon_terms = signer.as_ref().map(Signer::terms);
+        let spotters = if c.method == Method::SpotSigs {
+            let mut langs: Vec<&'static str> = crate::spotsigs::antecedent_languages().collect();
+            langs.sort_by_key(|&l| l != "en");
+            langs
+                .into_iter()
+                .filter_map(|l| {
+                    let mut cfg = crate::spotsigs::SpotConfig::for_language(l)?;
+                    cfg.seed = c.seed;
+                    if let Some(chain) = c.lexical.spot_chain {
+                        cfg.chain = chain;
+                    }
+                    Some((l, SpotExtractor::new(cfg, crate::lang::stopwords(l))))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Engine {
             method: c.method,
             minhasher,
@@ -276,6 +341,7 @@ impl Engine {
             partitioner,
             signer,
             lexicon_terms,
+            spotters,
             heads,
             slots: 0,
         })
@@ -298,6 +364,22 @@ impl Engine {
         shingles: &[u64],
     ) -> DocFeatures {
         match self.method {
+            Method::SpotSigs => {
+                // Antecedents and stopwords of the document's language (English when unknown or
+                // without a built-in antecedent set).
+                let lang = crate::lang::detect(text).map(|d| d.code);
+                let spotter = self
+                    .spotters
+                    .iter()
+                    .find(|(l, _)| Some(*l) == lang)
+                    .or(self.spotters.first())
+                    .map(|(_, s)| s);
+                match spotter {
+                    Some(s) => DocFeatures::Spots(s.spots_normalized(norm)),
+                    None => DocFeatures::None,
+                }
+            }
+            Method::RefWords => DocFeatures::Terms(TermCounts::from_normalized(norm, c.seed)),
             Method::LongSentences => {
                 let mut cfg = c.lexical.long_sentences;
                 cfg.seed = c.seed;
@@ -325,7 +407,7 @@ impl Engine {
             }
             Method::SimHash => {
                 let mut hashes = Vec::new();
-                self.simhasher.feature_hashes_into(norm, c.simhash.features, &mut hashes);
+                self.simhasher.feature_hashes_into(norm, c.simhash_features(), &mut hashes);
                 if c.simhash.weights == Weighting::TfIdf {
                     let bag = hashes
                         .chunk_by(|a, b| a == b)
@@ -383,6 +465,13 @@ impl Engine {
                     _ => TermCounts::default(),
                 }));
             }
+            Heads::Spots(spots) => {
+                spots.extend(heads.into_iter().map(|(_, f)| match f {
+                    DocFeatures::Spots(s) => s,
+                    _ => SpotSet::default(),
+                }));
+            }
+            Heads::RefSigs { .. } => {}
             Heads::Keys { values, ends, unsigned } => {
                 for (_, f) in heads {
                     let slot = ends.len() as u32;
@@ -404,7 +493,7 @@ impl Engine {
     /// Heads without a signature, by slot, with the reason.
     pub fn unsigned(&self) -> &[(u32, String)] {
         match &self.heads {
-            Heads::Keys { unsigned, .. } => unsigned,
+            Heads::Keys { unsigned, .. } | Heads::RefSigs { unsigned, .. } => unsigned,
             _ => &[],
         }
     }
@@ -412,6 +501,33 @@ impl Engine {
     /// Builds the collection statistics from the heads' term counts and signs every head.
     fn finish_terms(&mut self, c: &DedupConfig) -> Result<(), Error> {
         let Heads::Terms(terms) = &self.heads else { return Ok(()) };
+        if c.method == Method::RefWords {
+            let refwords = match c.lexical.lexicon.as_ref().and_then(|l| l.reference_words.as_ref())
+            {
+                Some(words) => RefWords::from_words(
+                    words.iter().map(|&(term, threshold)| RefWord { term, threshold }),
+                ),
+                None => RefWords::select(terms, &c.lexical.refwords).0,
+            };
+            let min_bits = c.lexical.refwords_min_bits;
+            let mut sigs = refwords.sign_all(terms);
+            let mut unsigned = Vec::new();
+            for (i, s) in sigs.iter_mut().enumerate() {
+                let bits = s.signature().map_or(0, |x| x.count_ones());
+                if bits < min_bits {
+                    // Too few bits identify too little: thousands of unrelated documents share
+                    // a one-bit signature.
+                    unsigned.push((
+                        i as u32,
+                        format!("{bits} reference words above their thresholds, {min_bits} needed"),
+                    ));
+                    *s = DocSignature::Unsignable;
+                }
+            }
+            self.lexicon_terms = Some(refwords.len() as u64);
+            self.heads = Heads::RefSigs { sigs, words: refwords.len(), unsigned };
+            return Ok(());
+        }
         let stats = terms
             .par_chunks(1024)
             .map(|chunk| {
@@ -541,6 +657,21 @@ impl Engine {
             }
             // Signature methods: the share of keys the two documents have in common (1 or 0 for
             // a single signature; for partitioned fingerprints the share of equal lists).
+            Method::SpotSigs => match &self.heads {
+                Heads::Spots(spots) => weighted_jaccard(&spots[a as usize], &spots[b as usize]),
+                _ => 0.0,
+            },
+            Method::RefWords => match &self.heads {
+                Heads::RefSigs { sigs, words, .. } => {
+                    match (sigs[a as usize].signature(), sigs[b as usize].signature()) {
+                        (Some(x), Some(y)) if *words > 0 => {
+                            1.0 - f64::from(x.hamming(y)) / *words as f64
+                        }
+                        _ => 0.0,
+                    }
+                }
+                _ => 0.0,
+            },
             m if m.is_lexical() => {
                 let (x, y) = (self.keys_of(a), self.keys_of(b));
                 let most = x.len().max(y.len());
@@ -553,10 +684,9 @@ impl Engine {
     /// Whether the method itself calls a pair with this estimate a duplicate.
     fn accepts(&self, c: &DedupConfig, estimate: f64) -> bool {
         match self.method {
-            Method::SimHash => {
-                estimate >= simhash::similarity(c.simhash.max_distance) - f64::EPSILON
-            }
+            Method::SimHash => estimate >= simhash::similarity(c.simhash_distance()) - f64::EPSILON,
             // Equal signatures (enough equal lists) are the method's own decision.
+            Method::RefWords => true,
             m if m.is_lexical() => true,
             _ => estimate >= c.threshold,
         }
@@ -613,7 +743,7 @@ impl Engine {
                 pairs
             }
             (Heads::Fingerprints(fps), _) => {
-                let k = c.simhash.max_distance;
+                let k = c.simhash_distance();
                 let cfg = match c.simhash.blocks {
                     Some(b) => TableConfig::new(b, k),
                     None => TableConfig::for_collection(k, fps.len()),
@@ -626,6 +756,17 @@ impl Engine {
                 })?;
                 extra.simhash_tables = Some((cfg.blocks(), cfg.tables()));
                 simhash::hamming_candidates(fps, k, cfg)
+                    .into_iter()
+                    .map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b))
+                    .collect()
+            }
+            (Heads::Spots(spots), _) => {
+                let (pairs, s) = SpotIndex::build(spots).all_pairs_with_stats(c.threshold);
+                extra.spotsigs = Some(s);
+                pairs.into_iter().map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b)).collect()
+            }
+            (Heads::RefSigs { sigs, .. }, _) => {
+                crate::refwords::signature_candidates(sigs, c.lexical.refwords_distance)
                     .into_iter()
                     .map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b))
                     .collect()

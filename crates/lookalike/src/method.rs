@@ -61,6 +61,18 @@ pub enum Method {
     TfRidf,
     /// Long sentences: hash of the two longest sentences (Zelenkov & Segalovich 2007).
     LongSentences,
+    /// Reference words: N words chosen from the collection, each with a relative-frequency
+    /// threshold; signature = which words exceed it; candidates have equal signatures (or
+    /// within a Hamming distance) (Ilyinsky, Kuzmin, Melkov & Segalovich 2002; seed 002).
+    #[cfg_attr(feature = "clap", value(name = "refwords"))]
+    #[serde(rename = "refwords")]
+    RefWords,
+    /// SpotSigs: spots (a stopword and the next content words) as a multiset; pairs with
+    /// weighted Jaccard ≥ the threshold, found exactly with size partitions and an inverted index
+    /// (Theobald, Siddharth & Paepcke 2008).
+    #[cfg_attr(feature = "clap", value(name = "spotsigs"))]
+    #[serde(rename = "spotsigs")]
+    SpotSigs,
     /// Exact copies only: equal raw bytes or equal normalized text (128-bit fingerprints).
     Exact,
 }
@@ -79,6 +91,8 @@ impl Method {
         Method::Partitioned,
         Method::TfRidf,
         Method::LongSentences,
+        Method::RefWords,
+        Method::SpotSigs,
         Method::Exact,
     ];
 
@@ -96,6 +110,8 @@ impl Method {
             Method::Partitioned => "partitioned",
             Method::TfRidf => "tf-ridf",
             Method::LongSentences => "long-sentences",
+            Method::RefWords => "refwords",
+            Method::SpotSigs => "spotsigs",
             Method::Exact => "exact",
         }
     }
@@ -109,6 +125,7 @@ impl Method {
                 | Method::Partitioned
                 | Method::TfRidf
                 | Method::LongSentences
+                | Method::RefWords
         )
     }
 

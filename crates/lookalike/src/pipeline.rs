@@ -109,6 +109,19 @@ pub struct DedupConfig {
 }
 
 impl DedupConfig {
+    /// SimHash's Hamming distance: the configured one, else the one expected at the threshold
+    /// ([`crate::engine::simhash_distance_for`]).
+    pub fn simhash_distance(&self) -> u32 {
+        self.simhash
+            .max_distance
+            .unwrap_or_else(|| crate::engine::simhash_distance_for(self.threshold))
+    }
+
+    /// SimHash's features: the configured ones, else the run's shingles.
+    pub fn simhash_features(&self) -> crate::simhash::SimFeatures {
+        self.simhash.features.unwrap_or(crate::simhash::SimFeatures::Shingles(self.shingle))
+    }
+
     /// The sample actually used: the configured one, else MOD-8 for `mod-m` and for containment,
     /// else MIN-128.
     pub fn effective_sample(&self) -> Sample {
@@ -235,10 +248,10 @@ impl DedupBuilder {
         if c.max_docs_per_shingle < 2 {
             return Err(Error::Config("max docs per shingle must be at least 2".into()));
         }
-        if c.simhash.max_distance >= crate::simhash::BITS {
+        if c.simhash_distance() >= crate::simhash::BITS {
             return Err(Error::Config(format!(
                 "Hamming distance {} must be below 64",
-                c.simhash.max_distance
+                c.simhash_distance()
             )));
         }
         let sample = c.effective_sample();
@@ -362,11 +375,23 @@ impl Dedup {
                 c.effective_sample(),
                 c.max_docs_per_shingle
             ),
+            Method::SpotSigs => format!(
+                "method spotsigs: spot signatures (antecedent stopword + {} content words, per detected language), weighted Jaccard ≥ {}, {}",
+                c.lexical
+                    .spot_chain
+                    .map_or("2 (Chinese, Japanese: 4)".to_owned(), |n| n.to_string()),
+                c.threshold,
+                match c.verify {
+                    Verify::Exact => format!("verify exact ({measure} of {sh} shingles)"),
+                    Verify::Estimate => "verify estimate (the spot similarity)".to_owned(),
+                }
+            ),
             Method::IMatch
             | Method::IMatchRand
             | Method::TfRidf
             | Method::Partitioned
-            | Method::LongSentences => {
+            | Method::LongSentences
+            | Method::RefWords => {
                 let l = &c.lexical;
                 let source = match &l.lexicon {
                     Some(lex) => format!("lexicon file ({} documents)", lex.stats.docs()),
@@ -392,6 +417,15 @@ impl Dedup {
                         "terms in {} lists, at least {} equal list fingerprints",
                         l.partition.lists, l.partition.min_shared
                     ),
+                    Method::RefWords => format!(
+                        "up to {} reference words chosen from the {}, Hamming distance ≤ {}",
+                        l.refwords.words,
+                        match l.lexicon.as_ref().and_then(|x| x.reference_words.as_ref()) {
+                            Some(_) => "lexicon file",
+                            None => "input",
+                        },
+                        l.refwords_distance
+                    ),
                     _ => format!("the {} longest sentences", l.long_sentences.sentences),
                 };
                 let verify = match c.verify {
@@ -402,7 +436,7 @@ impl Dedup {
             }
             Method::SimHash => format!(
                 "method simhash: 64-bit fingerprints of {} weighted {}, Hamming distance ≤ {}, {}",
-                match c.simhash.features {
+                match c.simhash_features() {
                     crate::simhash::SimFeatures::Tokens => "tokens".to_owned(),
                     crate::simhash::SimFeatures::Shingles(k) => format!("{k} shingles"),
                 },
@@ -411,7 +445,7 @@ impl Dedup {
                     crate::simhash::Weighting::Tf => "by tf",
                     crate::simhash::Weighting::TfIdf => "by tf·idf",
                 },
-                c.simhash.max_distance,
+                c.simhash_distance(),
                 match c.verify {
                     Verify::Exact => format!("verify exact ({measure} of {sh} shingles)"),
                     Verify::Estimate => "verify estimate".to_owned(),

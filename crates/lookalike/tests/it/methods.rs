@@ -120,7 +120,12 @@ fn simhash_pairs_equal_all_pairs_hamming() {
         [(1, 3, Weighting::Tf), (2, 6, Weighting::None), (3, 10, Weighting::Tf)]
     {
         let docs = random_collection(200 + seed, 150, 200);
-        let simhash = SimHashConfig { max_distance: k, weights, ..SimHashConfig::default() };
+        let simhash = SimHashConfig {
+            max_distance: Some(k),
+            weights,
+            features: Some(SimFeatures::Tokens),
+            ..SimHashConfig::default()
+        };
         let dedup = Dedup::builder()
             .method(Method::SimHash)
             .simhash(simhash)
@@ -229,4 +234,129 @@ fn broder_with_records_five_times_the_memory_cap_matches_in_memory() {
     let key =
         |o: &lookalike::DedupOutcome| format!("{:?}{:?}{:?}", o.pairs, o.clusters, o.statuses);
     assert_eq!(key(&big), key(&small));
+}
+
+/// Documents with sentences and articles (random words have neither), for the lexical methods.
+fn prose_collection(seed: u64) -> Vec<lookalike::Document> {
+    random_collection(seed, 120, 160)
+        .into_iter()
+        .map(|d| {
+            let mut text: Vec<String> = Vec::new();
+            let mut capital = true;
+            for w in d.text.split(' ') {
+                let h = w.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+                let w = if capital { w.to_uppercase() } else { w.to_owned() };
+                capital = h % 9 == 0;
+                if h % 5 == 1 {
+                    text.push("the".to_owned());
+                }
+                text.push(if capital { format!("{w}.") } else { w });
+            }
+            lookalike::Document::from_text(d.id, text.join(" "))
+        })
+        .collect()
+}
+
+/// The lexical methods in estimate mode output exactly the pairs of heads whose signatures a
+/// direct, all-pairs computation with the library's signers finds equal (SpotSigs: weighted
+/// Jaccard ≥ τ by brute force), and report every unsigned head.
+#[test]
+fn lexical_methods_equal_all_pairs_signature_comparison() {
+    use lookalike::collection::{CollectionStats, TermCounts};
+    use lookalike::imatch::{IMatch, IMatchConfig};
+    use lookalike::lexsig::{LongSentenceConfig, long_sentence_signature};
+    use lookalike::normalize::NormalizedText;
+    use lookalike::spotsigs::{SpotExtractor, weighted_jaccard};
+
+    for seed in 0..3 {
+        let docs = prose_collection(400 + seed);
+        let norms: Vec<NormalizedText> = docs.iter().map(|d| normalize(&d.text)).collect();
+        let terms: Vec<TermCounts> =
+            norms.iter().map(|n| TermCounts::from_normalized(n, seed)).collect();
+        for method in [Method::LongSentences, Method::IMatch, Method::SpotSigs] {
+            // A narrow band of rare terms: few lexicon terms per document, so light edits keep
+            // the signature and there are pairs to compare.
+            let imatch_cfg = IMatchConfig {
+                nidf_low: 0.45,
+                nidf_high: 0.6,
+                min_terms: 2,
+                extra_lexicons: 0,
+                seed,
+                ..IMatchConfig::default()
+            };
+            let lexical = lookalike::engine::LexicalConfig {
+                imatch: imatch_cfg,
+                ..lookalike::engine::LexicalConfig::default()
+            };
+            let dedup = Dedup::builder()
+                .method(method)
+                .seed(seed)
+                .threshold(0.6)
+                .verify(Verify::Estimate)
+                .lexical(lexical)
+                .build()
+                .unwrap();
+            let outcome = run(&docs, &dedup);
+            let copies: std::collections::BTreeSet<u32> =
+                outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near).map(|p| p.b).collect();
+            let heads: Vec<u32> = (0..docs.len() as u32).filter(|d| !copies.contains(d)).collect();
+            // Direct signatures of the heads (statistics of the heads, as the pipeline counts).
+            let mut builder = CollectionStats::builder();
+            for &h in &heads {
+                builder.add_document(&terms[h as usize]);
+            }
+            let stats = builder.build();
+            let imatch = IMatch::new(&stats, imatch_cfg).unwrap();
+            let spotter = SpotExtractor::for_language("en").unwrap();
+            let mut spot_cfg = spotter.config().clone();
+            spot_cfg.seed = seed;
+            let spotter = SpotExtractor::new(spot_cfg, lookalike::lang::stopwords("en"));
+            let sig = |d: u32| -> Option<u64> {
+                let d = d as usize;
+                match method {
+                    Method::LongSentences => {
+                        let cfg = LongSentenceConfig { seed, ..LongSentenceConfig::default() };
+                        long_sentence_signature(&docs[d].text, &cfg, &mut NormalizedText::default())
+                            .ok()
+                    }
+                    _ => imatch.signatures(&terms[d]).ok().map(|s| s[0]),
+                }
+            };
+            let mut expected = Vec::new();
+            for (i, &a) in heads.iter().enumerate() {
+                for &b in &heads[i + 1..] {
+                    let hit = if method == Method::SpotSigs {
+                        let (x, y) = (
+                            spotter.spots_normalized(&norms[a as usize]),
+                            spotter.spots_normalized(&norms[b as usize]),
+                        );
+                        let j = weighted_jaccard(&x, &y);
+                        (j >= 0.6 && j > 0.0).then_some(j)
+                    } else {
+                        match (sig(a), sig(b)) {
+                            (Some(x), Some(y)) if x == y => Some(1.0),
+                            _ => None,
+                        }
+                    };
+                    if let Some(s) = hit {
+                        expected.push((a, b, s));
+                    }
+                }
+            }
+            let got: Vec<(u32, u32, f64)> = outcome
+                .pairs
+                .iter()
+                .filter(|p| p.kind == MatchKind::Near)
+                .map(|p| (p.a, p.b, p.similarity))
+                .collect();
+            assert!(expected.len() > 5, "{method} seed {seed}: only {} pairs", expected.len());
+            assert_eq!(got, expected, "{method} seed {seed}");
+            if method != Method::SpotSigs {
+                let unsigned: Vec<u32> =
+                    heads.iter().copied().filter(|&h| sig(h).is_none()).collect();
+                let reported: Vec<u32> = outcome.unsigned.iter().map(|u| u.0).collect();
+                assert_eq!(reported, unsigned, "{method} seed {seed}");
+            }
+        }
+    }
 }
