@@ -331,7 +331,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
                             spotter.spots_normalized(&norms[b as usize]),
                         );
                         let j = weighted_jaccard(&x, &y);
-                        (j >= 0.6 && j > 0.0).then_some(j)
+                        (j >= 0.6).then_some(j)
                     } else {
                         match (sig(a), sig(b)) {
                             (Some(x), Some(y)) if x == y => Some(1.0),
