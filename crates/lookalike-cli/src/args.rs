@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::UsageError;
 use clap::{Args, Parser, Subcommand};
 use lookalike::{Keep, Method, MinHashScheme, Segmentation, ShingleKind, Verify};
 use lookalike_io::{Extract, Format, ReadOptions};
@@ -230,6 +231,21 @@ impl InputArgs {
         }
         v
     }
+}
+
+/// The files named by `inputs` (files, directories, globs, `-`); a usage error when there are
+/// none, saying how many files were ignored for their extension.
+pub fn expand_nonempty(inputs: &[String]) -> anyhow::Result<lookalike_io::Expanded> {
+    let expanded = lookalike_io::expand_inputs(inputs).map_err(|e| UsageError(e.to_string()))?;
+    if expanded.inputs.is_empty() {
+        return Err(UsageError(format!(
+            "no readable input files found in {} ({} files with other extensions ignored)",
+            inputs.join(" "),
+            expanded.ignored.len()
+        ))
+        .into());
+    }
+    Ok(expanded)
 }
 
 /// Sets the number of worker threads of the global pool (`--threads`).

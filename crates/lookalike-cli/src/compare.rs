@@ -184,15 +184,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     if args.json.as_deref() == Some("-") && args.markdown.as_deref() == Some("-") {
         return Err(UsageError("only one of --markdown and --json can be -".into()).into());
     }
-    let expanded =
-        lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
-    if expanded.inputs.is_empty() {
-        return Err(UsageError(format!(
-            "no readable input files found in {}",
-            args.inputs.join(" ")
-        ))
-        .into());
-    }
+    crate::args::expand_nonempty(&args.inputs)?;
     let selected = select_runs(&args.methods)?;
     // The gold standard first: a bad file fails before the long runs.
     let mut ids = Ids::default();

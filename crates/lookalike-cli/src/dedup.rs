@@ -76,16 +76,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         .memory(args.memory)
         .build()?;
 
-    let expanded =
-        lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
-    if expanded.inputs.is_empty() {
-        return Err(UsageError(format!(
-            "no readable input files found in {} ({} files with other extensions ignored)",
-            args.inputs.join(" "),
-            expanded.ignored.len()
-        ))
-        .into());
-    }
+    let expanded = crate::args::expand_nonempty(&args.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.
     let mut sinks = Outputs {
         pairs: args.pairs.as_deref().map(Sink::open).transpose()?,

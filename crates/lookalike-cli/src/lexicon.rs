@@ -11,7 +11,6 @@ use lookalike::{Segmentation, Shingler};
 use lookalike_io::{Decoded, Reader};
 use rayon::prelude::*;
 
-use crate::UsageError;
 use crate::args::InputArgs;
 
 pub const LEXICON_EXAMPLES: &str = "\
@@ -78,15 +77,7 @@ pub fn run(args: &LexiconArgs) -> Result<ExitCode> {
 fn build(args: &BuildArgs) -> Result<ExitCode> {
     crate::args::set_threads(args.threads)?;
     let started = std::time::Instant::now();
-    let expanded =
-        lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
-    if expanded.inputs.is_empty() {
-        return Err(UsageError(format!(
-            "no readable input files found in {}",
-            args.inputs.join(" ")
-        ))
-        .into());
-    }
+    let expanded = crate::args::expand_nonempty(&args.inputs)?;
     let opts = args.input.read_options();
     let shingler =
         Shingler::new(lookalike::ShingleKind::default(), args.seed).with_segmentation(args.cjk);

@@ -22,48 +22,8 @@ use lookalike::supershingles::{
 use lookalike::verify::jaccard;
 use lookalike::{MinHashScheme, MinHasher, ShingleKind, Shingler};
 
-const WORDS: &[&str] = &[
-    "the",
-    "of",
-    "and",
-    "duplicate",
-    "document",
-    "search",
-    "engine",
-    "page",
-    "Web",
-    "crawler",
-    "near",
-    "similar",
-    "shingle",
-    "hash",
-    "index",
-    "query",
-    "text,",
-    "collection.",
-    "поиск",
-    "дубликатов",
-    "документ",
-    "страница",
-    "сравнение",
-    "1998",
-    "3.14",
-    "don't",
-    "(see",
-    "also)",
-];
-
-/// The same generator as `stages.rs`.
-fn text(seed: u64, words: usize) -> String {
-    let mut s = seed;
-    let mut out = String::new();
-    for i in 0..words {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        out.push_str(WORDS[(s >> 33) as usize % WORDS.len()]);
-        out.push(if i % 17 == 16 { '\n' } else { ' ' });
-    }
-    out
-}
+mod common;
+use common::text;
 
 /// `text` with every `every`-th word replaced.
 fn edit(text: &str, every: usize) -> String {

@@ -59,8 +59,11 @@ use tempfile::TempDir;
 /// Default memory cap of each external sort.
 pub const DEFAULT_MEMORY_BYTES: usize = 256 << 20;
 
-/// Default L: shingles shared by more documents are skipped.
-pub const DEFAULT_MAX_DOCS_PER_SHINGLE: usize = 1000;
+/// Default L: shingles shared by more documents are skipped. Pair emission costs Σ min(df, L)²/2,
+/// so L bounds the work per shingle; measured on the 80,000-document benchmark corpus (mod-m,
+/// exact verification): L = 1000 emits 149 M pairs in 22 s for recall 1.000, L = 100 emits 76 M
+/// in 10 s for recall 0.980, L = 50 emits 62 M in 8 s for recall 0.903.
+pub const DEFAULT_MAX_DOCS_PER_SHINGLE: usize = 100;
 
 /// Most runs merged at once; more are merged in passes first (bounds open files and buffers).
 pub const MAX_FAN_IN: usize = 64;

@@ -1014,21 +1014,7 @@ mod tests {
 
     /// Real article bodies (shared data), or `None` with a message when absent.
     fn articles() -> Option<Vec<String>> {
-        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/data/article-extraction-benchmark/ground-truth.json");
-        let Ok(bytes) = std::fs::read(&path) else {
-            eprintln!("skipped: {} is absent", path.display());
-            return None;
-        };
-        let json: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-        let mut out: Vec<(String, String)> = json
-            .as_object()?
-            .iter()
-            .filter_map(|(k, v)| Some((k.clone(), v.get("articleBody")?.as_str()?.to_owned())))
-            .filter(|(_, t)| t.split_whitespace().count() >= 150)
-            .collect();
-        out.sort();
-        Some(out.into_iter().map(|(_, t)| t).collect())
+        Some(crate::testutil::shared_articles(150)?.into_iter().map(|(_, t)| t).collect())
     }
 
     /// Changes about `percent` % of the words.

@@ -1067,25 +1067,15 @@ mod tests {
         assert!(!p1.is_empty());
     }
 
+    /// English article bodies (shared data), or `None` with a message when absent.
     fn articles() -> Option<Vec<String>> {
-        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/data/article-extraction-benchmark/ground-truth.json");
-        let Ok(bytes) = std::fs::read(&path) else {
-            eprintln!("skipped: {} is absent", path.display());
-            return None;
-        };
-        let json: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-        let mut out: Vec<(String, String)> = json
-            .as_object()?
-            .iter()
-            .filter_map(|(k, v)| Some((k.clone(), v.get("articleBody")?.as_str()?.to_owned())))
-            .filter(|(_, t)| {
-                t.split_whitespace().count() >= 150
-                    && lang::detect(t).is_some_and(|d| d.code == "en")
-            })
-            .collect();
-        out.sort();
-        Some(out.into_iter().map(|(_, t)| t).collect())
+        let all = crate::testutil::shared_articles(150)?;
+        Some(
+            all.into_iter()
+                .map(|(_, t)| t)
+                .filter(|t| lang::detect(t).is_some_and(|d| d.code == "en"))
+                .collect(),
+        )
     }
 
     /// Replaces about `rate` of the words and drops a sentence-sized run.

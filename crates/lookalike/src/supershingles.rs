@@ -190,27 +190,7 @@ pub fn match_probability(p: f64, cfg: &SuperShingleConfig) -> f64 {
 /// `keys_per_doc[d]` are document d's keys (any order). Every bucket is expanded to all its pairs,
 /// so a key shared by m documents costs m(m − 1)/2.
 pub fn candidate_pairs(keys_per_doc: &[Vec<u64>]) -> Vec<(u32, u32)> {
-    assert!(keys_per_doc.len() <= u32::MAX as usize, "too many documents for 32-bit indices");
-    let mut entries: Vec<(u64, u32)> = keys_per_doc
-        .iter()
-        .enumerate()
-        .flat_map(|(d, keys)| keys.iter().map(move |&k| (k, d as u32)))
-        .collect();
-    entries.sort_unstable();
-    // A document repeating a key must not pair with itself.
-    entries.dedup();
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for bucket in entries.chunk_by(|x, y| x.0 == y.0) {
-        for (i, a) in bucket.iter().enumerate() {
-            for b in &bucket[i + 1..] {
-                // Sorted by (key, doc), so a.1 < b.1.
-                pairs.push((a.1, b.1));
-            }
-        }
-    }
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs
+    crate::partitioned::candidate_pairs(keys_per_doc, 1)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Random sets for the unit tests of the sketching modules.
+//! Helpers of the unit tests: random sets for the sketching modules, real article texts.
 
 use crate::sketch::splitmix64;
 
@@ -25,4 +25,25 @@ pub(crate) fn overlapping_pair(
     a.sort_unstable();
     b.sort_unstable();
     (a, b)
+}
+
+/// Real article bodies of at least `min_words` words (the gold texts of
+/// ../shared/data/article-extraction-benchmark), as (name, text) sorted by name; `None` with a
+/// message when the data is absent.
+pub(crate) fn shared_articles(min_words: usize) -> Option<Vec<(String, String)>> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/article-extraction-benchmark/ground-truth.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!("skipped: {} is absent", path.display());
+        return None;
+    };
+    let json: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let mut out: Vec<(String, String)> = json
+        .as_object()?
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.get("articleBody")?.as_str()?.to_owned())))
+        .filter(|(_, t)| t.split_whitespace().count() >= min_words)
+        .collect();
+    out.sort();
+    Some(out)
 }

@@ -6,6 +6,7 @@ mod dedup;
 mod errors;
 mod eval;
 mod languages;
+mod methods;
 mod params;
 mod params_methods;
 mod web;

@@ -63,7 +63,11 @@ pub fn random_collection(seed: u64, bases: usize, variants: usize) -> Vec<Docume
         }
         texts.push(out);
     }
-    // Shuffle so that copies are not always after their sources.
+    shuffled_documents(texts, &mut rng)
+}
+
+/// Shuffles the texts (so that copies are not always after their sources) and names them d0, d1…
+fn shuffled_documents(mut texts: Vec<Vec<String>>, rng: &mut Rng) -> Vec<Document> {
     for i in (1..texts.len()).rev() {
         let j = rng.below(i + 1);
         texts.swap(i, j);
@@ -72,6 +76,30 @@ pub fn random_collection(seed: u64, bases: usize, variants: usize) -> Vec<Docume
         .into_iter()
         .enumerate()
         .map(|(i, t)| Document::from_text(format!("d{i}"), t.join(" ")))
+        .collect()
+}
+
+/// [`random_collection`] made prose-like for the lexical methods (random words have neither
+/// sentences nor stopwords): a full stop after about one word in nine and the next word
+/// capitalized, and "the" before about one word in five, both decided by a hash of the word so
+/// that the variants' edits keep them.
+pub fn prose_collection(seed: u64, bases: usize, variants: usize) -> Vec<Document> {
+    random_collection(seed, bases, variants)
+        .into_iter()
+        .map(|d| {
+            let mut text: Vec<String> = Vec::new();
+            let mut capital = true;
+            for w in d.text.split(' ') {
+                let h = w.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+                let w = if capital { w.to_uppercase() } else { w.to_owned() };
+                capital = h % 9 == 0;
+                if h % 5 == 1 {
+                    text.push("the".to_owned());
+                }
+                text.push(if capital { format!("{w}.") } else { w });
+            }
+            Document::from_text(d.id, text.join(" "))
+        })
         .collect()
 }
 
@@ -126,15 +154,7 @@ pub fn containment_collection(
         out.extend((0..extra - extra / 2).map(|_| word(&mut rng)));
         texts.push(out);
     }
-    for i in (1..texts.len()).rev() {
-        let j = rng.below(i + 1);
-        texts.swap(i, j);
-    }
-    texts
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| Document::from_text(format!("d{i}"), t.join(" ")))
-        .collect()
+    shuffled_documents(texts, &mut rng)
 }
 
 /// Every pair (i < j) whose larger containment max(c(i,j), c(j,i)) is ≥ `min`, by brute force,

@@ -2,7 +2,7 @@
 
 use lookalike::{Dedup, DedupOutcome, Keep, Measure, Method, Verify};
 
-use crate::corpus::random_collection;
+use crate::corpus::{prose_collection, random_collection};
 
 fn outcome_in_pool(threads: usize, dedup: &Dedup, docs: &[lookalike::Document]) -> DedupOutcome {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -56,26 +56,7 @@ fn spilled_and_in_memory_shingle_sets_give_identical_outcomes() {
 
 #[test]
 fn every_method_gives_identical_outcomes_on_one_and_four_threads() {
-    // Sentences, for the long-sentence signature: a full stop after every word whose hash says
-    // so (about one in ten, stable under the variants' edits), and articles for SpotSigs.
-    let docs: Vec<lookalike::Document> = random_collection(6, 150, 200)
-        .into_iter()
-        .map(|d| {
-            let mut text: Vec<String> = Vec::new();
-            let mut capital = true;
-            for w in d.text.split(' ') {
-                let h = w.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
-                let w = if capital { w.to_uppercase() } else { w.to_owned() };
-                capital = h % 10 == 0;
-                // And an article before some words, for SpotSigs' antecedents.
-                if h % 5 == 1 {
-                    text.push("the".to_owned());
-                }
-                text.push(if capital { format!("{w}.") } else { w });
-            }
-            lookalike::Document::from_text(d.id, text.join(" "))
-        })
-        .collect();
+    let docs = prose_collection(6, 150, 200);
     for &method in Method::ALL {
         for verify in [Verify::Exact, Verify::Estimate] {
             let dedup =

@@ -9,7 +9,8 @@ use lookalike::supershingles::{SuperShingleConfig, match_probability};
 use lookalike::{Contained, Dedup, MatchKind, Measure, Method, Sample, SimHashConfig, Verify};
 
 use crate::corpus::{
-    brute_force_containment, brute_force_pairs, containment_collection, random_collection,
+    brute_force_containment, brute_force_pairs, containment_collection, prose_collection,
+    random_collection,
 };
 use crate::recall::{found_pairs, run};
 
@@ -236,27 +237,6 @@ fn broder_with_records_five_times_the_memory_cap_matches_in_memory() {
     assert_eq!(key(&big), key(&small));
 }
 
-/// Documents with sentences and articles (random words have neither), for the lexical methods.
-fn prose_collection(seed: u64) -> Vec<lookalike::Document> {
-    random_collection(seed, 120, 160)
-        .into_iter()
-        .map(|d| {
-            let mut text: Vec<String> = Vec::new();
-            let mut capital = true;
-            for w in d.text.split(' ') {
-                let h = w.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
-                let w = if capital { w.to_uppercase() } else { w.to_owned() };
-                capital = h % 9 == 0;
-                if h % 5 == 1 {
-                    text.push("the".to_owned());
-                }
-                text.push(if capital { format!("{w}.") } else { w });
-            }
-            lookalike::Document::from_text(d.id, text.join(" "))
-        })
-        .collect()
-}
-
 /// The lexical methods in estimate mode output exactly the pairs of heads whose signatures a
 /// direct, all-pairs computation with the library's signers finds equal (SpotSigs: weighted
 /// Jaccard ≥ τ by brute force), and report every unsigned head.
@@ -269,7 +249,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
     use lookalike::spotsigs::{SpotExtractor, weighted_jaccard};
 
     for seed in 0..3 {
-        let docs = prose_collection(400 + seed);
+        let docs = prose_collection(400 + seed, 120, 160);
         let norms: Vec<NormalizedText> = docs.iter().map(|d| normalize(&d.text)).collect();
         let terms: Vec<TermCounts> =
             norms.iter().map(|n| TermCounts::from_normalized(n, seed)).collect();
