@@ -43,11 +43,12 @@ pub struct MethodArgs {
     /// mega-shingles) or single (1 agreeing super-shingle is enough).
     #[arg(long, value_enum, default_value = "pairs", value_name = "MODE")]
     pub super_mode: SuperShingleMode,
-    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates.
-    /// Default: the distance expected at --threshold for shingle features, 64·arccos(2t/(1+t))/π
-    /// (10 at 0.8). Manku et al.'s 3 finds only near-identical pages (Jaccard ≈ 0.97).
-    #[arg(long, value_name = "K")]
-    pub max_distance: Option<u32>,
+    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
+    /// (Manku et al.: 3, near-identical pages, Jaccard ≈ 0.97), or `auto`: the distance expected
+    /// at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 at 0.8). Pairs get two more
+    /// columns: the distance and the cosine estimate cos(π·h/64).
+    #[arg(long, value_name = "K|auto", default_value = "3", value_parser = parse_distance)]
+    pub max_distance: Distance,
     /// SimHash feature weights: none (1 per distinct feature), tf (occurrences) or tfidf
     /// (occurrences × log(N/df), document frequencies from the input collection itself).
     #[arg(long, value_enum, default_value = "tf")]
@@ -132,7 +133,7 @@ impl MethodArgs {
     /// The SimHash settings.
     pub fn simhash(&self) -> SimHashConfig {
         SimHashConfig {
-            max_distance: self.max_distance,
+            max_distance: self.max_distance.0,
             weights: self.weights,
             features: self.features,
             blocks: self.simhash_blocks,
@@ -169,6 +170,19 @@ impl MethodArgs {
             lexicon: None,
         }
     }
+}
+
+/// `--max-distance`: a Hamming distance, or `None` for `auto` (chosen from the threshold).
+#[derive(Debug, Clone, Copy)]
+pub struct Distance(pub Option<u32>);
+
+fn parse_distance(s: &str) -> Result<Distance, String> {
+    if s == "auto" {
+        return Ok(Distance(None));
+    }
+    s.parse::<u32>()
+        .map(|k| Distance(Some(k)))
+        .map_err(|_| format!("`{s}` is not a distance: a number or auto"))
 }
 
 fn parse_sample(s: &str) -> Result<Sample, String> {

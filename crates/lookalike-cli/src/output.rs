@@ -128,13 +128,18 @@ pub fn write_pairs(out: &mut impl Write, outcome: &DedupOutcome) -> io::Result<(
             Some(Contained::BInA) => (p.b, p.a),
             _ => (p.a, p.b),
         };
-        writeln!(
+        write!(
             out,
             "{}\t{}\t{:.6}",
             tsv_escape(&outcome.ids[first as usize]),
             tsv_escape(&outcome.ids[second as usize]),
             p.similarity
         )?;
+        // SimHash: the Hamming distance and the cosine estimate cos(π·h/64) as two more columns.
+        if let Some(h) = p.hamming {
+            write!(out, "\t{h}\t{:.6}", lookalike::simhash::cosine_estimate(h))?;
+        }
+        writeln!(out)?;
     }
     Ok(())
 }

@@ -70,8 +70,8 @@ impl std::str::FromStr for Sample {
 /// SimHash settings of a run.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct SimHashConfig {
-    /// Hamming distance k: fingerprints within k bits are near duplicates. `None`: the distance
-    /// expected at the Jaccard threshold ([`simhash_distance_for`]).
+    /// Hamming distance k: fingerprints within k bits are near duplicates (default 3, Manku et
+    /// al.). `None`: the distance expected at the Jaccard threshold ([`simhash_distance_for`]).
     pub max_distance: Option<u32>,
     /// Feature weights (default tf).
     pub weights: Weighting,
@@ -83,7 +83,12 @@ pub struct SimHashConfig {
 
 impl Default for SimHashConfig {
     fn default() -> Self {
-        SimHashConfig { max_distance: None, weights: Weighting::Tf, features: None, blocks: None }
+        SimHashConfig {
+            max_distance: Some(simhash::DEFAULT_MAX_DISTANCE),
+            weights: Weighting::Tf,
+            features: None,
+            blocks: None,
+        }
     }
 }
 
@@ -609,6 +614,14 @@ impl Engine {
         let end = ends[slot as usize];
         let start = if slot == 0 { 0 } else { ends[slot as usize - 1] };
         &values[start..end]
+    }
+
+    /// SimHash: the Hamming distance of two heads' fingerprints (`None` for other methods).
+    pub fn hamming(&self, a: u32, b: u32) -> Option<u32> {
+        match &self.heads {
+            Heads::Fingerprints(fps) => Some(simhash::hamming(fps[a as usize], fps[b as usize])),
+            _ => None,
+        }
     }
 
     /// Size of a head's sample (0 for methods without samples).

@@ -109,7 +109,8 @@ pub struct DedupConfig {
 }
 
 impl DedupConfig {
-    /// SimHash's Hamming distance: the configured one, else the one expected at the threshold
+    /// SimHash's Hamming distance: the configured one (default 3, Manku et al.), or with
+    /// `max_distance: None` the one expected at the threshold
     /// ([`crate::engine::simhash_distance_for`]).
     pub fn simhash_distance(&self) -> u32 {
         self.simhash
@@ -511,6 +512,9 @@ pub struct ScoredPair {
     pub kind: MatchKind,
     /// With [`Measure::Containment`]: which document is (mostly) contained in the other.
     pub contained: Option<Contained>,
+    /// SimHash: the Hamming distance h of the two fingerprints (the similarity estimate is
+    /// 1 − h/64 and the cosine estimate cos(π·h/64), [`crate::simhash::cosine_estimate`]).
+    pub hamming: Option<u32>,
 }
 
 /// Direction of a containment pair.
@@ -783,13 +787,22 @@ impl DedupRun<'_> {
                     similarity: 1.0,
                     kind,
                     contained: None,
+                    hamming: None,
                 });
             }
         }
         for &(sa, sb, sim, contained) in &near {
             let (a, b) = (self.heads[sa as usize], self.heads[sb as usize]);
             uf.union(a, b);
-            pairs.push(ScoredPair { a, b, similarity: sim, kind: MatchKind::Near, contained });
+            let hamming = self.engine.hamming(sa, sb);
+            pairs.push(ScoredPair {
+                a,
+                b,
+                similarity: sim,
+                kind: MatchKind::Near,
+                contained,
+                hamming,
+            });
         }
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
