@@ -34,16 +34,12 @@ fn edit(text: &str, every: usize) -> String {
         .join(" ")
 }
 
-/// A small deterministic generator (xorshift on a splitmix-style seed).
+/// A small deterministic generator (the crate's splitmix64).
 struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        lookalike::sketch::splitmix64(&mut self.0)
     }
 }
 

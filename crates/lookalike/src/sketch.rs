@@ -158,7 +158,7 @@ pub fn estimate_jaccard(a: &[u32], b: &[u32]) -> f64 {
 }
 
 /// The splitmix64 generator step (Steele et al.), used to derive parameters from a seed.
-pub(crate) fn splitmix64(state: &mut u64) -> u64 {
+pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     mix64(*state)
 }

@@ -16,6 +16,16 @@ use crate::recall::{found_pairs, run};
 
 const SAMPLED: [Method; 3] = [Method::ModM, Method::MinS, Method::Broder];
 
+/// The near-duplicate pairs of an outcome (not the exact copies), as (a, b, similarity).
+fn near_pairs(outcome: &lookalike::DedupOutcome) -> Vec<(u32, u32, f64)> {
+    outcome
+        .pairs
+        .iter()
+        .filter(|p| p.kind == MatchKind::Near)
+        .map(|p| (p.a, p.b, p.similarity))
+        .collect()
+}
+
 /// With exact verification every output pair is a true pair with its exact Jaccard, whatever the
 /// candidates; and the sampling methods find (almost) every pair a little above the threshold.
 #[test]
@@ -153,12 +163,7 @@ fn simhash_pairs_equal_all_pairs_hamming() {
                 }
             }
         }
-        let got: Vec<(u32, u32, f64)> = outcome
-            .pairs
-            .iter()
-            .filter(|p| p.kind == MatchKind::Near)
-            .map(|p| (p.a, p.b, p.similarity))
-            .collect();
+        let got = near_pairs(&outcome);
         assert!(!expected.is_empty(), "seed {seed}: no pairs within {k}");
         assert_eq!(got, expected, "seed {seed} k {k}");
     }
@@ -323,12 +328,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
                     }
                 }
             }
-            let got: Vec<(u32, u32, f64)> = outcome
-                .pairs
-                .iter()
-                .filter(|p| p.kind == MatchKind::Near)
-                .map(|p| (p.a, p.b, p.similarity))
-                .collect();
+            let got = near_pairs(&outcome);
             assert!(expected.len() > 5, "{method} seed {seed}: only {} pairs", expected.len());
             assert_eq!(got, expected, "{method} seed {seed}");
             if method != Method::SpotSigs {
