@@ -27,9 +27,20 @@ Examples:
   # A Parquet export with its own column names
   lookalike dedup part-0000.parquet --id-field url --text-field content --pairs -
 
+  # Excerpts and quoted articles: containment of one document in another
+  lookalike dedup ./pages/ --measure containment --pairs contained.tsv
+
+  # Other methods: SimHash, Broder's algorithm in 2 GB, I-Match with a saved lexicon, SpotSigs
+  lookalike dedup corpus.jsonl --method simhash --max-distance auto --pairs -
+  lookalike dedup big.jsonl.gz --method broder --memory 2G --spill-dir /scratch --pairs -
+  lookalike dedup batch.jsonl --method i-match --lexicon lex.bin --report report.jsonl
+  lookalike dedup news.warc.gz --method spotsigs --threshold 0.6 --pairs -
+
 Outputs:
   --pairs     TSV, one line per verified pair: id1<TAB>id2<TAB>similarity (id1 first in input
-              order). Exact copies appear as (first copy, later copy, 1.000000).
+              order). Exact copies appear as (first copy, later copy, 1.000000). With
+              --measure containment the contained document comes first and the similarity is
+              its containment; SimHash adds the Hamming distance and the cosine estimate.
   --clusters  JSONL, one line per group of duplicates: the representative and every member
               with its similarity to the representative and how it matched.
   --output    JSONL, the kept documents (JSONL and Parquet inputs: the original record; files and
