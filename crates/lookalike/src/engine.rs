@@ -190,6 +190,38 @@ pub fn simhash_distance_for(t: f64) -> u32 {
     (64.0 * cos.acos() / std::f64::consts::PI).round() as u32
 }
 
+/// Item `slot` of lists stored one after the other in `values`, list i ending at `ends[i]`.
+fn flat_slice<'a>(values: &'a [u64], ends: &[usize], slot: u32) -> &'a [u64] {
+    let end = ends[slot as usize];
+    let start = if slot == 0 { 0 } else { ends[slot as usize - 1] };
+    &values[start..end]
+}
+
+/// Appends one head's signature keys (sorted, deduplicated) to the flat key lists, or records why
+/// it has none.
+fn push_keys(
+    values: &mut Vec<u64>,
+    ends: &mut Vec<usize>,
+    unsigned: &mut Vec<(u32, String)>,
+    keys: Result<Vec<u64>, String>,
+) {
+    match keys {
+        Ok(mut keys) => {
+            keys.sort_unstable();
+            keys.dedup();
+            values.extend_from_slice(&keys);
+        }
+        Err(reason) => unsigned.push((ends.len() as u32, reason)),
+    }
+    ends.push(values.len());
+}
+
+/// |X ∩ Y| / min(|X|, |Y|) of two sorted sets (0 when one is empty).
+fn shared_over_smaller(x: &[u64], y: &[u64]) -> f64 {
+    let smaller = x.len().min(y.len());
+    if smaller == 0 { 0.0 } else { intersection_size(x, y) as f64 / smaller as f64 }
+}
+
 /// A method's per-document features, computed in parallel for every document.
 #[derive(Debug, Default)]
 pub(crate) enum DocFeatures {
@@ -479,17 +511,11 @@ impl Engine {
             Heads::RefSigs { .. } => {}
             Heads::Keys { values, ends, unsigned } => {
                 for (_, f) in heads {
-                    let slot = ends.len() as u32;
-                    match f {
-                        DocFeatures::Keys(Ok(mut keys)) => {
-                            keys.sort_unstable();
-                            keys.dedup();
-                            values.extend_from_slice(&keys);
-                        }
-                        DocFeatures::Keys(Err(reason)) => unsigned.push((slot, reason)),
-                        _ => unsigned.push((slot, "no signature".to_owned())),
-                    }
-                    ends.push(values.len());
+                    let keys = match f {
+                        DocFeatures::Keys(keys) => keys,
+                        _ => Err("no signature".to_owned()),
+                    };
+                    push_keys(values, ends, unsigned, keys);
                 }
             }
         }
@@ -552,16 +578,8 @@ impl Engine {
         let signed: Vec<Result<Vec<u64>, String>> =
             terms.par_iter().map(|t| signer.sign(t)).collect();
         let (mut values, mut ends, mut unsigned) = (Vec::new(), Vec::new(), Vec::new());
-        for (slot, keys) in signed.into_iter().enumerate() {
-            match keys {
-                Ok(mut keys) => {
-                    keys.sort_unstable();
-                    keys.dedup();
-                    values.extend_from_slice(&keys);
-                }
-                Err(reason) => unsigned.push((slot as u32, reason)),
-            }
-            ends.push(values.len());
+        for keys in signed {
+            push_keys(&mut values, &mut ends, &mut unsigned, keys);
         }
         self.heads = Heads::Keys { values, ends, unsigned };
         self.signer = Some(signer);
@@ -570,9 +588,7 @@ impl Engine {
 
     fn keys_of(&self, slot: u32) -> &[u64] {
         let Heads::Keys { values, ends, .. } = &self.heads else { return &[] };
-        let end = ends[slot as usize];
-        let start = if slot == 0 { 0 } else { ends[slot as usize - 1] };
-        &values[start..end]
+        flat_slice(values, ends, slot)
     }
 
     /// Turns collected tf bags into tf-idf fingerprints (document frequencies of the heads).
@@ -611,9 +627,7 @@ impl Engine {
 
     fn sample_of(&self, slot: u32) -> &[u64] {
         let Heads::Samples { values, ends } = &self.heads else { return &[] };
-        let end = ends[slot as usize];
-        let start = if slot == 0 { 0 } else { ends[slot as usize - 1] };
-        &values[start..end]
+        flat_slice(values, ends, slot)
     }
 
     /// SimHash: the Hamming distance of two heads' fingerprints (`None` for other methods).
@@ -643,26 +657,14 @@ impl Engine {
             Method::MinHash | Method::SuperShingles => estimate_jaccard(self.sig(a), self.sig(b)),
             Method::ModM | Method::MinS | Method::Broder => {
                 let (x, y) = (self.sample_of(a), self.sample_of(b));
-                if c.measure == Measure::Containment {
-                    let smaller = x.len().min(y.len());
-                    return if smaller == 0 {
-                        0.0
-                    } else {
-                        intersection_size(x, y) as f64 / smaller as f64
-                    };
-                }
-                match (self.method, c.effective_sample()) {
-                    (Method::ModM, _) => ModSketch::resemblance(x, y),
-                    (Method::MinS, Sample::Min(s)) => MinSketch::new(s, c.seed).resemblance(x, y),
-                    // Broder's homework estimate: shared sketch elements over the sketch size.
-                    _ => {
-                        let smaller = x.len().min(y.len());
-                        if smaller == 0 {
-                            0.0
-                        } else {
-                            intersection_size(x, y) as f64 / smaller as f64
-                        }
+                match (c.measure, self.method, c.effective_sample()) {
+                    (Measure::Jaccard, Method::ModM, _) => ModSketch::resemblance(x, y),
+                    (Measure::Jaccard, Method::MinS, Sample::Min(s)) => {
+                        MinSketch::new(s, c.seed).resemblance(x, y)
                     }
+                    // Containment of the smaller sample, which is also Broder's homework
+                    // estimate: shared sketch elements over the sketch size.
+                    _ => shared_over_smaller(x, y),
                 }
             }
             Method::SimHash => {
