@@ -154,7 +154,7 @@ pub struct DedupArgs {
     #[arg(long, value_enum)]
     pub keep: Option<Keep>,
     /// LSH buckets larger than this are compared against a few anchors instead of all pairs.
-    #[arg(long, default_value_t = lookalike::candidates::DEFAULT_MAX_BUCKET)]
+    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET)]
     pub max_bucket: usize,
 
     /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
@@ -286,7 +286,7 @@ pub struct ParamsArgs {
 }
 
 pub(crate) fn parse_shingle(s: &str) -> Result<ShingleKind, String> {
-    s.parse().map_err(|e: lookalike::features::ParseShingleKindError| e.to_string())
+    s.parse().map_err(|e: lookalike::shingles::ParseShingleKindError| e.to_string())
 }
 
 /// `1234`, `64K`, `256M`, `2G` (powers of 1024; a trailing `B` or `iB` is accepted).

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lookalike::collection::Lexicon;
+use lookalike::lexical::collection::Lexicon;
 use lookalike::{Dedup, Document, Keep, Measure, Method};
 use lookalike_io::{Decoded, Format, InputError, RawRecord, Reader};
 use rayon::prelude::*;
@@ -48,7 +48,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     });
     let mut lexical = args.methods.lexical();
     if let Some(path) = &args.methods.lexicon {
-        let settings = lookalike::collection::lexicon_settings(args.seed, args.cjk);
+        let settings = lookalike::lexical::collection::lexicon_settings(args.seed, args.cjk);
         let lexicon = Lexicon::load_matching(path, args.seed, &settings)
             .map_err(|e| UsageError(format!("{e} (build it with the same --seed and --cjk)")))?;
         lexical.lexicon = Some(std::sync::Arc::new(lexicon));
@@ -133,7 +133,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     let (mut payload, mut lang) = (None, None);
                     if let Decoded::Doc { doc, title, .. } = &decoded {
                         if want_lang {
-                            lang = lookalike::lang::detect(&doc.text).map(|d| d.code);
+                            lang = lookalike::text::lang::detect(&doc.text).map(|d| d.code);
                         }
                         if want_payload {
                             payload = Some(payload_of(&rec, doc, title.as_deref(), lang));

@@ -84,7 +84,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                     let d = lookalike_io::decode(&rec, &opts);
                     let lang = match &d {
                         Decoded::Doc { doc, .. } => {
-                            lookalike::lang::detect(&doc.text).map(|l| l.code)
+                            lookalike::text::lang::detect(&doc.text).map(|l| l.code)
                         }
                         Decoded::Skip { .. } => None,
                     };

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use lookalike::collection::{CollectionStats, Lexicon, TermCounts, lexicon_settings};
-use lookalike::refwords::{RefWords, RefWordsConfig};
+use lookalike::lexical::collection::{CollectionStats, Lexicon, TermCounts, lexicon_settings};
+use lookalike::lexical::refwords::{RefWords, RefWordsConfig};
 use lookalike::{Segmentation, Shingler};
 use lookalike_io::{Decoded, Reader};
 use rayon::prelude::*;
@@ -93,7 +93,7 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
         }
         let counted: Vec<_> = batch
             .into_par_iter()
-            .map_init(lookalike::normalize::NormalizedText::default, |norm, item| {
+            .map_init(lookalike::text::normalize::NormalizedText::default, |norm, item| {
                 item.map(|rec| match lookalike_io::decode(&rec, &opts) {
                     Decoded::Doc { doc, .. } => {
                         shingler.normalize_into(&doc.text, norm);

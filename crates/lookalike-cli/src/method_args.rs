@@ -1,15 +1,15 @@
 //! `dedup` options of the individual methods (everything but MinHash's, which `SketchArgs` has).
 
 use clap::Args;
-use lookalike::simhash::{SimFeatures, Weighting};
-use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode};
+use lookalike::sketch::simhash::{SimFeatures, Weighting};
+use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode};
 use std::path::PathBuf;
 
 use lookalike::engine::LexicalConfig;
-use lookalike::imatch::IMatchConfig;
-use lookalike::lexsig::{LongSentenceConfig, TfRidfConfig};
-use lookalike::partitioned::PartitionConfig;
-use lookalike::refwords::RefWordsConfig;
+use lookalike::lexical::imatch::IMatchConfig;
+use lookalike::lexical::lexsig::{LongSentenceConfig, TfRidfConfig};
+use lookalike::lexical::partitioned::PartitionConfig;
+use lookalike::lexical::refwords::RefWordsConfig;
 use lookalike::{Measure, Sample, ShingleKind, SimHashConfig};
 
 /// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
@@ -30,7 +30,7 @@ pub struct MethodArgs {
     pub sample: Option<Sample>,
     /// Broder's algorithm (mod-m, min-s, broder): shingles shared by more than L documents
     /// (boilerplate) emit no pairs; they are counted in the summary.
-    #[arg(long, value_name = "L", default_value_t = lookalike::broder::DEFAULT_MAX_DOCS_PER_SHINGLE)]
+    #[arg(long, value_name = "L", default_value_t = lookalike::candidates::sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE)]
     pub max_docs_per_shingle: usize,
     /// Super-shingles: number of min-hash values per document (Fetterly et al.: 84).
     #[arg(long, value_name = "N", default_value_t = SuperShingleConfig::default().minhashes)]

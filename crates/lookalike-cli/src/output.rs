@@ -137,7 +137,7 @@ pub fn write_pairs(out: &mut impl Write, outcome: &DedupOutcome) -> io::Result<(
         )?;
         // SimHash: the Hamming distance and the cosine estimate cos(π·h/64) as two more columns.
         if let Some(h) = p.hamming {
-            write!(out, "\t{h}\t{:.6}", lookalike::simhash::cosine_estimate(h))?;
+            write!(out, "\t{h}\t{:.6}", lookalike::sketch::simhash::cosine_estimate(h))?;
         }
         writeln!(out)?;
     }

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use lookalike::simhash::{BITS, DEFAULT_MAX_DISTANCE, MAX_TABLES, TableConfig};
-use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
+use lookalike::candidates::hamming::TableConfig;
+use lookalike::sketch::simhash::{BITS, DEFAULT_MAX_DISTANCE, MAX_TABLES};
+use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
 use lookalike::{ErrorWeights, LshParams};
 
 use crate::UsageError;

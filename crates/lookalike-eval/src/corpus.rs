@@ -26,7 +26,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use lookalike::features::{ShingleKind, Shingler};
+use lookalike::shingles::{ShingleKind, Shingler};
 use lookalike::verify::jaccard;
 use rayon::prelude::*;
 use serde::Serialize;

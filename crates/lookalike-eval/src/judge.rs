@@ -5,7 +5,7 @@
 //! duplicates"). Recall is relative: a duplicate no method found is in no pool.
 //!
 //! **Judging.** Both texts are normalized as `lookalike dedup` normalizes them
-//! ([`lookalike::normalize`]: NFKC, case folding, punctuation and whitespace folded). Two
+//! ([`lookalike::text::normalize`]: NFKC, case folding, punctuation and whitespace folded). Two
 //! similarities are computed:
 //!
 //! - *shingle resemblance*: the exact Jaccard of the two sets of shingles (word 5-shingles by
@@ -27,8 +27,8 @@
 
 use std::collections::HashMap;
 
-use lookalike::features::{ShingleKind, ShingleScratch, Shingler};
-use lookalike::normalize::{NormalizedText, normalize_into};
+use lookalike::shingles::{ShingleKind, ShingleScratch, Shingler};
+use lookalike::text::normalize::{NormalizedText, normalize_into};
 use lookalike::verify::jaccard;
 use rayon::prelude::*;
 use serde::Serialize;

@@ -27,7 +27,7 @@
 //! The exact truth on three tiny documents, shingled as `lookalike dedup` shingles them:
 //!
 //! ```
-//! use lookalike::features::{ShingleKind, Shingler};
+//! use lookalike::shingles::{ShingleKind, Shingler};
 //! use lookalike_eval::allpairs::{TokenSets, all_pairs};
 //!
 //! let docs = [

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
-use lookalike::features::ShingleKind;
+use lookalike::shingles::ShingleKind;
 use lookalike_eval::baseline;
 use lookalike_eval::corpus::{self, CorpusOptions};
 use lookalike_eval::extraction;

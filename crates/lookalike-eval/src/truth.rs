@@ -1,7 +1,7 @@
 //! The `truth` command: exact all-pairs Jaccard over a JSONL corpus, written as sorted TSV.
 //!
 //! Documents are shingled exactly as `lookalike dedup` shingles them
-//! ([`lookalike::features::Shingler`]), then joined with [`crate::allpairs::all_pairs`]. The
+//! ([`lookalike::shingles::Shingler`]), then joined with [`crate::allpairs::all_pairs`]. The
 //! output starts with one `#` line that records the settings (the scorer reads the threshold
 //! from it), followed by `id1<TAB>id2<TAB>jaccard` lines: id1 before id2 in corpus order, sorted
 //! by (id1, id2) in corpus order, Jaccard with six decimals.
@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use lookalike::features::{ShingleKind, Shingler};
+use lookalike::shingles::{ShingleKind, Shingler};
 use rayon::prelude::*;
 use serde::Serialize;
 

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use lookalike::Document;
-use lookalike::exact::raw_fingerprint;
+use lookalike::fingerprint::raw_fingerprint;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::error::Category;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
 use lookalike::Document;
-use lookalike::exact::raw_fingerprint;
+use lookalike::fingerprint::raw_fingerprint;
 use memchr::memmem;
 
 use crate::charset::{self, Kind};

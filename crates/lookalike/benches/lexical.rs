@@ -9,13 +9,15 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use lookalike::collection::{CollectionStats, CollectionStatsBuilder, Lexicon, TermCounts};
-use lookalike::imatch::{IMatch, IMatchConfig, IMatchScratch};
-use lookalike::lexsig::{
+use lookalike::lexical::collection::{
+    CollectionStats, CollectionStatsBuilder, Lexicon, TermCounts,
+};
+use lookalike::lexical::imatch::{IMatch, IMatchConfig, IMatchScratch};
+use lookalike::lexical::lexsig::{
     LongSentenceConfig, TfRidfConfig, long_sentence_signature, sentence_spans, tf_ridf_signature,
 };
-use lookalike::normalize::{NormalizedText, normalize_into};
-use lookalike::partitioned::{PartitionConfig, PartitionScratch, Partitioner};
+use lookalike::lexical::partitioned::{PartitionConfig, PartitionScratch, Partitioner};
+use lookalike::text::normalize::{NormalizedText, normalize_into};
 
 const STEMS: &[&str] = &[
     "dup",

@@ -10,10 +10,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use lookalike::collection::TermCounts;
-use lookalike::normalize::{NormalizedText, normalize_into};
-use lookalike::refwords::{RefWords, RefWordsConfig, signature_candidates};
-use lookalike::spotsigs::{SpotExtractor, SpotIndex, SpotSet, brute_force_pairs};
+use lookalike::lexical::collection::TermCounts;
+use lookalike::lexical::refwords::{RefWords, RefWordsConfig, signature_candidates};
+use lookalike::lexical::spotsigs::{SpotExtractor, SpotIndex, SpotSet, brute_force_pairs};
+use lookalike::text::normalize::{NormalizedText, normalize_into};
 
 const FUNCTION_WORDS: &[&str] = &[
     "the", "a", "an", "is", "was", "said", "there", "of", "and", "to", "in", "that", "it", "for",

@@ -8,10 +8,11 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use lookalike::candidates::{LshParams, band_candidates};
-use lookalike::features::ShingleScratch;
-use lookalike::normalize::{NormalizedText, normalize_into};
-use lookalike::simhash::{SimHasher, TableConfig, hamming_candidates};
+use lookalike::candidates::hamming::{TableConfig, hamming_candidates};
+use lookalike::candidates::lsh::{LshParams, band_candidates};
+use lookalike::shingles::ShingleScratch;
+use lookalike::sketch::simhash::SimHasher;
+use lookalike::text::normalize::{NormalizedText, normalize_into};
 use lookalike::{MinHashScheme, MinHasher, ShingleKind, Shingler};
 use unicode_segmentation::UnicodeSegmentation;
 

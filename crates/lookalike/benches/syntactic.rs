@@ -12,10 +12,10 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use lookalike::broder::{BroderConfig, collect_pairs};
-use lookalike::sampling::{MinSketch, ModSketch};
-use lookalike::sketch::estimate_jaccard;
-use lookalike::supershingles::{
+use lookalike::candidates::sorted_pairs::{BroderConfig, collect_pairs};
+use lookalike::sketch::minhash::estimate_jaccard;
+use lookalike::sketch::sample::{MinSketch, ModSketch};
+use lookalike::sketch::supershingles::{
     SuperShingleConfig, SuperShingleMode, candidate_pairs, document_keys, mega_shingles,
     super_shingles,
 };
@@ -39,7 +39,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        lookalike::sketch::splitmix64(&mut self.0)
+        lookalike::sketch::minhash::splitmix64(&mut self.0)
     }
 }
 

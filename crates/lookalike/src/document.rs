@@ -3,7 +3,7 @@
 /// One input document, as the readers hand it to the pipeline.
 ///
 /// `id` is what the outputs print (a path, a URL, `file:line`); `text` is the extracted text that
-/// is compared; `raw_fingerprint` is the [`crate::exact::raw_fingerprint`] of the bytes the
+/// is compared; `raw_fingerprint` is the [`crate::fingerprint::raw_fingerprint`] of the bytes the
 /// document was read from (the file or the record), used to tell full-layout copies (same bytes)
 /// from full-content copies (same normalized text).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +24,7 @@ impl Document {
         let text = text.into();
         Document {
             id: id.into(),
-            raw_fingerprint: Some(crate::exact::raw_fingerprint(text.as_bytes())),
+            raw_fingerprint: Some(crate::fingerprint::raw_fingerprint(text.as_bytes())),
             raw_len: text.len() as u64,
             text,
         }

@@ -16,21 +16,23 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::broder::{self, BroderConfig};
-use crate::candidates::{CandidateStats, LshParams, band_candidates, decode_pair};
-use crate::collection::{CollectionStats, Lexicon, TermCounts};
-use crate::imatch::{IMatch, IMatchConfig};
-use crate::lexsig::{self, LongSentenceConfig, TfRidfConfig};
+use crate::candidates::hamming::{TableConfig, hamming_candidates};
+use crate::candidates::lsh::{CandidateStats, LshParams, band_candidates, decode_pair};
+use crate::candidates::shared_keys;
+use crate::candidates::sorted_pairs::{self as broder, BroderConfig};
+use crate::lexical::collection::{CollectionStats, Lexicon, TermCounts};
+use crate::lexical::imatch::{IMatch, IMatchConfig};
+use crate::lexical::lexsig::{self, LongSentenceConfig, TfRidfConfig};
+use crate::lexical::partitioned::{PartitionConfig, Partitioner};
+use crate::lexical::refwords::{DocSignature, RefWord, RefWords, RefWordsConfig};
+use crate::lexical::spotsigs::{SpotExtractor, SpotIndex, SpotSet, weighted_jaccard};
 use crate::method::Method;
-use crate::normalize::NormalizedText;
-use crate::partitioned::{self, PartitionConfig, Partitioner};
 use crate::pipeline::{DedupConfig, Error, Measure};
-use crate::refwords::{DocSignature, RefWord, RefWords, RefWordsConfig};
-use crate::sampling::{MinSketch, ModSketch};
-use crate::simhash::{self, DocFreq, SimFeatures, SimHasher, TableConfig, Weighting};
-use crate::sketch::{MinHasher, estimate_jaccard};
-use crate::spotsigs::{SpotExtractor, SpotIndex, SpotSet, weighted_jaccard};
-use crate::supershingles;
+use crate::sketch::minhash::{MinHasher, estimate_jaccard};
+use crate::sketch::sample::{MinSketch, ModSketch};
+use crate::sketch::simhash::{self, DocFreq, SimFeatures, SimHasher, Weighting};
+use crate::sketch::supershingles;
+use crate::text::normalize::NormalizedText;
 use crate::verify::intersection_size;
 
 /// How MOD-m, MIN-s and Broder's algorithm sample a document's shingles.
@@ -299,7 +301,7 @@ pub struct EngineStats {
     pub lexicon_terms: Option<u64>,
     /// SpotSigs: what the index did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub spotsigs: Option<crate::spotsigs::SpotStats>,
+    pub spotsigs: Option<crate::lexical::spotsigs::SpotStats>,
 }
 
 /// The method-specific half of a run.
@@ -355,17 +357,18 @@ impl Engine {
         };
         let lexicon_terms = signer.as_ref().map(Signer::terms);
         let spotters = if c.method == Method::SpotSigs {
-            let mut langs: Vec<&'static str> = crate::spotsigs::antecedent_languages().collect();
+            let mut langs: Vec<&'static str> =
+                crate::lexical::spotsigs::antecedent_languages().collect();
             langs.sort_by_key(|&l| l != "en");
             langs
                 .into_iter()
                 .filter_map(|l| {
-                    let mut cfg = crate::spotsigs::SpotConfig::for_language(l)?;
+                    let mut cfg = crate::lexical::spotsigs::SpotConfig::for_language(l)?;
                     cfg.seed = c.seed;
                     if let Some(chain) = c.lexical.spot_chain {
                         cfg.chain = chain;
                     }
-                    Some((l, SpotExtractor::new(cfg, crate::lang::stopwords(l))))
+                    Some((l, SpotExtractor::new(cfg, crate::text::lang::stopwords(l))))
                 })
                 .collect()
         } else {
@@ -404,7 +407,7 @@ impl Engine {
             Method::SpotSigs => {
                 // Antecedents and stopwords of the document's language (English when unknown or
                 // without a built-in antecedent set).
-                let lang = crate::lang::detect(text).map(|d| d.code);
+                let lang = crate::text::lang::detect(text).map(|d| d.code);
                 let spotter = self
                     .spotters
                     .iter()
@@ -770,7 +773,7 @@ impl Engine {
                     ))
                 })?;
                 extra.simhash_tables = Some((cfg.blocks(), cfg.tables()));
-                simhash::hamming_candidates(fps, k, cfg)
+                hamming_candidates(fps, k, cfg)
                     .into_iter()
                     .map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b))
                     .collect()
@@ -781,7 +784,7 @@ impl Engine {
                 pairs.into_iter().map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b)).collect()
             }
             (Heads::RefSigs { sigs, .. }, _) => {
-                crate::refwords::signature_candidates(sigs, c.lexical.refwords_distance)
+                crate::lexical::refwords::signature_candidates(sigs, c.lexical.refwords_distance)
                     .into_iter()
                     .map(|(a, b, _)| (u64::from(a) << 32) | u64::from(b))
                     .collect()
@@ -791,7 +794,7 @@ impl Engine {
                     (0..ends.len() as u32).map(|s| self.keys_of(s).to_vec()).collect();
                 let min_shared =
                     if method == Method::Partitioned { c.lexical.partition.min_shared } else { 1 };
-                partitioned::candidate_pairs(&keys, min_shared)
+                shared_keys::candidate_pairs(&keys, min_shared)
                     .into_iter()
                     .map(|(a, b)| (u64::from(a) << 32) | u64::from(b))
                     .collect()

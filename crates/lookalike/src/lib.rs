@@ -24,42 +24,32 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod broder;
 pub mod candidates;
 pub mod cluster;
-pub mod collection;
 pub mod document;
 pub mod engine;
-pub mod exact;
-pub mod features;
-pub mod imatch;
-pub mod lang;
-pub mod lexsig;
+pub mod fingerprint;
+pub mod lexical;
 pub mod method;
-pub mod normalize;
-pub mod partitioned;
 pub mod pipeline;
-pub mod refwords;
-pub mod sampling;
-pub mod simhash;
+pub mod shingles;
 pub mod sketch;
-pub mod spill;
-pub mod spotsigs;
-pub mod supershingles;
+pub mod store;
 #[cfg(test)]
 mod testutil;
+pub mod text;
 pub mod verify;
 
-pub use candidates::{CandidateStats, ErrorWeights, LshParams};
+pub use candidates::lsh::{CandidateStats, ErrorWeights, LshParams};
 pub use cluster::Keep;
 pub use document::Document;
 pub use engine::{Sample, SimHashConfig};
-pub use features::{ShingleKind, Shingler};
 pub use method::Method;
-pub use normalize::Segmentation;
 pub use pipeline::{
     Cluster, ClusterMember, Contained, Dedup, DedupBuilder, DedupConfig, DedupOutcome, DedupRun,
     DedupStats, DocStatus, Error, MatchKind, Measure, ScoredPair,
 };
-pub use sketch::{MinHashScheme, MinHasher};
+pub use shingles::{ShingleKind, Shingler};
+pub use sketch::minhash::{MinHashScheme, MinHasher};
+pub use text::normalize::Segmentation;
 pub use verify::Verify;

@@ -18,20 +18,22 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::broder::DEFAULT_MAX_DOCS_PER_SHINGLE;
-use crate::candidates::{CandidateStats, DEFAULT_MAX_BUCKET, ErrorWeights, LshParams, decode_pair};
+use crate::candidates::lsh::{
+    CandidateStats, DEFAULT_MAX_BUCKET, ErrorWeights, LshParams, decode_pair,
+};
+use crate::candidates::sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE;
 use crate::cluster::{Keep, UnionFind};
 use crate::document::Document;
 use crate::engine::{
     Candidate, DocFeatures, Engine, EngineStats, LexicalConfig, Sample, SimHashConfig,
 };
-use crate::exact::text_fingerprint;
-use crate::features::{ShingleKind, ShingleScratch, Shingler};
+use crate::fingerprint::text_fingerprint;
 use crate::method::Method;
-use crate::normalize::{NormalizedText, Segmentation};
-use crate::sketch::MinHashScheme;
-use crate::spill::ShingleStore;
-use crate::supershingles::SuperShingleConfig;
+use crate::shingles::{ShingleKind, ShingleScratch, Shingler};
+use crate::sketch::minhash::MinHashScheme;
+use crate::sketch::supershingles::SuperShingleConfig;
+use crate::store::ShingleStore;
+use crate::text::normalize::{NormalizedText, Segmentation};
 use crate::verify::{Verify, intersection_size, jaccard};
 
 /// What similarity means: resemblance of the two documents, or containment of one in the other.
@@ -119,8 +121,8 @@ impl DedupConfig {
     }
 
     /// SimHash's features: the configured ones, else the run's shingles.
-    pub fn simhash_features(&self) -> crate::simhash::SimFeatures {
-        self.simhash.features.unwrap_or(crate::simhash::SimFeatures::Shingles(self.shingle))
+    pub fn simhash_features(&self) -> crate::sketch::simhash::SimFeatures {
+        self.simhash.features.unwrap_or(crate::sketch::simhash::SimFeatures::Shingles(self.shingle))
     }
 
     /// The sample actually used: the configured one, else MOD-8 for `mod-m` and for containment,
@@ -150,7 +152,7 @@ impl Default for DedupConfig {
             keep: Keep::default(),
             max_bucket: DEFAULT_MAX_BUCKET,
             spill_dir: None,
-            memory: crate::spill::DEFAULT_MEMORY_BUDGET,
+            memory: crate::store::DEFAULT_MEMORY_BUDGET,
             measure: Measure::default(),
             sample: None,
             supershingles: SuperShingleConfig::default(),
@@ -249,7 +251,7 @@ impl DedupBuilder {
         if c.max_docs_per_shingle < 2 {
             return Err(Error::Config("max docs per shingle must be at least 2".into()));
         }
-        if c.simhash_distance() >= crate::simhash::BITS {
+        if c.simhash_distance() >= crate::sketch::simhash::BITS {
             return Err(Error::Config(format!(
                 "Hamming distance {} must be below 64",
                 c.simhash_distance()
@@ -364,9 +366,10 @@ impl Dedup {
                     s.groups,
                     s.per_group,
                     match s.mode {
-                        crate::supershingles::SuperShingleMode::Pairs =>
+                        crate::sketch::supershingles::SuperShingleMode::Pairs =>
                             "mega-shingles (2 of the groups)",
-                        crate::supershingles::SuperShingleMode::Single => "single super-shingles",
+                        crate::sketch::supershingles::SuperShingleMode::Single =>
+                            "single super-shingles",
                     }
                 )
             }
@@ -438,13 +441,13 @@ impl Dedup {
             Method::SimHash => format!(
                 "method simhash: 64-bit fingerprints of {} weighted {}, Hamming distance ≤ {}, {}",
                 match c.simhash_features() {
-                    crate::simhash::SimFeatures::Tokens => "tokens".to_owned(),
-                    crate::simhash::SimFeatures::Shingles(k) => format!("{k} shingles"),
+                    crate::sketch::simhash::SimFeatures::Tokens => "tokens".to_owned(),
+                    crate::sketch::simhash::SimFeatures::Shingles(k) => format!("{k} shingles"),
                 },
                 match c.simhash.weights {
-                    crate::simhash::Weighting::None => "uniformly",
-                    crate::simhash::Weighting::Tf => "by tf",
-                    crate::simhash::Weighting::TfIdf => "by tf·idf",
+                    crate::sketch::simhash::Weighting::None => "uniformly",
+                    crate::sketch::simhash::Weighting::Tf => "by tf",
+                    crate::sketch::simhash::Weighting::TfIdf => "by tf·idf",
                 },
                 c.simhash_distance(),
                 match c.verify {
@@ -513,7 +516,7 @@ pub struct ScoredPair {
     /// With [`Measure::Containment`]: which document is (mostly) contained in the other.
     pub contained: Option<Contained>,
     /// SimHash: the Hamming distance h of the two fingerprints (the similarity estimate is
-    /// 1 − h/64 and the cosine estimate cos(π·h/64), [`crate::simhash::cosine_estimate`]).
+    /// 1 − h/64 and the cosine estimate cos(π·h/64), [`crate::sketch::simhash::cosine_estimate`]).
     pub hamming: Option<u32>,
 }
 

@@ -1,6 +1,6 @@
 //! Helpers of the unit tests: random sets for the sketching modules, real article texts.
 
-use crate::sketch::splitmix64;
+use crate::sketch::minhash::splitmix64;
 
 /// `n` random 64-bit values, sorted and deduplicated.
 pub(crate) fn random_set(state: &mut u64, n: usize) -> Vec<u64> {

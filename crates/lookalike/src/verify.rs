@@ -2,7 +2,7 @@
 //! their similarity"; the pipeline keeps a candidate pair only when it reaches the threshold.
 //!
 //! Two modes ([`Verify`]): `Exact` computes the exact Jaccard resemblance of the two sets of
-//! 64-bit shingle hashes (the sets are read back from the on-disk [`crate::spill::ShingleStore`],
+//! 64-bit shingle hashes (the sets are read back from the on-disk [`crate::store::ShingleStore`],
 //! so they never all sit in memory); `Estimate` uses the fraction of equal MinHash coordinates,
 //! which needs nothing but the signatures.
 

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use lookalike::simhash::TableConfig;
-use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
+use lookalike::candidates::hamming::TableConfig;
+use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
 
 use crate::common::*;
 

@@ -54,7 +54,10 @@ fn gz_files_of_each_format() {
     // The raw fingerprint of a whole file is of its decompressed bytes.
     match decode(records[0].as_ref().unwrap(), &opts) {
         Decoded::Doc { doc, .. } => {
-            assert_eq!(doc.raw_fingerprint, Some(lookalike::exact::raw_fingerprint(b"plain text")));
+            assert_eq!(
+                doc.raw_fingerprint,
+                Some(lookalike::fingerprint::raw_fingerprint(b"plain text"))
+            );
             assert_eq!(doc.raw_len, 10);
         }
         other => panic!("{other:?}"),

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use lookalike::normalize::normalize;
-use lookalike::simhash::{SimFeatures, SimHasher, Weighting, hamming};
-use lookalike::supershingles::{SuperShingleConfig, match_probability};
+use lookalike::sketch::simhash::{SimFeatures, SimHasher, Weighting, hamming};
+use lookalike::sketch::supershingles::{SuperShingleConfig, match_probability};
+use lookalike::text::normalize::normalize;
 use lookalike::{Contained, Dedup, MatchKind, Measure, Method, Sample, SimHashConfig, Verify};
 
 use crate::corpus::{
@@ -247,11 +247,11 @@ fn broder_with_records_five_times_the_memory_cap_matches_in_memory() {
 /// Jaccard ≥ τ by brute force), and report every unsigned head.
 #[test]
 fn lexical_methods_equal_all_pairs_signature_comparison() {
-    use lookalike::collection::{CollectionStats, TermCounts};
-    use lookalike::imatch::{IMatch, IMatchConfig};
-    use lookalike::lexsig::{LongSentenceConfig, long_sentence_signature};
-    use lookalike::normalize::NormalizedText;
-    use lookalike::spotsigs::{SpotExtractor, weighted_jaccard};
+    use lookalike::lexical::collection::{CollectionStats, TermCounts};
+    use lookalike::lexical::imatch::{IMatch, IMatchConfig};
+    use lookalike::lexical::lexsig::{LongSentenceConfig, long_sentence_signature};
+    use lookalike::lexical::spotsigs::{SpotExtractor, weighted_jaccard};
+    use lookalike::text::normalize::NormalizedText;
 
     for seed in 0..3 {
         let docs = prose_collection(400 + seed, 120, 160);
@@ -295,7 +295,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
             let spotter = SpotExtractor::for_language("en").unwrap();
             let mut spot_cfg = spotter.config().clone();
             spot_cfg.seed = seed;
-            let spotter = SpotExtractor::new(spot_cfg, lookalike::lang::stopwords("en"));
+            let spotter = SpotExtractor::new(spot_cfg, lookalike::text::lang::stopwords("en"));
             let sig = |d: u32| -> Option<u64> {
                 let d = d as usize;
                 match method {

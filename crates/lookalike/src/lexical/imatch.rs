@@ -6,7 +6,7 @@
 //! document detection", ACM TOIS 2002): the *lexicon* L is the set of terms of mid IDF: the most
 //! frequent terms (low IDF: function words) carry no content and the rarest (high IDF: typos,
 //! numbers, names seen once) are the first to change between copies, so both are dropped. The
-//! band is expressed in normalized IDF ([`crate::collection::TermStats::nidf`]) so that it does
+//! band is expressed in normalized IDF ([`crate::lexical::collection::TermStats::nidf`]) so that it does
 //! not depend on the collection's size. A document's signature is a hash of its distinct terms
 //! that are in L, sorted; two documents with the same signature are duplicates.
 //!
@@ -29,8 +29,8 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::collection::{CollectionStats, HashIndex, TermCounts};
-use crate::sketch::mix64;
+use crate::lexical::collection::{CollectionStats, HashIndex, TermCounts};
+use crate::sketch::minhash::mix64;
 
 /// Settings of I-Match with randomized lexicons.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -247,7 +247,7 @@ impl IMatch {
     /// it has. An extra lexicon whose intersection falls below the minimum only loses its own
     /// signature (a sub-minimum subset would match too easily), so the vector has between 1 and
     /// K + 1 entries. Each signature is keyed by its lexicon, so all of them can go into one
-    /// table of keys (e.g. [`crate::supershingles::candidate_pairs`]).
+    /// table of keys (e.g. [`crate::sketch::supershingles::candidate_pairs`]).
     pub fn signatures(&self, doc: &TermCounts) -> Result<Vec<u64>, TooFewTerms> {
         let mut out = Vec::with_capacity(self.lexicons());
         self.signatures_into(doc, &mut IMatchScratch::default(), &mut out)?;
@@ -308,7 +308,7 @@ fn lexicon_seed(seed: u64, k: u64, tag: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::splitmix64;
+    use crate::sketch::minhash::splitmix64;
 
     fn doc_of(terms: &[u64]) -> TermCounts {
         let mut t: Vec<u64> = terms.to_vec();

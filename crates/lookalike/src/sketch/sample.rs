@@ -18,7 +18,7 @@
 //! remixed values mean equal shingles. Both are deterministic functions of the shingle set and the
 //! seed.
 
-use crate::sketch::mix64;
+use crate::sketch::minhash::mix64;
 use crate::verify::intersection_size;
 
 /// The remixed value of a shingle hash under `seed`.
@@ -135,7 +135,7 @@ impl MinSketch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::splitmix64;
+    use crate::sketch::minhash::splitmix64;
     use crate::testutil::{overlapping_pair, random_set};
     use crate::verify::{containment, jaccard};
     use std::collections::BTreeSet;

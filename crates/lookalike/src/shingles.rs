@@ -21,7 +21,7 @@ use std::str::FromStr;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::normalize::{NormalizedText, Segmentation, normalize_with};
+use crate::text::normalize::{NormalizedText, Segmentation, normalize_with};
 
 /// Which shingles to take from a document. Serialized as its command-line form (`"words:5"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -220,7 +220,7 @@ impl Shingler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::normalize;
+    use crate::text::normalize::normalize;
     use std::collections::BTreeSet;
 
     /// Slow reference: shingles as strings, then hashed through the same path.

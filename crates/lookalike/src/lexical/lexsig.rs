@@ -7,13 +7,13 @@
 //!
 //! - **TF*RIDF**: the `words` (default 6) terms of the document with the highest tf · RIDF,
 //!   sorted, hashed. tf is the term's count in the document; RIDF is the residual IDF of the
-//!   collection ([`crate::collection::TermStats::ridf`]), which favours content words that
+//!   collection ([`crate::lexical::collection::TermStats::ridf`]), which favours content words that
 //!   cluster in few documents over both function words and hapaxes. Any normalization of tf by
 //!   a per-document constant (length, maximum tf) leaves the ranking unchanged, so raw counts
 //!   are used. Ties are broken by term hash so the choice is deterministic; the terms are sorted
 //!   by hash, which identifies the set as well as the paper's alphabetical order.
 //! - **Long sentences**: the `sentences` (default 2) longest sentences of the *original* text,
-//!   length measured in normalized tokens ([`crate::normalize`]; one token per character in
+//!   length measured in normalized tokens ([`crate::text::normalize`]; one token per character in
 //!   Chinese and Japanese), ties broken by position; each sentence's normalized token sequence
 //!   is hashed, and the signature is the hash of those hashes sorted. It needs no collection
 //!   statistics.
@@ -38,8 +38,8 @@ use std::ops::Range;
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
 
-use crate::collection::{CollectionStats, TermCounts};
-use crate::normalize::{NormalizedText, normalize_into};
+use crate::lexical::collection::{CollectionStats, TermCounts};
+use crate::text::normalize::{NormalizedText, normalize_into};
 
 /// Why a document gets no signature: reported, never silently dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -526,10 +526,11 @@ mod tests {
         let alphabet: Vec<char> = "a Z.!?…。！？」「\"'\n\r\u{2029} 3é中ё".chars().collect();
         let mut st = 61u64;
         for _ in 0..3000 {
-            let len = (crate::sketch::splitmix64(&mut st) % 30) as usize;
+            let len = (crate::sketch::minhash::splitmix64(&mut st) % 30) as usize;
             let text: String = (0..len)
                 .map(|_| {
-                    alphabet[(crate::sketch::splitmix64(&mut st) % alphabet.len() as u64) as usize]
+                    alphabet[(crate::sketch::minhash::splitmix64(&mut st) % alphabet.len() as u64)
+                        as usize]
                 })
                 .collect();
             let spans: Vec<Range<usize>> = sentence_spans(&text).collect();
@@ -564,11 +565,11 @@ mod tests {
         let mut st = 71u64;
         let docs: Vec<TermCounts> = (0..200)
             .map(|_| {
-                let len = 5 + crate::sketch::splitmix64(&mut st) % 60;
+                let len = 5 + crate::sketch::minhash::splitmix64(&mut st) % 60;
                 let mut h: Vec<u64> = (0..len)
                     .map(|_| {
                         // Skewed: small term ids are frequent.
-                        let r = crate::sketch::splitmix64(&mut st) % 1000;
+                        let r = crate::sketch::minhash::splitmix64(&mut st) % 1000;
                         r * r / 5000
                     })
                     .collect();

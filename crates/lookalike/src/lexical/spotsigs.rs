@@ -8,7 +8,7 @@
 //! set of very frequent function words — followed by a *chain* of `c` words taken from the
 //! non-stopwords after it, every `d`-th one (`d` is the paper's *spot distance*; with `d = 1` the
 //! chain is simply the next `c` non-stopwords). Stopwords (the language's list from
-//! [`crate::lang::stopwords`]) and antecedents are skipped when the chain is built, so the chain
+//! [`crate::text::lang::stopwords`]) and antecedents are skipped when the chain is built, so the chain
 //! is made of content words; the antecedent itself is kept in the spot. The paper's running
 //! example, antecedents {a, an, the, is}, `d = 1`, `c = 2`, turns "At a rally to kick off a
 //! weeklong campaign for the South Carolina primary …" into `a:rally:kick`,
@@ -50,7 +50,7 @@
 //! | zh | 的 了 是 在 和 有 也 就 都 这 被 把 对 说 | 4 |
 //! | ja | の は が を に で と も へ | 4 |
 //!
-//! Chinese and Japanese are tokenized one character per token ([`crate::normalize`]): the
+//! Chinese and Japanese are tokenized one character per token ([`crate::text::normalize`]): the
 //! antecedents are the most frequent function characters (the particle 的, aspect 了, copula 是,
 //! prepositions 在 对 把 被, …; Japanese case particles の は が を に で と も へ), and the chain
 //! is 4 characters, about the two words an English chain of 2 holds (a Chinese word averages
@@ -86,8 +86,8 @@
 //! (rayon); the output does not depend on the thread count.
 //!
 //! ```
-//! use lookalike::normalize::normalize;
-//! use lookalike::spotsigs::{SpotExtractor, SpotIndex};
+//! use lookalike::text::normalize::normalize;
+//! use lookalike::lexical::spotsigs::{SpotExtractor, SpotIndex};
 //!
 //! let ex = SpotExtractor::for_language("en").unwrap();
 //! let docs: Vec<_> = [
@@ -107,8 +107,8 @@
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::lang::{self, Stopwords};
-use crate::normalize::{NormalizedText, normalize};
+use crate::text::lang::{self, Stopwords};
+use crate::text::normalize::{NormalizedText, normalize};
 
 /// Default chain length `c`: the paper's worked example.
 pub const DEFAULT_CHAIN: usize = 2;
@@ -149,7 +149,7 @@ pub fn antecedent_languages() -> impl Iterator<Item = &'static str> {
     DEFAULT_ANTECEDENTS.iter().map(|&(code, _)| code)
 }
 
-/// A set of antecedent words, stored normalized (as [`crate::normalize`] writes tokens) so that
+/// A set of antecedent words, stored normalized (as [`crate::text::normalize`] writes tokens) so that
 /// they compare equal to document tokens.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AntecedentSet {
@@ -376,7 +376,7 @@ impl SpotExtractor {
     }
 
     /// The built-in configuration of a language with its stopword list from
-    /// [`crate::lang::stopwords`]; `None` when the language has no built-in antecedent set.
+    /// [`crate::text::lang::stopwords`]; `None` when the language has no built-in antecedent set.
     pub fn for_language(code: &str) -> Option<SpotExtractor> {
         Some(SpotExtractor::new(SpotConfig::for_language(code)?, lang::stopwords(code)))
     }
@@ -436,7 +436,7 @@ impl SpotExtractor {
         }
     }
 
-    /// The spots of a token sequence (normalized tokens, see [`crate::normalize`]) as strings
+    /// The spots of a token sequence (normalized tokens, see [`crate::text::normalize`]) as strings
     /// `antecedent:w1:…:wc`, in document order: for inspection and tests.
     pub fn spot_strings(&self, tokens: &[&str]) -> Vec<String> {
         let mut out = Vec::new();
@@ -808,8 +808,8 @@ impl<'a> SpotIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::normalize;
-    use crate::sketch::splitmix64;
+    use crate::sketch::minhash::splitmix64;
+    use crate::text::normalize::normalize;
 
     fn toks(n: &NormalizedText) -> Vec<&str> {
         n.token_strs().collect()

@@ -37,10 +37,10 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::{Xxh3Default, xxh3_64_with_seed};
 
-use crate::normalize::NormalizedText;
+use crate::text::normalize::NormalizedText;
 
 /// The hash of one term (a normalized token): seeded xxh3, the same hash
-/// [`crate::features::Shingler`] gives a token before forming word shingles.
+/// [`crate::shingles::Shingler`] gives a token before forming word shingles.
 pub fn term_hash(token: &str, seed: u64) -> u64 {
     xxh3_64_with_seed(token.as_bytes(), seed)
 }
@@ -48,10 +48,10 @@ pub fn term_hash(token: &str, seed: u64) -> u64 {
 /// The settings string a lexicon built by the pipeline carries: what decides its term hashes
 /// besides the seed (the normalization and the segmentation of space-less scripts). A lexicon is
 /// used only by a run whose settings string is equal.
-pub fn lexicon_settings(seed: u64, segmentation: crate::normalize::Segmentation) -> String {
+pub fn lexicon_settings(seed: u64, segmentation: crate::text::normalize::Segmentation) -> String {
     let seg = match segmentation {
-        crate::normalize::Segmentation::Chars => "chars",
-        crate::normalize::Segmentation::Dictionary => "dictionary",
+        crate::text::normalize::Segmentation::Chars => "chars",
+        crate::text::normalize::Segmentation::Dictionary => "dictionary",
     };
     format!("terms: lookalike normalize v1 (NFKC, case folded); cjk: {seg}; seed {seed}")
 }
@@ -139,12 +139,12 @@ impl Hasher for TermHasher {
     fn write(&mut self, bytes: &[u8]) {
         // Not used by `u64` keys; kept correct for any other key.
         for &b in bytes {
-            self.0 = crate::sketch::mix64(self.0 ^ u64::from(b));
+            self.0 = crate::sketch::minhash::mix64(self.0 ^ u64::from(b));
         }
     }
 
     fn write_u64(&mut self, x: u64) {
-        self.0 = crate::sketch::mix64(x);
+        self.0 = crate::sketch::minhash::mix64(x);
     }
 }
 
@@ -817,7 +817,7 @@ fn parse_lexicon(input: impl Read, actual: u64) -> Result<Lexicon, LexiconErrorK
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::splitmix64;
+    use crate::sketch::minhash::splitmix64;
 
     /// A random document over a vocabulary of `vocab` terms (hashes 1000 + i).
     fn random_doc(st: &mut u64, vocab: u64, max_len: u64) -> TermCounts {
@@ -1118,7 +1118,7 @@ mod tests {
 
     #[test]
     fn from_normalized_counts_tokens() {
-        let norm = crate::normalize::normalize("the cat and the hat");
+        let norm = crate::text::normalize::normalize("the cat and the hat");
         let tc = TermCounts::from_normalized(&norm, 1);
         assert_eq!((tc.len, tc.terms.len(), tc.max_tf()), (5, 4, 2));
         assert!(tc.terms.windows(2).all(|w| w[0].0 < w[1].0));

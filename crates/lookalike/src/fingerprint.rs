@@ -13,7 +13,7 @@ pub fn raw_fingerprint(bytes: &[u8]) -> u128 {
     xxh3_128(bytes)
 }
 
-/// Fingerprint of a normalized text (full-content copies); see [`crate::normalize`].
+/// Fingerprint of a normalized text (full-content copies); see [`crate::text::normalize`].
 pub fn text_fingerprint(normalized: &str) -> u128 {
     // A distinct domain from raw bytes so that a raw file equal to some normalized text does not
     // collide by construction.

@@ -23,7 +23,7 @@
 //!    shingles over such text are character n-grams, which is what makes them meaningful there.
 //!
 //! The result is a [`NormalizedText`]: the canonical string (whose fingerprint identifies
-//! full-content copies, see [`crate::exact`]) and its token spans (the input of word shingles).
+//! full-content copies, see [`crate::fingerprint`]) and its token spans (the input of word shingles).
 
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};

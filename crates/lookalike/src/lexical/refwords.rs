@@ -71,9 +71,9 @@
 //! result is the all-pairs result.
 //!
 //! ```
-//! use lookalike::collection::TermCounts;
-//! use lookalike::normalize::normalize;
-//! use lookalike::refwords::{RefWords, RefWordsConfig, signature_candidates};
+//! use lookalike::lexical::collection::TermCounts;
+//! use lookalike::text::normalize::normalize;
+//! use lookalike::lexical::refwords::{RefWords, RefWordsConfig, signature_candidates};
 //!
 //! let texts = [
 //!     "apple apple apple banana cherry", "apple apple apple banana cherry grape",
@@ -93,7 +93,7 @@
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::collection::TermCounts;
+use crate::lexical::collection::TermCounts;
 
 /// Default number of reference words N (the seed: 3–5 thousand).
 pub const DEFAULT_WORDS: usize = 3000;
@@ -154,7 +154,7 @@ impl Default for RefWordsConfig {
 /// A list of them ([`RefWords::words`], [`RefWords::from_words`]) is the lexicon to save.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RefWord {
-    /// The term's hash ([`crate::collection::term_hash`]).
+    /// The term's hash ([`crate::lexical::collection::term_hash`]).
     pub term: u64,
     /// The bit is set when the term's relative frequency in a document exceeds this.
     pub threshold: f32,
@@ -794,9 +794,9 @@ fn sorted_intersect(a: &[u32], b: &[u32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collection::term_hash;
-    use crate::normalize::normalize;
-    use crate::sketch::splitmix64;
+    use crate::lexical::collection::term_hash;
+    use crate::sketch::minhash::splitmix64;
+    use crate::text::normalize::normalize;
 
     fn brute_counts(values: &[f32], steps: u32, delta: f32) -> Vec<u32> {
         (0..steps)

@@ -17,7 +17,7 @@
 //! p = 0.80, which is the pairs-mode match probability, not q. In single mode (any 1 of 6 equal)
 //! the same p give ≈ 0.982 and ≈ 0.236.
 //!
-//! [`candidate_pairs`] groups documents by key the way [`crate::candidates`] does: compact
+//! [`candidate_pairs`] groups documents by key the way [`crate::candidates::lsh`] does: compact
 //! `(key, doc)` pairs are sorted and each run of equal keys is a bucket expanded to all its pairs.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -190,13 +190,13 @@ pub fn match_probability(p: f64, cfg: &SuperShingleConfig) -> f64 {
 /// `keys_per_doc[d]` are document d's keys (any order). Every bucket is expanded to all its pairs,
 /// so a key shared by m documents costs m(m − 1)/2.
 pub fn candidate_pairs(keys_per_doc: &[Vec<u64>]) -> Vec<(u32, u32)> {
-    crate::partitioned::candidate_pairs(keys_per_doc, 1)
+    crate::candidates::shared_keys::candidate_pairs(keys_per_doc, 1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::{MinHashScheme, MinHasher, splitmix64};
+    use crate::sketch::minhash::{MinHashScheme, MinHasher, splitmix64};
 
     fn random_signature(state: &mut u64, n: usize) -> Vec<u32> {
         (0..n).map(|_| splitmix64(state) as u32).collect()

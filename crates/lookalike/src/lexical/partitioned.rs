@@ -24,13 +24,13 @@
 //!   ([`TooFewTerms`]).
 //!
 //! [`candidate_pairs`] finds the pairs sharing at least k keys by sorting compact `(key, doc)`
-//! pairs, as [`crate::candidates`] does.
+//! pairs, as [`crate::candidates::lsh`] does.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::collection::TermCounts;
-pub use crate::imatch::TooFewTerms;
-use crate::sketch::mix64;
+use crate::lexical::collection::TermCounts;
+pub use crate::lexical::imatch::TooFewTerms;
+use crate::sketch::minhash::mix64;
 
 /// Settings of partitioned fingerprints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -229,69 +229,11 @@ fn sort_le_u64s(bytes: &mut [u8]) {
     }
 }
 
-/// Pairs `(i, j)`, `i < j`, of documents sharing at least `min_shared` keys (0 counts as 1),
-/// sorted. `keys_per_doc[d]` are document d's keys; a key repeated within one document counts
-/// once.
-///
-/// Compact `(key, doc)` pairs are sorted; every run of equal keys (a bucket) emits all its
-/// document pairs; the pairs are sorted and a pair emitted by c buckets shares c keys. With
-/// `min_shared` = 1 this is [`crate::supershingles::candidate_pairs`].
-///
-/// Bucket size: a key shared by m documents costs m(m − 1)/2 pairs. A list fingerprint is the
-/// hash of several whole terms, so large buckets hold either exact copies (which the exact stage
-/// removes first) or a boilerplate-only list (which `min_list_terms` and `min_terms` make rare);
-/// [`candidate_pairs_capped`] skips buckets larger than a limit as Broder's collection algorithm
-/// does, losing only pairs whose every shared key is in an oversized bucket.
-///
-/// # Panics
-///
-/// With more than `u32::MAX` documents (their indices do not fit the output).
-pub fn candidate_pairs(keys_per_doc: &[Vec<u64>], min_shared: usize) -> Vec<(u32, u32)> {
-    candidate_pairs_capped(keys_per_doc, min_shared, usize::MAX)
-}
-
-/// [`candidate_pairs`], skipping every key shared by more than `max_bucket` documents.
-///
-/// # Panics
-///
-/// With more than `u32::MAX` documents.
-pub fn candidate_pairs_capped(
-    keys_per_doc: &[Vec<u64>],
-    min_shared: usize,
-    max_bucket: usize,
-) -> Vec<(u32, u32)> {
-    assert!(keys_per_doc.len() <= u32::MAX as usize, "too many documents for 32-bit indices");
-    let mut entries: Vec<(u64, u32)> = keys_per_doc
-        .iter()
-        .enumerate()
-        .flat_map(|(d, keys)| keys.iter().map(move |&k| (k, d as u32)))
-        .collect();
-    entries.sort_unstable();
-    entries.dedup();
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for bucket in entries.chunk_by(|x, y| x.0 == y.0) {
-        if bucket.len() > max_bucket {
-            continue;
-        }
-        for (i, a) in bucket.iter().enumerate() {
-            for b in &bucket[i + 1..] {
-                pairs.push((a.1, b.1));
-            }
-        }
-    }
-    pairs.sort_unstable();
-    let min_shared = min_shared.max(1);
-    if min_shared == 1 {
-        pairs.dedup();
-        return pairs;
-    }
-    pairs.chunk_by(|x, y| x == y).filter(|run| run.len() >= min_shared).map(|run| run[0]).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::splitmix64;
+    use crate::candidates::shared_keys::{candidate_pairs, candidate_pairs_capped};
+    use crate::sketch::minhash::splitmix64;
 
     fn doc_of(terms: &[u64]) -> TermCounts {
         let mut t = terms.to_vec();
@@ -465,7 +407,7 @@ mod tests {
                 }
                 assert_eq!(candidate_pairs(&docs, min_shared), expect, "n={n} k={min_shared}");
                 if min_shared <= 1 {
-                    assert_eq!(crate::supershingles::candidate_pairs(&docs), expect);
+                    assert_eq!(crate::sketch::supershingles::candidate_pairs(&docs), expect);
                 }
             }
         }

@@ -36,7 +36,7 @@
 //! them, between 4 KiB and 1 MiB each).
 //!
 //! ```
-//! use lookalike::broder::{collect_pairs, BroderConfig};
+//! use lookalike::candidates::sorted_pairs::{collect_pairs, BroderConfig};
 //!
 //! let sketches = vec![vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![6, 7, 8, 9]];
 //! let config = BroderConfig { threshold: 0.5, ..BroderConfig::default() };

@@ -243,8 +243,9 @@ mod tests {
         // Signatures over a tiny alphabet so that many bands collide.
         let (n, num_perm) = (60, 12);
         let mut state = 3u64;
-        let sigs: Vec<u32> =
-            (0..n * num_perm).map(|_| (crate::sketch::splitmix64(&mut state) % 3) as u32).collect();
+        let sigs: Vec<u32> = (0..n * num_perm)
+            .map(|_| (crate::sketch::minhash::splitmix64(&mut state) % 3) as u32)
+            .collect();
         let params = LshParams { bands: 4, rows: 3 };
         let (pairs, stats) = band_candidates(&sigs, num_perm, params, usize::MAX);
         let mut expect = Vec::new();

@@ -7,13 +7,13 @@
 //! `uk`, `zh`, `ja`), ISO 639-3 otherwise.
 //!
 //! Stopword lists come from the Stopwords ISO collection (the `stop-words` crate), normalized
-//! with [`crate::normalize`] so that they compare equal to document tokens. Methods that need
+//! with [`crate::text::normalize`] so that they compare equal to document tokens. Methods that need
 //! stopwords (SpotSigs antecedents, I-Match lexicons) ask [`stopwords`].
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use crate::normalize::normalize;
+use crate::text::normalize::normalize;
 
 /// Bytes of text looked at by [`detect`].
 pub const DETECT_PREFIX: usize = 2048;
