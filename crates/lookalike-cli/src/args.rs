@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::UsageError;
 use clap::{Args, Parser, Subcommand};
-use lookalike::{Keep, Method, MinHashScheme, Segmentation, ShingleKind, Verify};
+use lookalike::{Keep, MethodKind, MinHashScheme, Segmentation, ShingleKind, Verify};
 use lookalike_io::{Extract, Format, ReadOptions};
 
 const DEDUP_EXAMPLES: &str = "\
@@ -121,7 +121,7 @@ pub struct DedupArgs {
     /// fingerprints, Hamming distance ≤ --max-distance); exact (exact copies only: same bytes or
     /// same normalized text). Every method's candidates are checked as --verify says.
     #[arg(long, short = 'm', value_enum)]
-    pub method: Option<Method>,
+    pub method: Option<MethodKind>,
 
     #[command(flatten)]
     pub sketch: SketchArgs,

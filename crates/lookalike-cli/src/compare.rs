@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, ValueEnum};
-use lookalike::{Method, MinHashScheme, ShingleKind, Verify};
+use lookalike::{MethodKind, MinHashScheme, ShingleKind, Verify};
 use lookalike_eval::judge::Judge;
 use lookalike_eval::metrics::{PairScore, overlaps, pair_score, relation_ari};
 use lookalike_eval::relation::{Ids, Relation, read_pairs};
@@ -110,21 +110,21 @@ fn value_name<T: ValueEnum>(v: &T) -> Option<String> {
     v.to_possible_value().map(|p| p.get_name().to_owned())
 }
 
-/// Every run `compare` knows: each method of [`Method::ALL`] with its defaults, each but `exact`
+/// Every run `compare` knows: each method of [`MethodKind::ALL`] with its defaults, each but `exact`
 /// also with every non-default [`Verify`] mode, and MinHash with every [`MinHashScheme`]. Methods and
 /// modes added to the library join by themselves.
 pub fn method_runs() -> Vec<MethodRun> {
     let mut runs = Vec::new();
-    for &m in Method::ALL {
+    for &m in MethodKind::ALL {
         let base = vec!["--method".to_owned(), m.name().to_owned()];
         runs.push(MethodRun { label: m.name().to_owned(), args: base.clone() });
-        if m == Method::Exact {
+        if m == MethodKind::Exact {
             continue;
         }
         // Every method also alone (its own decision instead of exact verification); MinHash
         // also with its other schemes.
         let schemes: &[MinHashScheme] =
-            if m == Method::MinHash { MinHashScheme::value_variants() } else { &[] };
+            if m == MethodKind::MinHash { MinHashScheme::value_variants() } else { &[] };
         let variants = Verify::value_variants()
             .iter()
             .filter(|&&v| v != Verify::default())
@@ -505,7 +505,7 @@ mod tests {
         let runs = method_runs();
         let labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
         // Every method of the library, first with its defaults.
-        for m in Method::ALL {
+        for m in MethodKind::ALL {
             assert!(labels.contains(&m.name()), "{labels:?}");
         }
         let est = runs.iter().find(|r| r.label == "minhash-estimate").unwrap();

@@ -5,15 +5,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lookalike::lexical::collection::Lexicon;
-use lookalike::{Dedup, Document, Keep, Measure, Method};
+use lookalike::{Dedup, DedupConfig, Document};
 use lookalike_io::{Decoded, Format, InputError, RawRecord, Reader};
 use rayon::prelude::*;
 
 use crate::UsageError;
 use crate::args::DedupArgs;
 use crate::output::{self, Entry, PayloadStore, Sink};
-use crate::params;
 use crate::summary::Summary;
 
 /// Records per batch handed from the reader thread to the workers.
@@ -34,47 +32,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         )
         .into());
     }
-    let lsh = params::lsh_params(&args.sketch)?;
-    let measure = args.methods.measure;
-    let method = args.method.unwrap_or(if measure == Measure::Containment {
-        Method::ModM
-    } else {
-        Method::default()
-    });
-    let keep = args.keep.unwrap_or(if measure == Measure::Containment {
-        Keep::Longest
-    } else {
-        Keep::default()
-    });
-    let mut lexical = args.methods.lexical();
-    if let Some(path) = &args.methods.lexicon {
-        let settings = lookalike::lexical::collection::lexicon_settings(args.seed, args.cjk);
-        let lexicon = Lexicon::load_matching(path, args.seed, &settings)
-            .map_err(|e| UsageError(format!("{e} (build it with the same --seed and --cjk)")))?;
-        lexical.lexicon = Some(std::sync::Arc::new(lexicon));
-    }
-    let dedup = Dedup::builder()
-        .method(method)
-        .shingle(args.shingle)
-        .segmentation(args.cjk)
-        .num_perm(args.sketch.num_perm)
-        .scheme(args.minhash)
-        .seed(args.seed)
-        .threshold(args.sketch.threshold)
-        .lsh(Some(lsh))
-        .weights(params::weights(&args.sketch))
-        .verify(args.verify)
-        .keep(keep)
-        .measure(measure)
-        .sample(args.methods.sample)
-        .supershingles(args.methods.supershingles())
-        .max_docs_per_shingle(args.methods.max_docs_per_shingle)
-        .simhash(args.methods.simhash())
-        .lexical(lexical)
-        .max_bucket(args.max_bucket)
-        .spill_dir(args.spill_dir.clone())
-        .memory(args.memory)
-        .build()?;
+    let dedup = Dedup::new(DedupConfig::try_from(&args)?)?;
 
     let expanded = crate::args::expand_nonempty(&args.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.

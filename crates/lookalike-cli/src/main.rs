@@ -3,6 +3,7 @@
 
 mod args;
 mod compare;
+mod config;
 mod dedup;
 mod eval;
 mod extract;

@@ -5,7 +5,6 @@ use lookalike::sketch::simhash::{SimFeatures, Weighting};
 use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode};
 use std::path::PathBuf;
 
-use lookalike::engine::LexicalConfig;
 use lookalike::lexical::imatch::IMatchConfig;
 use lookalike::lexical::lexsig::{LongSentenceConfig, TfRidfConfig};
 use lookalike::lexical::partitioned::PartitionConfig;
@@ -142,33 +141,39 @@ impl MethodArgs {
 }
 
 impl MethodArgs {
-    /// The settings of the lexical methods (the lexicon file is loaded by the caller).
-    pub fn lexical(&self) -> LexicalConfig {
-        LexicalConfig {
-            imatch: IMatchConfig {
-                nidf_low: self.nidf_low,
-                nidf_high: self.nidf_high,
-                min_terms: self.min_terms,
-                extra_lexicons: self.extra_lexicons,
-                drop_fraction: self.drop_fraction,
-                ..IMatchConfig::default()
-            },
-            partition: PartitionConfig {
-                lists: self.lists,
-                min_shared: self.min_shared,
-                ..PartitionConfig::default()
-            },
-            tf_ridf: TfRidfConfig { words: self.ridf_words, ..TfRidfConfig::default() },
-            long_sentences: LongSentenceConfig {
-                sentences: self.sentences,
-                ..LongSentenceConfig::default()
-            },
-            refwords: RefWordsConfig { words: self.refwords, ..RefWordsConfig::default() },
-            refwords_distance: self.refwords_distance,
-            refwords_min_bits: self.refwords_min_bits,
-            spot_chain: self.spot_chain,
-            lexicon: None,
+    /// I-Match settings (the lexicon file is loaded by the caller).
+    pub fn imatch(&self) -> IMatchConfig {
+        IMatchConfig {
+            nidf_low: self.nidf_low,
+            nidf_high: self.nidf_high,
+            min_terms: self.min_terms,
+            extra_lexicons: self.extra_lexicons,
+            drop_fraction: self.drop_fraction,
         }
+    }
+
+    /// Partitioned-fingerprint settings.
+    pub fn partition(&self) -> PartitionConfig {
+        PartitionConfig {
+            lists: self.lists,
+            min_shared: self.min_shared,
+            ..PartitionConfig::default()
+        }
+    }
+
+    /// TF*RIDF settings.
+    pub fn tf_ridf(&self) -> TfRidfConfig {
+        TfRidfConfig { words: self.ridf_words, ..TfRidfConfig::default() }
+    }
+
+    /// Long-sentence settings.
+    pub fn long_sentences(&self) -> LongSentenceConfig {
+        LongSentenceConfig { sentences: self.sentences, ..LongSentenceConfig::default() }
+    }
+
+    /// Reference-word selection settings.
+    pub fn refwords(&self) -> RefWordsConfig {
+        RefWordsConfig { words: self.refwords, ..RefWordsConfig::default() }
     }
 }
 

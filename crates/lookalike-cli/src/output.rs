@@ -260,7 +260,7 @@ pub fn write_report(
                         reason: None,
                         unsigned: unsigned.get(&i).copied(),
                     },
-                    DocStatus::Skipped { reason } => skipped(id, reason, lang),
+                    DocStatus::Skipped { reason } => skipped(id, reason.as_str(), lang),
                 }
             }
         };

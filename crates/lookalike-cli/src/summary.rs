@@ -84,7 +84,7 @@ impl Summary {
     pub fn outcome(&mut self, outcome: &DedupOutcome) {
         for (i, s) in outcome.statuses.iter().enumerate() {
             match s {
-                DocStatus::Skipped { reason } => self.skip(&outcome.ids[i], reason),
+                DocStatus::Skipped { reason } => self.skip(&outcome.ids[i], reason.as_str()),
                 DocStatus::Kept => self.kept += 1,
                 DocStatus::Duplicate { .. } => {}
             }

@@ -158,7 +158,7 @@ fn bench_signatures(c: &mut Criterion) {
     let distinct: u64 = counts.iter().map(|d| d.terms.len() as u64).sum();
     let mut g = c.benchmark_group("signatures");
 
-    let im = IMatch::new(&stats, IMatchConfig::default()).expect("valid configuration");
+    let im = IMatch::new(&stats, IMatchConfig::default(), 1).expect("valid configuration");
     let (mut scratch, mut out) = (IMatchScratch::default(), Vec::new());
     // Throughput in distinct terms: the figure per document that the signers scan.
     g.throughput(Throughput::Elements(distinct));
@@ -174,7 +174,7 @@ fn bench_signatures(c: &mut Criterion) {
         })
     });
 
-    let p = Partitioner::new(PartitionConfig::default()).expect("valid configuration");
+    let p = Partitioner::new(PartitionConfig::default(), 1).expect("valid configuration");
     let mut pscratch = PartitionScratch::default();
     g.bench_function("partitioned/L=8", |b| {
         b.iter(|| {
@@ -191,7 +191,10 @@ fn bench_signatures(c: &mut Criterion) {
     let tf = TfRidfConfig::default();
     g.bench_function("tf_ridf/6 words", |b| {
         b.iter(|| {
-            counts.iter().filter_map(|d| tf_ridf_signature(black_box(d), &stats, &tf).ok()).count()
+            counts
+                .iter()
+                .filter_map(|d| tf_ridf_signature(black_box(d), &stats, &tf, 1).ok())
+                .count()
         })
     });
 
@@ -203,7 +206,7 @@ fn bench_signatures(c: &mut Criterion) {
         b.iter(|| {
             texts
                 .iter()
-                .filter_map(|t| long_sentence_signature(black_box(t), &ls, &mut norm).ok())
+                .filter_map(|t| long_sentence_signature(black_box(t), &ls, 1, &mut norm).ok())
                 .count()
         })
     });

@@ -1,18 +1,31 @@
 //! lookalike: find duplicate and near-duplicate documents in large collections.
 //!
-//! The crate is the pipeline of DESIGN.md as one module per stage (see `ARCHITECTURE.md`):
-//! [`normalize`] (NFKC, case and punctuation folding, tokens, CJK characters as tokens) →
-//! [`features`] (word or character shingles, hashed once to 64 bits) → [`exact`] (fingerprints
-//! of raw bytes and normalized text) → [`sketch`] (MinHash) → [`candidates`] (LSH banding by
-//! sorting) → [`verify`] (exact or estimated Jaccard) → [`cluster`] (union-find). [`pipeline`]
-//! drives them: documents in, every document's fate, the verified pairs and the clusters out.
-//! Readers for files, HTML and JSONL live in the `lookalike-io` crate; the `lookalike` binary in
-//! `lookalike-cli`.
+//! The crate is the pipeline of DESIGN.md, one module (or folder) per stage, in the order a
+//! document meets them (see `ARCHITECTURE.md`):
+//!
+//! - [`text`]: normalization (NFKC, case and punctuation folding, tokens; CJK characters or
+//!   dictionary words as tokens) and language detection;
+//! - [`shingles`]: word or character shingles, hashed once to 64 bits;
+//! - [`fingerprint`]: 128-bit fingerprints of raw bytes and normalized text (exact copies);
+//! - [`sketch`]: MinHash, super-shingles, MOD-m / MIN-s samples, SimHash;
+//! - [`lexical`]: collection statistics and the lexical signatures (I-Match, partitioned
+//!   fingerprints, TF*RIDF, long sentences, reference words, SpotSigs);
+//! - [`candidates`]: LSH banding, shared keys, Broder's sorted pairs, Hamming tables;
+//! - [`verify`]: exact Jaccard or containment of shingle sets; [`store`]: the shingle sets,
+//!   spilled to disk beyond a memory budget;
+//! - [`cluster`]: union-find and the representative kept;
+//! - [`method`]: the [`Method`] trait and the 14 methods, one file each, built from a
+//!   [`MethodConfig`];
+//! - [`pipeline`]: [`Dedup`] and [`DedupRun`], documents in, results pushed into a [`Sink`].
+//!
+//! [`config`] holds the one configuration type ([`DedupConfig`]) shared by the CLI, Python and the
+//! index; [`error`] the typed errors. Readers for files, HTML, WARC, JSONL and Parquet live in the
+//! `lookalike-io` crate; the `lookalike` binary in `lookalike-cli`.
 //!
 //! ```
-//! use lookalike::{Dedup, Document};
+//! use lookalike::{Dedup, Document, MethodKind};
 //!
-//! let dedup = Dedup::builder().threshold(0.5).build()?;
+//! let dedup = Dedup::builder().method(MethodKind::MinHash).threshold(0.5).build()?;
 //! let mut run = dedup.start()?;
 //! run.add(vec![
 //!     Document::from_text("x", "near duplicate detection finds documents that are almost the same"),
@@ -26,8 +39,9 @@
 
 pub mod candidates;
 pub mod cluster;
+pub mod config;
 pub mod document;
-pub mod engine;
+pub mod error;
 pub mod fingerprint;
 pub mod lexical;
 pub mod method;
@@ -42,12 +56,16 @@ pub mod verify;
 
 pub use candidates::lsh::{CandidateStats, ErrorWeights, LshParams};
 pub use cluster::Keep;
+pub use config::{
+    DedupConfig, IMatchSettings, Measure, MethodConfig, MinHashConfig, RefWordsSettings, Sample,
+    SampleConfig, SimHashConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
+};
 pub use document::Document;
-pub use engine::{Sample, SimHashConfig};
-pub use method::Method;
+pub use error::{ConfigError, Error};
+pub use method::{Method, MethodKind, MethodStats, Slot};
 pub use pipeline::{
-    Cluster, ClusterMember, Contained, Dedup, DedupBuilder, DedupConfig, DedupOutcome, DedupRun,
-    DedupStats, DocStatus, Error, MatchKind, Measure, ScoredPair,
+    Cluster, ClusterMember, Collect, Contained, Dedup, DedupBuilder, DedupOutcome, DedupRun,
+    DedupStats, DocStatus, MatchKind, RunReport, ScoredPair, Sink, SkipReason,
 };
 pub use shingles::{ShingleKind, Shingler};
 pub use sketch::minhash::{MinHashScheme, MinHasher};

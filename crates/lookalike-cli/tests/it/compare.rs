@@ -68,7 +68,7 @@ fn compare_runs_every_method_against_a_gold_standard() {
         serde_json::from_slice(&std::fs::read(tmp.path().join("cmp.json")).unwrap()).unwrap();
     let labels = check_rows(&j);
     // One row per method of the library, plus the MinHash variants.
-    for m in lookalike::Method::ALL {
+    for m in lookalike::MethodKind::ALL {
         assert!(labels.contains(&m.name().to_owned()), "{labels:?}");
     }
     for v in ["minhash-estimate", "minhash-perm"] {

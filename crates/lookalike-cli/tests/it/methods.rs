@@ -120,7 +120,7 @@ fn unsigned_documents_are_reported_not_dropped() {
 fn every_method_runs_from_the_command_line_and_is_deterministic_across_threads() {
     let tmp = tempfile::tempdir().unwrap();
     lexical_inputs(tmp.path(), "c", 5);
-    for &m in lookalike::Method::ALL {
+    for &m in lookalike::MethodKind::ALL {
         let a = run(
             &["dedup", "c.jsonl", "-m", m.name(), "--pairs", "-", "-q", "-j", "1"],
             None,

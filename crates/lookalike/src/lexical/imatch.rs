@@ -49,8 +49,6 @@ pub struct IMatchConfig {
     /// p, the fraction of the base lexicon each extra lexicon drops. Default 0.33 (Kołcz et al.,
     /// seed 002: "about 30–35 %", recommended p = 0.33).
     pub drop_fraction: f64,
-    /// Seed of the lexicon randomization and of the signature hashes.
-    pub seed: u64,
 }
 
 impl Default for IMatchConfig {
@@ -71,7 +69,6 @@ impl Default for IMatchConfig {
             min_terms: 5,
             extra_lexicons: 10,
             drop_fraction: 0.33,
-            seed: 1,
         }
     }
 }
@@ -154,8 +151,12 @@ pub struct IMatch {
 
 impl IMatch {
     /// The signer whose base lexicon is the terms of `stats` with normalized IDF in
-    /// `[nidf_low, nidf_high]`.
-    pub fn new(stats: &CollectionStats, config: IMatchConfig) -> Result<IMatch, IMatchConfigError> {
+    /// `[nidf_low, nidf_high]`; `seed` seeds the lexicon randomization and the signature hashes.
+    pub fn new(
+        stats: &CollectionStats,
+        config: IMatchConfig,
+        seed: u64,
+    ) -> Result<IMatch, IMatchConfigError> {
         config.validate()?;
         let n = stats.docs();
         let (low, high) = (config.nidf_low, config.nidf_high);
@@ -167,7 +168,7 @@ impl IMatch {
             })
             .map(|(h, _)| h)
             .collect();
-        IMatch::with_lexicon(terms, config)
+        IMatch::with_lexicon(terms, config, seed)
     }
 
     /// The signer of a given base lexicon (term hashes in any order, repeats allowed); the NIDF
@@ -175,13 +176,14 @@ impl IMatch {
     pub fn with_lexicon(
         mut terms: Vec<u64>,
         config: IMatchConfig,
+        seed: u64,
     ) -> Result<IMatch, IMatchConfigError> {
         config.validate()?;
         terms.sort_unstable();
         terms.dedup();
         let k = config.extra_lexicons;
-        let drop_seeds = (1..=k as u64).map(|i| lexicon_seed(config.seed, i, 0xD0)).collect();
-        let sig_seeds = (0..=k as u64).map(|i| lexicon_seed(config.seed, i, 0x51)).collect();
+        let drop_seeds = (1..=k as u64).map(|i| lexicon_seed(seed, i, 0xD0)).collect();
+        let sig_seeds = (0..=k as u64).map(|i| lexicon_seed(seed, i, 0x51)).collect();
         // p · 2⁶⁴, computed in f64: p < 1, so the value fits (the cast saturates anyway).
         let drop_below = (config.drop_fraction * 18_446_744_073_709_551_616.0) as u64;
         Ok(IMatch {
@@ -335,7 +337,7 @@ mod tests {
         ];
         for c in bad {
             assert!(c.validate().is_err(), "{c:?}");
-            assert!(IMatch::with_lexicon(vec![1], c).is_err());
+            assert!(IMatch::with_lexicon(vec![1], c, 1).is_err());
         }
         assert!(
             IMatchConfig { nidf_low: 0.0, nidf_high: 1.0, extra_lexicons: 0, ..ok }
@@ -359,12 +361,12 @@ mod tests {
             b.add_document(&doc_of(&terms));
         }
         let stats = b.build();
-        let im = IMatch::new(&stats, IMatchConfig::default()).unwrap();
+        let im = IMatch::new(&stats, IMatchConfig::default(), 1).unwrap();
         assert_eq!(im.lexicon(), &[2, 3, 4]);
         let all = IMatchConfig { nidf_low: 0.0, nidf_high: 1.0, ..Default::default() };
-        assert_eq!(IMatch::new(&stats, all).unwrap().lexicon(), &[1, 2, 3, 4, 5]);
+        assert_eq!(IMatch::new(&stats, all, 1).unwrap().lexicon(), &[1, 2, 3, 4, 5]);
         let narrow = IMatchConfig { nidf_low: 0.5, nidf_high: 0.5, ..Default::default() };
-        assert_eq!(IMatch::new(&stats, narrow).unwrap().lexicon(), &[3]);
+        assert_eq!(IMatch::new(&stats, narrow, 1).unwrap().lexicon(), &[3]);
     }
 
     /// Signatures equal iff the brute-force sets of lexicon terms are equal, lexicon by lexicon;
@@ -378,10 +380,9 @@ mod tests {
             min_terms: 3,
             extra_lexicons: 3,
             drop_fraction: 0.4,
-            seed: 9,
             ..Default::default()
         };
-        let im = IMatch::with_lexicon(lexicon.clone(), cfg).unwrap();
+        let im = IMatch::with_lexicon(lexicon.clone(), cfg, 9).unwrap();
         let docs: Vec<TermCounts> = (0..150)
             .map(|_| {
                 let n = splitmix64(&mut st) % 12;
@@ -445,7 +446,7 @@ mod tests {
     #[test]
     fn terms_outside_the_lexicon_do_not_matter() {
         let lexicon: Vec<u64> = (100..120).collect();
-        let im = IMatch::with_lexicon(lexicon, IMatchConfig::default()).unwrap();
+        let im = IMatch::with_lexicon(lexicon, IMatchConfig::default(), 1).unwrap();
         let a = doc_of(&[100, 101, 102, 103, 104, 105, 1, 2, 3]);
         let b = doc_of(&[100, 101, 102, 103, 104, 105, 7, 8]);
         assert_eq!(im.signatures(&a).unwrap()[0], im.signatures(&b).unwrap()[0]);
@@ -467,12 +468,11 @@ mod tests {
     fn deterministic_and_seeded() {
         let lexicon: Vec<u64> = (0..200).map(mix64).collect();
         let doc = doc_of(&lexicon[..40]);
-        let a = IMatch::with_lexicon(lexicon.clone(), IMatchConfig::default()).unwrap();
-        let b = IMatch::with_lexicon(lexicon.clone(), IMatchConfig::default()).unwrap();
+        let a = IMatch::with_lexicon(lexicon.clone(), IMatchConfig::default(), 1).unwrap();
+        let b = IMatch::with_lexicon(lexicon.clone(), IMatchConfig::default(), 1).unwrap();
         assert_eq!(a.signatures(&doc), b.signatures(&doc));
         assert_eq!(a.signatures(&doc).unwrap().len(), 11);
-        let c =
-            IMatch::with_lexicon(lexicon, IMatchConfig { seed: 2, ..Default::default() }).unwrap();
+        let c = IMatch::with_lexicon(lexicon, IMatchConfig::default(), 2).unwrap();
         assert_ne!(a.signatures(&doc), c.signatures(&doc));
         // Scratch reuse gives the same result.
         let (mut scratch, mut out) = (IMatchScratch::default(), Vec::new());
@@ -489,7 +489,7 @@ mod tests {
         let lexicon: Vec<u64> = (0..20_000u64).map(|i| mix64(i ^ 0xABCD)).collect();
         let p = 0.33;
         let cfg = IMatchConfig { drop_fraction: p, ..Default::default() };
-        let im = IMatch::with_lexicon(lexicon.clone(), cfg).unwrap();
+        let im = IMatch::with_lexicon(lexicon.clone(), cfg, 1).unwrap();
         let n = lexicon.len() as f64;
         let sd = (n * p * (1.0 - p)).sqrt();
         let mut overlaps = Vec::new();
@@ -525,13 +525,8 @@ mod tests {
                 .collect();
             let lexicon: Vec<u64> =
                 docs.iter().flat_map(|(b, a)| b.iter().chain(a).copied()).collect();
-            let cfg = IMatchConfig {
-                extra_lexicons: k,
-                drop_fraction: p,
-                seed: 77,
-                ..Default::default()
-            };
-            let im = IMatch::with_lexicon(lexicon, cfg).unwrap();
+            let cfg = IMatchConfig { extra_lexicons: k, drop_fraction: p, ..Default::default() };
+            let im = IMatch::with_lexicon(lexicon, cfg, 77).unwrap();
             let mut survived = 0;
             for (base, added) in &docs {
                 let a = im.signatures(&doc_of(base)).unwrap();

@@ -97,13 +97,11 @@ pub struct TfRidfConfig {
     /// salient" words are most of the document's vocabulary (this crate's choice; the study
     /// gives no minimum).
     pub min_tokens: usize,
-    /// Seed of the signature hash.
-    pub seed: u64,
 }
 
 impl Default for TfRidfConfig {
     fn default() -> Self {
-        TfRidfConfig { words: 6, min_tokens: 12, seed: 1 }
+        TfRidfConfig { words: 6, min_tokens: 12 }
     }
 }
 
@@ -140,6 +138,7 @@ pub fn tf_ridf_signature(
     doc: &TermCounts,
     stats: &CollectionStats,
     config: &TfRidfConfig,
+    seed: u64,
 ) -> Result<u64, LexSigError> {
     let tokens = doc.len as usize;
     if tokens < config.min_tokens {
@@ -152,7 +151,7 @@ pub fn tf_ridf_signature(
     let mut chosen: Vec<u64> = tf_ridf_terms(doc, stats, words).iter().map(|t| t.0).collect();
     chosen.sort_unstable();
     let bytes: Vec<u8> = chosen.iter().flat_map(|h| h.to_le_bytes()).collect();
-    Ok(xxh3_64_with_seed(&bytes, config.seed))
+    Ok(xxh3_64_with_seed(&bytes, seed))
 }
 
 /// Settings of the long-sentence signature.
@@ -163,13 +162,11 @@ pub struct LongSentenceConfig {
     /// Fewest normalized tokens a sentence needs to be chosen. Default 5 (this crate's choice:
     /// "Yes." or a date line identifies nothing).
     pub min_tokens: usize,
-    /// Seed of the hashes.
-    pub seed: u64,
 }
 
 impl Default for LongSentenceConfig {
     fn default() -> Self {
-        LongSentenceConfig { sentences: 2, min_tokens: 5, seed: 1 }
+        LongSentenceConfig { sentences: 2, min_tokens: 5 }
     }
 }
 
@@ -221,6 +218,7 @@ pub fn longest_sentences(
 pub fn long_sentence_signature(
     text: &str,
     config: &LongSentenceConfig,
+    seed: u64,
     scratch: &mut NormalizedText,
 ) -> Result<u64, LexSigError> {
     let needed = config.sentences.max(1);
@@ -232,12 +230,12 @@ pub fn long_sentence_signature(
         .into_iter()
         .map(|span| {
             normalize_into(&text[span], scratch);
-            token_sequence_hash(scratch, config.seed)
+            token_sequence_hash(scratch, seed)
         })
         .collect();
     hashes.sort_unstable();
     let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_le_bytes()).collect();
-    Ok(xxh3_64_with_seed(&bytes, config.seed ^ 0x4C53_454E_5453_4947))
+    Ok(xxh3_64_with_seed(&bytes, seed ^ 0x4C53_454E_5453_4947))
 }
 
 /// xxh3-64 of a normalized text's tokens, each followed by the byte 0xFF (which UTF-8 never
@@ -587,14 +585,14 @@ mod tests {
                 let got: Vec<u64> = tf_ridf_terms(doc, &stats, words).iter().map(|t| t.0).collect();
                 assert_eq!(got, brute_force_top(doc, &stats, words));
             }
-            match tf_ridf_signature(doc, &stats, &cfg) {
+            match tf_ridf_signature(doc, &stats, &cfg, 1) {
                 Ok(sig) => {
                     // Only the top six matter: adding a low-scoring term keeps the signature.
                     let mut more = doc.clone();
                     more.terms.push((u64::MAX, 1));
                     more.len += 1;
                     if !brute_force_top(&more, &stats, 6).contains(&u64::MAX) {
-                        assert_eq!(tf_ridf_signature(&more, &stats, &cfg), Ok(sig));
+                        assert_eq!(tf_ridf_signature(&more, &stats, &cfg, 1), Ok(sig));
                     }
                 }
                 Err(e) => {
@@ -626,14 +624,17 @@ mod tests {
         assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), vec![10, 30, 31, 32, 33, 34]);
         let cfg = TfRidfConfig::default();
         assert_eq!(
-            tf_ridf_signature(&TermCounts { len: 3, ..d0.clone() }, &stats, &cfg),
+            tf_ridf_signature(&TermCounts { len: 3, ..d0.clone() }, &stats, &cfg, 1),
             Err(LexSigError::TooShort { tokens: 3, needed: 12 })
         );
-        let sig = tf_ridf_signature(&TermCounts { len: 12, ..d0.clone() }, &stats, &cfg).unwrap();
+        let sig =
+            tf_ridf_signature(&TermCounts { len: 12, ..d0.clone() }, &stats, &cfg, 1).unwrap();
         // Deterministic, and the seed matters.
-        assert_eq!(tf_ridf_signature(&TermCounts { len: 12, ..d0.clone() }, &stats, &cfg), Ok(sig));
-        let other = TfRidfConfig { seed: 5, ..cfg };
-        assert_ne!(tf_ridf_signature(&TermCounts { len: 12, ..d0 }, &stats, &other), Ok(sig));
+        assert_eq!(
+            tf_ridf_signature(&TermCounts { len: 12, ..d0.clone() }, &stats, &cfg, 1),
+            Ok(sig)
+        );
+        assert_ne!(tf_ridf_signature(&TermCounts { len: 12, ..d0 }, &stats, &cfg, 5), Ok(sig));
         assert!(TfRidfConfig { words: 0, ..cfg }.validate().is_err());
         assert!(cfg.validate().is_ok());
     }
@@ -653,14 +654,14 @@ mod tests {
                 "Here is the second longest sentence in it."
             ]
         );
-        let sig = long_sentence_signature(a, &cfg, &mut scratch).unwrap();
+        let sig = long_sentence_signature(a, &cfg, 1, &mut scratch).unwrap();
         // Case, punctuation, spacing and the short sentences do not matter, nor the order.
         let b = "HERE is the second-longest sentence in it!\n\nTHIS is the longest sentence of \
                  the whole text, by far. Different short bits.";
-        assert_eq!(long_sentence_signature(b, &cfg, &mut scratch), Ok(sig));
+        assert_eq!(long_sentence_signature(b, &cfg, 1, &mut scratch), Ok(sig));
         // A word changed in a long sentence changes the signature.
         let c = a.replace("by far", "by miles");
-        assert_ne!(long_sentence_signature(&c, &cfg, &mut scratch), Ok(sig));
+        assert_ne!(long_sentence_signature(&c, &cfg, 1, &mut scratch), Ok(sig));
         // Ties by position: the first of equally long sentences wins.
         let t = "One two three four five. Six seven eight nine ten. Eleven twelve thirteen \
                  fourteen fifteen.";
@@ -671,11 +672,11 @@ mod tests {
         );
         // Too few long-enough sentences.
         assert_eq!(
-            long_sentence_signature("Only one sentence here, long enough.", &cfg, &mut scratch),
+            long_sentence_signature("Only one sentence here, long enough.", &cfg, 1, &mut scratch),
             Err(LexSigError::TooFewSentences { found: 1, needed: 2 })
         );
         assert_eq!(
-            long_sentence_signature("", &cfg, &mut scratch),
+            long_sentence_signature("", &cfg, 1, &mut scratch),
             Err(LexSigError::TooFewSentences { found: 0, needed: 2 })
         );
         assert!(LongSentenceConfig { sentences: 0, ..cfg }.validate().is_err());
@@ -693,8 +694,8 @@ mod tests {
         );
         let full_width = "好。我们使用最小哈希和局部敏感哈希！这个方法很快而且可靠。";
         assert_eq!(
-            long_sentence_signature(text, &cfg, &mut scratch),
-            long_sentence_signature(full_width, &cfg, &mut scratch)
+            long_sentence_signature(text, &cfg, 1, &mut scratch),
+            long_sentence_signature(full_width, &cfg, 1, &mut scratch)
         );
     }
 }

@@ -48,13 +48,11 @@ pub struct PartitionConfig {
     pub min_terms: usize,
     /// Fewest terms a list needs to give a key. Default 2 (see the module docs).
     pub min_list_terms: usize,
-    /// Seed of the term-to-list assignment and of the fingerprints.
-    pub seed: u64,
 }
 
 impl Default for PartitionConfig {
     fn default() -> Self {
-        PartitionConfig { lists: 8, min_shared: 1, min_terms: 16, min_list_terms: 2, seed: 1 }
+        PartitionConfig { lists: 8, min_shared: 1, min_terms: 16, min_list_terms: 2 }
     }
 }
 
@@ -122,15 +120,16 @@ pub struct Partitioner {
 }
 
 impl Partitioner {
-    /// A partitioner with a validated configuration.
-    pub fn new(config: PartitionConfig) -> Result<Partitioner, PartitionConfigError> {
+    /// A partitioner with a validated configuration; `seed` seeds the term-to-list assignment and
+    /// the fingerprints.
+    pub fn new(config: PartitionConfig, seed: u64) -> Result<Partitioner, PartitionConfigError> {
         config.validate()?;
         let index_bits = (config.lists - 1).checked_ilog2().map_or(0, |b| b + 1);
         Ok(Partitioner {
             config,
             index_bits,
-            assign_seed: mix64(config.seed ^ 0x5041_5254_4954_494F),
-            fp_seed: mix64(config.seed ^ 0x4650_4C49_5354_0000),
+            assign_seed: mix64(seed ^ 0x5041_5254_4954_494F),
+            fp_seed: mix64(seed ^ 0x4650_4C49_5354_0000),
         })
     }
 
@@ -259,10 +258,10 @@ mod tests {
             PartitionConfig { min_list_terms: 0, ..ok },
         ] {
             assert!(bad.validate().is_err(), "{bad:?}");
-            assert!(Partitioner::new(bad).is_err());
+            assert!(Partitioner::new(bad, 1).is_err());
         }
         for lists in [1, 2, 3, 8, 255, 256] {
-            let p = Partitioner::new(PartitionConfig { lists, min_shared: 1, ..ok }).unwrap();
+            let p = Partitioner::new(PartitionConfig { lists, min_shared: 1, ..ok }, 1).unwrap();
             assert!(1usize << p.index_bits >= lists);
         }
     }
@@ -288,7 +287,7 @@ mod tests {
         let mut st = 41;
         for lists in [1, 3, 8, 16] {
             let cfg = PartitionConfig { lists, min_terms: 4, ..Default::default() };
-            let p = Partitioner::new(cfg).unwrap();
+            let p = Partitioner::new(cfg, 1).unwrap();
             let (mut scratch, mut out) = (PartitionScratch::default(), Vec::new());
             for n in [4, 5, 20, 100, 500] {
                 let doc = doc_of(&random_terms(&mut st, n));
@@ -309,18 +308,17 @@ mod tests {
 
     #[test]
     fn short_documents_and_lists() {
-        let p = Partitioner::new(PartitionConfig::default()).unwrap();
+        let p = Partitioner::new(PartitionConfig::default(), 1).unwrap();
         assert_eq!(p.fingerprints(&doc_of(&[1, 2, 3])), Err(TooFewTerms { found: 3, needed: 16 }));
         assert_eq!(
             p.fingerprints(&TermCounts::default()),
             Err(TooFewTerms { found: 0, needed: 16 })
         );
         // Lists with fewer than min_list_terms terms (in particular empty ones) give no key.
-        let one = Partitioner::new(PartitionConfig {
-            min_terms: 1,
-            min_list_terms: 1,
-            ..Default::default()
-        })
+        let one = Partitioner::new(
+            PartitionConfig { min_terms: 1, min_list_terms: 1, ..Default::default() },
+            1,
+        )
         .unwrap();
         let keys = one.fingerprints(&doc_of(&[42])).unwrap();
         assert_eq!(keys.len(), 1);
@@ -330,7 +328,7 @@ mod tests {
     #[test]
     fn one_changed_term_keeps_the_other_lists() {
         let mut st = 43;
-        let p = Partitioner::new(PartitionConfig::default()).unwrap();
+        let p = Partitioner::new(PartitionConfig::default(), 1).unwrap();
         let l = p.config().lists;
         let mut substitutions_same_list = 0;
         for _ in 0..200 {
@@ -359,7 +357,7 @@ mod tests {
     #[test]
     fn lists_are_balanced() {
         // Each term lands in each of the L lists with probability 1/L: 4 binomial errors.
-        let p = Partitioner::new(PartitionConfig::default()).unwrap();
+        let p = Partitioner::new(PartitionConfig::default(), 1).unwrap();
         let n = 80_000usize;
         let mut counts = [0usize; 8];
         for i in 0..n as u64 {
@@ -375,9 +373,9 @@ mod tests {
     fn deterministic_and_seeded() {
         let terms = random_terms(&mut 47, 100);
         let doc = doc_of(&terms);
-        let a = Partitioner::new(PartitionConfig::default()).unwrap();
+        let a = Partitioner::new(PartitionConfig::default(), 1).unwrap();
         assert_eq!(a.fingerprints(&doc), a.clone().fingerprints(&doc));
-        let b = Partitioner::new(PartitionConfig { seed: 2, ..Default::default() }).unwrap();
+        let b = Partitioner::new(PartitionConfig::default(), 2).unwrap();
         let (ka, kb) = (a.fingerprints(&doc).unwrap(), b.fingerprints(&doc).unwrap());
         assert!(ka.iter().all(|k| !kb.contains(k)));
     }

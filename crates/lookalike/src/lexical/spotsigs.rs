@@ -221,8 +221,6 @@ pub struct SpotConfig {
     /// Spot distance `d`: the chain takes every `d`-th content word after the antecedent
     /// (0 is treated as 1).
     pub distance: usize,
-    /// Seed of the spot hash.
-    pub seed: u64,
 }
 
 impl SpotConfig {
@@ -231,7 +229,7 @@ impl SpotConfig {
     pub fn for_language(code: &str) -> Option<SpotConfig> {
         let antecedents = AntecedentSet::for_language(code)?;
         let chain = if matches!(code, "zh" | "ja") { DEFAULT_CJK_CHAIN } else { DEFAULT_CHAIN };
-        Some(SpotConfig { antecedents, chain, distance: DEFAULT_DISTANCE, seed: DEFAULT_SEED })
+        Some(SpotConfig { antecedents, chain, distance: DEFAULT_DISTANCE })
     }
 }
 
@@ -242,7 +240,6 @@ impl Default for SpotConfig {
             antecedents: AntecedentSet::default(),
             chain: DEFAULT_CHAIN,
             distance: DEFAULT_DISTANCE,
-            seed: DEFAULT_SEED,
         })
     }
 }
@@ -365,6 +362,7 @@ pub fn brute_force_pairs(docs: &[SpotSet], tau: f64) -> Vec<(u32, u32, f64)> {
 pub struct SpotExtractor {
     config: SpotConfig,
     stopwords: Option<&'static Stopwords>,
+    seed: u64,
 }
 
 impl SpotExtractor {
@@ -372,7 +370,13 @@ impl SpotExtractor {
     /// (antecedents are always skipped). Without a stopword list, chains are made of every token
     /// that is not an antecedent.
     pub fn new(config: SpotConfig, stopwords: Option<&'static Stopwords>) -> SpotExtractor {
-        SpotExtractor { config, stopwords }
+        SpotExtractor { config, stopwords, seed: DEFAULT_SEED }
+    }
+
+    /// The same extractor with another seed of the spot hash (default [`DEFAULT_SEED`]).
+    pub fn with_seed(mut self, seed: u64) -> SpotExtractor {
+        self.seed = seed;
+        self
     }
 
     /// The built-in configuration of a language with its stopword list from
@@ -453,7 +457,7 @@ impl SpotExtractor {
     pub fn spot_hashes(&self, tokens: &[&str]) -> Vec<u64> {
         let mut out = Vec::new();
         let mut buf = String::new();
-        let seed = self.config.seed;
+        let seed = self.seed;
         self.walk(tokens, |a, chain| {
             Self::spot_string(tokens, a, chain, &mut buf);
             out.push(xxh3_64_with_seed(buf.as_bytes(), seed));
@@ -826,9 +830,8 @@ mod tests {
             antecedents: AntecedentSet::new(["a", "an", "the", "is"]),
             chain: 2,
             distance: 1,
-            seed: 1,
         };
-        let ex = SpotExtractor::new(cfg, lang::stopwords("en"));
+        let ex = SpotExtractor::new(cfg, lang::stopwords("en")).with_seed(1);
         let n = normalize(text);
         let got = ex.spot_strings(&toks(&n));
         assert_eq!(
@@ -852,13 +855,9 @@ mod tests {
     #[test]
     fn distance_chain_length_and_document_end() {
         // No stopword list: only antecedents are skipped.
-        let cfg = SpotConfig {
-            antecedents: AntecedentSet::new(["the", "a"]),
-            chain: 2,
-            distance: 2,
-            seed: 0,
-        };
-        let ex = SpotExtractor::new(cfg, None);
+        let cfg =
+            SpotConfig { antecedents: AntecedentSet::new(["the", "a"]), chain: 2, distance: 2 };
+        let ex = SpotExtractor::new(cfg, None).with_seed(0);
         let n = normalize("the w1 w2 a w3 w4 w5 the w6");
         // After the first "the": content w1 w2 w3 w4 w5 w6 → every 2nd: w2, w4.
         // After "a": w3 w4 w5 w6 → w4, w6. After the last "the": w6 is 1st, no 2nd → nothing.

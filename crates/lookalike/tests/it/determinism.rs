@@ -1,6 +1,6 @@
 //! Same input, settings and seed → identical outcome, whatever the thread count.
 
-use lookalike::{Dedup, DedupOutcome, Keep, Measure, Method, Verify};
+use lookalike::{Dedup, DedupOutcome, Keep, Measure, MethodKind, Verify};
 
 use crate::corpus::{prose_collection, random_collection};
 
@@ -57,19 +57,19 @@ fn spilled_and_in_memory_shingle_sets_give_identical_outcomes() {
 #[test]
 fn every_method_gives_identical_outcomes_on_one_and_four_threads() {
     let docs = prose_collection(6, 150, 200);
-    for &method in Method::ALL {
+    for &method in MethodKind::ALL {
         for verify in [Verify::Exact, Verify::Estimate] {
             let dedup =
                 Dedup::builder().method(method).threshold(0.7).verify(verify).build().unwrap();
             let one = fingerprint(&outcome_in_pool(1, &dedup, &docs));
             let many = fingerprint(&outcome_in_pool(4, &dedup, &docs));
             assert_eq!(one, many, "{method} {verify:?}");
-            if method != Method::Exact {
+            if method != MethodKind::Exact {
                 assert!(one.contains("Near"), "{method} {verify:?} finds near duplicates");
             }
         }
     }
-    let containment = Dedup::builder().measure(Measure::Containment).method(Method::ModM);
+    let containment = Dedup::builder().measure(Measure::Containment).method(MethodKind::ModM);
     let dedup = containment.build().unwrap();
     assert_eq!(
         fingerprint(&outcome_in_pool(1, &dedup, &docs)),

@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use lookalike::sketch::simhash::{SimFeatures, SimHasher, Weighting, hamming};
 use lookalike::sketch::supershingles::{SuperShingleConfig, match_probability};
 use lookalike::text::normalize::normalize;
-use lookalike::{Contained, Dedup, MatchKind, Measure, Method, Sample, SimHashConfig, Verify};
+use lookalike::{
+    Contained, Dedup, IMatchSettings, MatchKind, Measure, MethodConfig, MethodKind, Sample,
+    SampleConfig, SimHashConfig, Verify,
+};
 
 use crate::corpus::{
     brute_force_containment, brute_force_pairs, containment_collection, prose_collection,
@@ -14,7 +17,7 @@ use crate::corpus::{
 };
 use crate::recall::{found_pairs, run};
 
-const SAMPLED: [Method; 3] = [Method::ModM, Method::MinS, Method::Broder];
+const SAMPLED: [MethodKind; 3] = [MethodKind::ModM, MethodKind::MinS, MethodKind::Broder];
 
 /// The near-duplicate pairs of an outcome (not the exact copies), as (a, b, similarity).
 fn near_pairs(outcome: &lookalike::DedupOutcome) -> Vec<(u32, u32, f64)> {
@@ -91,7 +94,7 @@ fn supershingles_follow_their_match_probability() {
     for seed in 0..6 {
         let docs = random_collection(100 + seed, 150, 250);
         let dedup = Dedup::builder()
-            .method(Method::SuperShingles)
+            .method(MethodKind::SuperShingles)
             .threshold(0.6)
             .seed(seed)
             .build()
@@ -138,8 +141,7 @@ fn simhash_pairs_equal_all_pairs_hamming() {
             ..SimHashConfig::default()
         };
         let dedup = Dedup::builder()
-            .method(Method::SimHash)
-            .simhash(simhash)
+            .method(MethodConfig::SimHash(simhash))
             .seed(seed)
             .verify(Verify::Estimate)
             .build()
@@ -177,11 +179,15 @@ fn containment_finds_contained_pairs_of_low_resemblance() {
     let (mut must, mut hit, mut low_resemblance) = (0usize, 0usize, 0usize);
     for seed in 0..4 {
         let docs = containment_collection(300 + seed, 120, 80, 60);
-        for method in [Method::ModM, Method::Broder] {
+        for method in [MethodKind::ModM, MethodKind::Broder] {
+            let sample = SampleConfig { sample: Some(Sample::Mod(4)), ..SampleConfig::default() };
+            let config = match method {
+                MethodKind::ModM => MethodConfig::ModM(sample),
+                _ => MethodConfig::Broder(sample),
+            };
             let dedup = Dedup::builder()
-                .method(method)
+                .method(config)
                 .measure(Measure::Containment)
-                .sample(Some(Sample::Mod(4)))
                 .threshold(t)
                 .seed(seed)
                 .build()
@@ -221,7 +227,7 @@ fn broder_with_records_five_times_the_memory_cap_matches_in_memory() {
     let docs = random_collection(41, 300, 400);
     let build = |memory: usize| {
         Dedup::builder()
-            .method(Method::Broder)
+            .method(MethodKind::Broder)
             .verify(Verify::Estimate)
             .threshold(0.7)
             .memory(memory)
@@ -258,7 +264,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
         let norms: Vec<NormalizedText> = docs.iter().map(|d| normalize(&d.text)).collect();
         let terms: Vec<TermCounts> =
             norms.iter().map(|n| TermCounts::from_normalized(n, seed)).collect();
-        for method in [Method::LongSentences, Method::IMatch, Method::SpotSigs] {
+        for method in [MethodKind::LongSentences, MethodKind::IMatch, MethodKind::SpotSigs] {
             // A narrow band of rare terms: few lexicon terms per document, so light edits keep
             // the signature and there are pairs to compare.
             let imatch_cfg = IMatchConfig {
@@ -266,19 +272,19 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
                 nidf_high: 0.6,
                 min_terms: 2,
                 extra_lexicons: 0,
-                seed,
                 ..IMatchConfig::default()
             };
-            let lexical = lookalike::engine::LexicalConfig {
-                imatch: imatch_cfg,
-                ..lookalike::engine::LexicalConfig::default()
+            let config = match method {
+                MethodKind::IMatch => {
+                    MethodConfig::IMatch(IMatchSettings { imatch: imatch_cfg, lexicon: None })
+                }
+                _ => MethodConfig::from(method),
             };
             let dedup = Dedup::builder()
-                .method(method)
+                .method(config)
                 .seed(seed)
                 .threshold(0.6)
                 .verify(Verify::Estimate)
-                .lexical(lexical)
                 .build()
                 .unwrap();
             let outcome = run(&docs, &dedup);
@@ -291,18 +297,20 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
                 builder.add_document(&terms[h as usize]);
             }
             let stats = builder.build();
-            let imatch = IMatch::new(&stats, imatch_cfg).unwrap();
+            let imatch = IMatch::new(&stats, imatch_cfg, seed).unwrap();
             let spotter = SpotExtractor::for_language("en").unwrap();
-            let mut spot_cfg = spotter.config().clone();
-            spot_cfg.seed = seed;
-            let spotter = SpotExtractor::new(spot_cfg, lookalike::text::lang::stopwords("en"));
+            let spotter = SpotExtractor::new(
+                spotter.config().clone(),
+                lookalike::text::lang::stopwords("en"),
+            )
+            .with_seed(seed);
             let sig = |d: u32| -> Option<u64> {
                 let d = d as usize;
                 match method {
-                    Method::LongSentences => {
-                        let cfg = LongSentenceConfig { seed, ..LongSentenceConfig::default() };
-                        long_sentence_signature(&docs[d].text, &cfg, &mut NormalizedText::default())
-                            .ok()
+                    MethodKind::LongSentences => {
+                        let cfg = LongSentenceConfig::default();
+                        let mut scratch = NormalizedText::default();
+                        long_sentence_signature(&docs[d].text, &cfg, seed, &mut scratch).ok()
                     }
                     _ => imatch.signatures(&terms[d]).ok().map(|s| s[0]),
                 }
@@ -310,7 +318,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
             let mut expected = Vec::new();
             for (i, &a) in heads.iter().enumerate() {
                 for &b in &heads[i + 1..] {
-                    let hit = if method == Method::SpotSigs {
+                    let hit = if method == MethodKind::SpotSigs {
                         let (x, y) = (
                             spotter.spots_normalized(&norms[a as usize]),
                             spotter.spots_normalized(&norms[b as usize]),
@@ -331,7 +339,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
             let got = near_pairs(&outcome);
             assert!(expected.len() > 5, "{method} seed {seed}: only {} pairs", expected.len());
             assert_eq!(got, expected, "{method} seed {seed}");
-            if method != Method::SpotSigs {
+            if method != MethodKind::SpotSigs {
                 let unsigned: Vec<u32> =
                     heads.iter().copied().filter(|&h| sig(h).is_none()).collect();
                 let reported: Vec<u32> = outcome.unsigned.iter().map(|u| u.0).collect();

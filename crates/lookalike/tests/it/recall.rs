@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use lookalike::{Dedup, DedupOutcome, LshParams, MatchKind, Verify};
+use lookalike::{Dedup, DedupOutcome, LshParams, MatchKind, MethodConfig, MinHashConfig, Verify};
 
 use crate::corpus::{brute_force_pairs, random_collection};
 
@@ -55,8 +55,11 @@ fn every_pair_above_threshold_plus_margin_is_found_and_none_below_threshold_is_o
         let docs = random_collection(seed, 120, 160);
         let dedup = Dedup::builder()
             .threshold(t)
-            .num_perm(256)
-            .lsh(Some(LshParams { bands: 32, rows: 8 }))
+            .method(MethodConfig::MinHash(MinHashConfig {
+                num_perm: 256,
+                lsh: Some(LshParams { bands: 32, rows: 8 }),
+                ..MinHashConfig::default()
+            }))
             .seed(seed)
             .build()
             .unwrap();

@@ -1,0 +1,371 @@
+//! One configuration type for the CLI, Python and the index. Contract: "tell me what to compare
+//! and how; I tell you what is out of range".
+//!
+//! [`DedupConfig`] holds what every method shares (shingles, seed, threshold, verification,
+//! representative choice, measure, memory) and one [`MethodConfig`]: an exhaustive enum with one
+//! typed settings struct per method. The seed lives only in [`DedupConfig::seed`]; the method
+//! settings carry none, and the method is built from both ([`crate::method`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::candidates::lsh::{DEFAULT_MAX_BUCKET, ErrorWeights, LshParams};
+use crate::candidates::sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE;
+use crate::cluster::Keep;
+use crate::lexical::collection::Lexicon;
+use crate::lexical::imatch::IMatchConfig;
+use crate::lexical::lexsig::{LongSentenceConfig, TfRidfConfig};
+use crate::lexical::partitioned::PartitionConfig;
+use crate::lexical::refwords::RefWordsConfig;
+use crate::method::MethodKind;
+use crate::shingles::ShingleKind;
+use crate::sketch::minhash::MinHashScheme;
+use crate::sketch::simhash::{self, SimFeatures, Weighting};
+use crate::sketch::supershingles::SuperShingleConfig;
+use crate::text::normalize::Segmentation;
+use crate::verify::Verify;
+
+/// What similarity means: resemblance of the two documents, or containment of one in the other.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Measure {
+    /// Jaccard resemblance |A ∩ B| / |A ∪ B| (default).
+    #[default]
+    Jaccard,
+    /// Containment of the smaller document in the other, |A ∩ B| / |A| (Broder 1997): finds
+    /// partial copies (quoted articles, print versions, excerpts) whose resemblance is low.
+    Containment,
+}
+
+/// Every setting of a dedup run. Build one with [`crate::Dedup::builder`], or fill it and pass it
+/// to [`crate::Dedup::new`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DedupConfig {
+    /// The method and its own settings (default MinHash).
+    pub method: MethodConfig,
+    /// Shingles compared (default word 5-shingles).
+    pub shingle: ShingleKind,
+    /// Tokens of space-less scripts: characters (default) or dictionary words.
+    pub segmentation: Segmentation,
+    /// Seed of every hash (default 1): shingles, sketches, signatures, samples.
+    pub seed: u64,
+    /// Similarity threshold in (0, 1] (default 0.8).
+    pub threshold: f64,
+    /// Verification mode (default exact Jaccard).
+    pub verify: Verify,
+    /// Representative choice (default the first in input order).
+    pub keep: Keep,
+    /// Resemblance or containment.
+    pub measure: Measure,
+    /// Directory of the spill files (default the system temporary directory).
+    pub spill_dir: Option<PathBuf>,
+    /// Bytes of shingle sets kept in memory for exact verification before spilling to disk; also
+    /// the cap of each external sort of Broder's algorithm.
+    pub memory: usize,
+}
+
+impl Default for DedupConfig {
+    fn default() -> Self {
+        DedupConfig {
+            method: MethodConfig::default(),
+            shingle: ShingleKind::default(),
+            segmentation: Segmentation::default(),
+            seed: 1,
+            threshold: 0.8,
+            verify: Verify::default(),
+            keep: Keep::default(),
+            measure: Measure::default(),
+            spill_dir: None,
+            memory: crate::store::DEFAULT_MEMORY_BUDGET,
+        }
+    }
+}
+
+/// A method with its settings. Each variant's settings are those of that method alone; the
+/// settings every method shares are in [`DedupConfig`].
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MethodConfig {
+    /// MinHash signatures, LSH banding.
+    MinHash(MinHashConfig),
+    /// Super-shingles and mega-shingles.
+    SuperShingles(SuperShinglesConfig),
+    /// MOD-m sampling (the sample must be `mod:M`).
+    ModM(SampleConfig),
+    /// MIN-s sampling (the sample must be `min:S`).
+    MinS(SampleConfig),
+    /// Broder's collection algorithm.
+    Broder(SampleConfig),
+    /// SimHash fingerprints.
+    SimHash(SimHashConfig),
+    /// I-Match (its extra lexicons are always 0).
+    IMatch(IMatchSettings),
+    /// I-Match with randomized lexicons.
+    IMatchRand(IMatchSettings),
+    /// Partitioned fingerprints.
+    Partitioned(PartitionConfig),
+    /// TF*RIDF signatures.
+    TfRidf(TfRidfSettings),
+    /// Long-sentence signatures.
+    LongSentences(LongSentenceConfig),
+    /// Reference words.
+    RefWords(RefWordsSettings),
+    /// SpotSigs.
+    SpotSigs(SpotSigsConfig),
+    /// Exact copies only.
+    Exact,
+}
+
+impl Default for MethodConfig {
+    fn default() -> Self {
+        MethodConfig::MinHash(MinHashConfig::default())
+    }
+}
+
+impl MethodConfig {
+    /// The method's name and kind.
+    pub fn kind(&self) -> MethodKind {
+        match self {
+            MethodConfig::MinHash(_) => MethodKind::MinHash,
+            MethodConfig::SuperShingles(_) => MethodKind::SuperShingles,
+            MethodConfig::ModM(_) => MethodKind::ModM,
+            MethodConfig::MinS(_) => MethodKind::MinS,
+            MethodConfig::Broder(_) => MethodKind::Broder,
+            MethodConfig::SimHash(_) => MethodKind::SimHash,
+            MethodConfig::IMatch(_) => MethodKind::IMatch,
+            MethodConfig::IMatchRand(_) => MethodKind::IMatchRand,
+            MethodConfig::Partitioned(_) => MethodKind::Partitioned,
+            MethodConfig::TfRidf(_) => MethodKind::TfRidf,
+            MethodConfig::LongSentences(_) => MethodKind::LongSentences,
+            MethodConfig::RefWords(_) => MethodKind::RefWords,
+            MethodConfig::SpotSigs(_) => MethodKind::SpotSigs,
+            MethodConfig::Exact => MethodKind::Exact,
+        }
+    }
+}
+
+impl From<MethodKind> for MethodConfig {
+    /// The method with its default settings.
+    fn from(kind: MethodKind) -> MethodConfig {
+        match kind {
+            MethodKind::MinHash => MethodConfig::MinHash(MinHashConfig::default()),
+            MethodKind::SuperShingles => {
+                MethodConfig::SuperShingles(SuperShinglesConfig::default())
+            }
+            MethodKind::ModM => MethodConfig::ModM(SampleConfig::default()),
+            MethodKind::MinS => MethodConfig::MinS(SampleConfig::default()),
+            MethodKind::Broder => MethodConfig::Broder(SampleConfig::default()),
+            MethodKind::SimHash => MethodConfig::SimHash(SimHashConfig::default()),
+            MethodKind::IMatch => MethodConfig::IMatch(IMatchSettings::default()),
+            MethodKind::IMatchRand => MethodConfig::IMatchRand(IMatchSettings::default()),
+            MethodKind::Partitioned => MethodConfig::Partitioned(PartitionConfig::default()),
+            MethodKind::TfRidf => MethodConfig::TfRidf(TfRidfSettings::default()),
+            MethodKind::LongSentences => MethodConfig::LongSentences(LongSentenceConfig::default()),
+            MethodKind::RefWords => MethodConfig::RefWords(RefWordsSettings::default()),
+            MethodKind::SpotSigs => MethodConfig::SpotSigs(SpotSigsConfig::default()),
+            MethodKind::Exact => MethodConfig::Exact,
+        }
+    }
+}
+
+/// MinHash settings.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct MinHashConfig {
+    /// Signature length (default 128).
+    pub num_perm: usize,
+    /// Scheme (default one-permutation hashing with densification).
+    pub scheme: MinHashScheme,
+    /// LSH bands and rows; `None` chooses them from the threshold and `weights`.
+    pub lsh: Option<LshParams>,
+    /// Weights of false positives and negatives used when choosing bands and rows.
+    pub weights: ErrorWeights,
+    /// Buckets larger than this are not expanded to all pairs (compared with anchors instead).
+    pub max_bucket: usize,
+}
+
+impl Default for MinHashConfig {
+    fn default() -> Self {
+        MinHashConfig {
+            num_perm: 128,
+            scheme: MinHashScheme::default(),
+            lsh: None,
+            weights: ErrorWeights::default(),
+            max_bucket: DEFAULT_MAX_BUCKET,
+        }
+    }
+}
+
+impl MinHashConfig {
+    /// The bands and rows used at `threshold`: the configured ones, else the ones minimising the
+    /// weighted error areas.
+    pub fn lsh_params(&self, threshold: f64) -> LshParams {
+        self.lsh.unwrap_or_else(|| LshParams::optimal(threshold, self.num_perm, self.weights))
+    }
+}
+
+/// Super-shingle settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct SuperShinglesConfig {
+    /// Shape of the super-shingles (min-hash values, groups, mode).
+    pub shape: SuperShingleConfig,
+    /// Scheme of the underlying MinHash values.
+    pub scheme: MinHashScheme,
+}
+
+/// How MOD-m, MIN-s and Broder's algorithm sample a document's shingles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sample {
+    /// Keep the shingle hashes ≡ 0 (mod m) (variable size; estimates containment too).
+    Mod(u64),
+    /// Keep the s smallest shingle hashes (bottom-s sketch).
+    Min(usize),
+}
+
+impl std::fmt::Display for Sample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sample::Mod(m) => write!(f, "mod:{m}"),
+            Sample::Min(s) => write!(f, "min:{s}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Sample {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("`{s}` is not a sample: use mod:M (M ≥ 1) or min:S (S ≥ 1)");
+        let (kind, n) = s.split_once(':').ok_or_else(bad)?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        match kind.trim() {
+            "mod" if n >= 1 => Ok(Sample::Mod(n)),
+            "min" if n >= 1 => Ok(Sample::Min(n as usize)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// Settings of the sampling methods (MOD-m, MIN-s, Broder's algorithm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct SampleConfig {
+    /// The sample; `None`: MOD-8 for `mod-m` and for containment, else MIN-128
+    /// ([`SampleConfig::effective`]).
+    pub sample: Option<Sample>,
+    /// L of Broder's algorithm: shingles shared by more documents are skipped.
+    pub max_docs_per_shingle: usize,
+}
+
+impl Default for SampleConfig {
+    fn default() -> Self {
+        SampleConfig { sample: None, max_docs_per_shingle: DEFAULT_MAX_DOCS_PER_SHINGLE }
+    }
+}
+
+impl SampleConfig {
+    /// The sample actually used: the configured one, else MOD-8 for `mod-m` (`is_mod_m`) and for
+    /// containment, else MIN-128.
+    pub fn effective(&self, is_mod_m: bool, measure: Measure) -> Sample {
+        match self.sample {
+            Some(s) => s,
+            None if is_mod_m || measure == Measure::Containment => Sample::Mod(8),
+            None => Sample::Min(128),
+        }
+    }
+}
+
+/// SimHash settings of a run.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SimHashConfig {
+    /// Hamming distance k: fingerprints within k bits are near duplicates (default 3, Manku et
+    /// al.). `None`: the distance expected at the Jaccard threshold
+    /// ([`simhash::distance_for_jaccard`]).
+    pub max_distance: Option<u32>,
+    /// Feature weights (default tf).
+    pub weights: Weighting,
+    /// Features: tokens or shingles. `None`: the run's shingles (`DedupConfig::shingle`).
+    pub features: Option<SimFeatures>,
+    /// Blocks of the permuted tables (`None`: chosen from k and the collection size).
+    pub blocks: Option<usize>,
+}
+
+impl Default for SimHashConfig {
+    fn default() -> Self {
+        SimHashConfig {
+            max_distance: Some(simhash::DEFAULT_MAX_DISTANCE),
+            weights: Weighting::Tf,
+            features: None,
+            blocks: None,
+        }
+    }
+}
+
+impl SimHashConfig {
+    /// The Hamming distance used at `threshold`: the configured one, or with `max_distance:
+    /// None` the one expected at the threshold.
+    pub fn distance(&self, threshold: f64) -> u32 {
+        self.max_distance.unwrap_or_else(|| simhash::distance_for_jaccard(threshold))
+    }
+
+    /// The features used: the configured ones, else the run's shingles.
+    pub fn features_or(&self, shingle: ShingleKind) -> SimFeatures {
+        self.features.unwrap_or(SimFeatures::Shingles(shingle))
+    }
+}
+
+/// Settings of I-Match and I-Match with randomized lexicons.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct IMatchSettings {
+    /// NIDF band, minimum terms, and for `i-match-rand` the extra lexicons K and the drop
+    /// fraction p (method `i-match` always uses K = 0).
+    pub imatch: IMatchConfig,
+    /// Collection statistics saved by `lookalike lexicon build`: sign with them instead of the
+    /// statistics of the input itself (so a new batch is signed as an old one was).
+    #[serde(skip)]
+    pub lexicon: Option<Arc<Lexicon>>,
+}
+
+/// Settings of TF*RIDF signatures.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct TfRidfSettings {
+    /// Words per signature and the shortest document signed.
+    pub tf_ridf: TfRidfConfig,
+    /// Saved collection statistics to sign with (see [`IMatchSettings::lexicon`]).
+    #[serde(skip)]
+    pub lexicon: Option<Arc<Lexicon>>,
+}
+
+/// Settings of reference words.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RefWordsSettings {
+    /// Selection settings.
+    pub selection: RefWordsConfig,
+    /// Signatures within this Hamming distance are candidates (0: equal).
+    pub distance: u32,
+    /// Fewest set bits a signature needs (documents with fewer are unsigned).
+    pub min_bits: u32,
+    /// A saved lexicon whose reference words are used instead of choosing them from the input.
+    #[serde(skip)]
+    pub lexicon: Option<Arc<Lexicon>>,
+}
+
+impl Default for RefWordsSettings {
+    fn default() -> Self {
+        RefWordsSettings {
+            selection: RefWordsConfig::default(),
+            distance: 0,
+            min_bits: 3,
+            lexicon: None,
+        }
+    }
+}
+
+/// SpotSigs settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct SpotSigsConfig {
+    /// Chain length c (`None`: the language's default, 2; 4 for Chinese and Japanese).
+    pub chain: Option<usize>,
+}

@@ -1,0 +1,570 @@
+//! The near-duplicate methods. Contract: "give me each document's text, tokens and shingles, I
+//! keep what I need per document and give you candidate pairs, my own similarity estimate of any
+//! two documents and my own decision".
+//!
+//! Every method shares the pipeline's inputs, text handling, exact-duplicate stage, verification,
+//! clustering and outputs ([`crate::pipeline`]); a method is one type implementing [`Method`],
+//! in one file of this folder named after it, built from its [`MethodConfig`] variant by
+//! [`MethodConfig::build`], the only `match` over methods that decides behaviour.
+//!
+//! | method | kept per head | candidates | own estimate |
+//! |---|---|---|---|
+//! | [`MinHash`] | `num_perm` u32 values | LSH banding | equal values / `num_perm` |
+//! | [`SuperShingles`] | `minhashes` u32 values | shared super- or mega-shingle | equal values / `minhashes` |
+//! | [`ModM`], [`MinS`], [`Broder`] | sorted sample of shingle hashes | Broder's sort of ⟨shingle, doc⟩ | the method's estimator |
+//! | [`SimHash`] | 64-bit fingerprint (tf-idf: the weighted bag until [`Method::prepare`]) | Manku's tables, distance ≤ k | 1 − h/64 |
+//! | [`IMatch`], [`TfRidf`] | term counts until [`Method::prepare`] signs them (or keys at once with a lexicon file) | equal signature | shared keys / most keys |
+//! | [`Partitioned`], [`LongSentences`] | signature keys | ≥ k shared keys | shared keys / most keys |
+//! | [`RefWords`] | term counts, then an N-bit signature | equal (or close) signatures | 1 − h/N |
+//! | [`SpotSigs`] | multiset of spots | size partitions and an inverted index | weighted Jaccard |
+//! | [`Exact`] | nothing | none (the exact stage does the work) | — |
+//!
+//! Adding a method: a file here with a type implementing [`Method`], a variant of
+//! [`MethodConfig`] with its settings (`config.rs`) and of [`MethodKind`] with its name, and one
+//! arm in each of [`MethodConfig::build`], [`MethodConfig::kind`] and [`MethodKind::name`]; the
+//! compiler points at every one of them (no `_ =>` arm).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::candidates::lsh::{CandidateStats, LshParams};
+use crate::config::{DedupConfig, Measure, MethodConfig};
+use crate::document::Document;
+use crate::error::Error;
+use crate::fingerprint::text_fingerprint;
+use crate::shingles::{ShingleKind, ShingleScratch, Shingler};
+use crate::text::normalize::NormalizedText;
+use crate::verify::Verify;
+
+mod broder;
+mod exact;
+mod i_match;
+mod keys;
+mod long_sentences;
+mod min_s;
+mod minhash;
+mod mod_m;
+mod partitioned;
+mod ref_words;
+mod samples;
+mod simhash;
+mod spot_sigs;
+mod super_shingles;
+mod tf_ridf;
+
+pub use broder::Broder;
+pub use exact::Exact;
+pub use i_match::IMatch;
+pub use long_sentences::LongSentences;
+pub use min_s::MinS;
+pub use minhash::MinHash;
+pub use mod_m::ModM;
+pub use partitioned::Partitioned;
+pub use ref_words::RefWords;
+pub use simhash::SimHash;
+pub use spot_sigs::SpotSigs;
+pub use super_shingles::SuperShingles;
+pub use tf_ridf::TfRidf;
+
+/// The name of a near-duplicate detection method (what `--method` takes); its settings are a
+/// [`MethodConfig`].
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum MethodKind {
+    /// MinHash signatures, LSH banding, verification (Broder et al. 1998; MMDS ch. 3).
+    #[default]
+    #[cfg_attr(feature = "clap", value(name = "minhash"))]
+    #[serde(rename = "minhash")]
+    MinHash,
+    /// Super-shingles and mega-shingles: min-hashes in groups, each group hashed to one
+    /// super-shingle; candidates share a mega-shingle (2 super-shingles) or a super-shingle
+    /// (Broder 1997; Fetterly, Manasse & Najork 2003).
+    #[cfg_attr(feature = "clap", value(name = "supershingles"))]
+    #[serde(rename = "supershingles")]
+    SuperShingles,
+    /// MOD-m sampling: shingle hashes ≡ 0 mod m; candidates share a sampled shingle (found by
+    /// Broder's sort); resemblance and containment estimated from the samples (Broder 1997).
+    ModM,
+    /// MIN-s sampling: the s smallest shingle hashes; candidates share a sampled shingle;
+    /// resemblance estimated as |MIN_s(A ∪ B) ∩ MIN_s(A) ∩ MIN_s(B)| / s (Broder 1997).
+    MinS,
+    /// Broder's collection algorithm: ⟨shingle, doc⟩ records sorted by shingle, pairs emitted per
+    /// shingle and counted in bounded memory; estimate = count / sketch size (Broder, Glassman,
+    /// Manasse & Zweig 1997).
+    Broder,
+    /// SimHash: 64-bit fingerprints of weighted features, pairs within Hamming distance k found
+    /// with Manku's permuted tables (Charikar 2002; Manku, Jain & Das Sarma 2007).
+    #[cfg_attr(feature = "clap", value(name = "simhash"))]
+    #[serde(rename = "simhash")]
+    SimHash,
+    /// I-Match: hash of the document's distinct terms of mid IDF (the lexicon, from the
+    /// collection's statistics or `--lexicon`); candidates have equal signatures (Chowdhury,
+    /// Frieder, Grossman & McCabe 2002).
+    #[cfg_attr(feature = "clap", value(name = "i-match"))]
+    #[serde(rename = "i-match")]
+    IMatch,
+    /// I-Match with K extra randomized lexicons, each dropping a fraction p of the base lexicon:
+    /// K + 1 signatures, a match on any (Kołcz, Chowdhury & Alspector 2004).
+    #[cfg_attr(feature = "clap", value(name = "i-match-rand"))]
+    #[serde(rename = "i-match-rand")]
+    IMatchRand,
+    /// Partitioned fingerprints: the document's terms split into L lists by hash, each list
+    /// fingerprinted; candidates share at least k fingerprints (Pugh, US patent 6,658,423).
+    Partitioned,
+    /// TF*RIDF signature: hash of the 6 words of highest tf × residual IDF (Zelenkov &
+    /// Segalovich 2007).
+    #[cfg_attr(feature = "clap", value(name = "tf-ridf"))]
+    #[serde(rename = "tf-ridf")]
+    TfRidf,
+    /// Long sentences: hash of the two longest sentences (Zelenkov & Segalovich 2007).
+    LongSentences,
+    /// Reference words: N words chosen from the collection, each with a relative-frequency
+    /// threshold; signature = which words exceed it; candidates have equal signatures (or
+    /// within a Hamming distance) (Ilyinsky, Kuzmin, Melkov & Segalovich 2002; seed 002).
+    #[cfg_attr(feature = "clap", value(name = "refwords"))]
+    #[serde(rename = "refwords")]
+    RefWords,
+    /// SpotSigs: spots (a stopword and the next content words) as a multiset; pairs with
+    /// weighted Jaccard ≥ the threshold, found exactly with size partitions and an inverted index
+    /// (Theobald, Siddharth & Paepcke 2008).
+    #[cfg_attr(feature = "clap", value(name = "spotsigs"))]
+    #[serde(rename = "spotsigs")]
+    SpotSigs,
+    /// Exact copies only: equal raw bytes or equal normalized text (128-bit fingerprints).
+    Exact,
+}
+
+impl MethodKind {
+    /// Every method, in the order `lookalike compare` runs them.
+    pub const ALL: &'static [MethodKind] = &[
+        MethodKind::MinHash,
+        MethodKind::SuperShingles,
+        MethodKind::ModM,
+        MethodKind::MinS,
+        MethodKind::Broder,
+        MethodKind::SimHash,
+        MethodKind::IMatch,
+        MethodKind::IMatchRand,
+        MethodKind::Partitioned,
+        MethodKind::TfRidf,
+        MethodKind::LongSentences,
+        MethodKind::RefWords,
+        MethodKind::SpotSigs,
+        MethodKind::Exact,
+    ];
+
+    /// The name used on the command line and in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            MethodKind::MinHash => "minhash",
+            MethodKind::SuperShingles => "supershingles",
+            MethodKind::ModM => "mod-m",
+            MethodKind::MinS => "min-s",
+            MethodKind::Broder => "broder",
+            MethodKind::SimHash => "simhash",
+            MethodKind::IMatch => "i-match",
+            MethodKind::IMatchRand => "i-match-rand",
+            MethodKind::Partitioned => "partitioned",
+            MethodKind::TfRidf => "tf-ridf",
+            MethodKind::LongSentences => "long-sentences",
+            MethodKind::RefWords => "refwords",
+            MethodKind::SpotSigs => "spotsigs",
+            MethodKind::Exact => "exact",
+        }
+    }
+}
+
+impl fmt::Display for MethodKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A head document's position among the documents a method keeps (the heads of exact groups, in
+/// input order): index into a method's per-head arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Slot(pub u32);
+
+impl Slot {
+    /// The slot as an index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What the pipeline gives a method for one document: its text, its normalized tokens and its
+/// shingle hashes (sorted, distinct, never empty).
+#[derive(Debug, Clone, Copy)]
+pub struct DocView<'a> {
+    /// The document's text as read.
+    pub text: &'a str,
+    /// Its normalized text and tokens.
+    pub norm: &'a NormalizedText,
+    /// Its shingle hashes.
+    pub shingles: &'a [u64],
+}
+
+/// A new head handed to [`Method::push_heads`]: its shingles and what [`Method::doc`] computed.
+#[derive(Debug)]
+pub struct Head<'a, D> {
+    /// The head's shingle hashes.
+    pub shingles: &'a [u64],
+    /// The method's per-document result.
+    pub doc: D,
+}
+
+/// The settings of a run every method may read: fixed when the method is built.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// Seed of every hash.
+    pub seed: u64,
+    /// Similarity threshold.
+    pub threshold: f64,
+    /// Resemblance or containment.
+    pub measure: Measure,
+    /// Exact verification or the method's own decision.
+    pub verify: Verify,
+    /// The run's shingles.
+    pub shingle: ShingleKind,
+    /// Where spill files go.
+    pub spill_dir: Option<PathBuf>,
+    /// Memory budget of external sorts.
+    pub memory: usize,
+}
+
+impl Context {
+    /// The context of a configuration.
+    pub fn of(c: &DedupConfig) -> Context {
+        Context {
+            seed: c.seed,
+            threshold: c.threshold,
+            measure: c.measure,
+            verify: c.verify,
+            shingle: c.shingle,
+            spill_dir: c.spill_dir.clone(),
+            memory: c.memory,
+        }
+    }
+
+    /// "jaccard ≥ t" or "containment ≥ t", for descriptions.
+    pub fn measure_text(&self) -> String {
+        match self.measure {
+            Measure::Jaccard => format!("jaccard ≥ {}", self.threshold),
+            Measure::Containment => format!("containment ≥ {}", self.threshold),
+        }
+    }
+
+    /// "verify exact (jaccard ≥ t of words:5 shingles)", or `estimate` when verification is the
+    /// method's own decision.
+    pub fn verify_text(&self, estimate: &str) -> String {
+        match self.verify {
+            Verify::Exact => {
+                format!("verify exact ({} of {} shingles)", self.measure_text(), self.shingle)
+            }
+            Verify::Estimate => format!("verify estimate{estimate}"),
+        }
+    }
+}
+
+/// Figures of candidate generation, for the summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MethodStats {
+    /// Broder's algorithm: its counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broder: Option<crate::candidates::sorted_pairs::BroderStats>,
+    /// Documents whose sample was empty (MOD-m on very short documents): they cannot meet any
+    /// other document.
+    pub empty_samples: u64,
+    /// SimHash: blocks and tables of the permuted tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simhash_tables: Option<(usize, usize)>,
+    /// Lexical methods: documents without a signature (too few lexicon terms, too short).
+    pub unsigned: u64,
+    /// Lexical methods: terms in the lexicon (I-Match's base lexicon), in the statistics, or
+    /// reference words chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexicon_terms: Option<u64>,
+    /// SpotSigs: what the index did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spotsigs: Option<crate::lexical::spotsigs::SpotStats>,
+}
+
+/// What candidate generation reports: LSH bucket figures (MinHash) and the method's own.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CandidateReport {
+    /// Bucket figures (LSH banding; default for other methods).
+    pub candidates: CandidateStats,
+    /// The LSH bands and rows used (MinHash).
+    pub lsh: Option<LshParams>,
+    /// The method's own figures.
+    pub method: MethodStats,
+}
+
+/// A near-duplicate detection method.
+///
+/// The pipeline calls, in this order: [`doc`](Method::doc) for every document with shingles (in
+/// parallel), [`push_heads`](Method::push_heads) with the heads of each batch (in input order),
+/// [`prepare`](Method::prepare) once when every document is in (collection statistics), then
+/// [`candidates`](Method::candidates), [`estimate`](Method::estimate) and
+/// [`accepts`](Method::accepts). Slots are the heads' positions in the order they were pushed.
+pub trait Method: fmt::Debug + Send + Sync {
+    /// What the method computes for one document, in parallel.
+    type Doc: Send + Sync + Default;
+
+    /// Per-document work (runs in parallel for every document with shingles, heads or not).
+    fn doc(&self, doc: &DocView<'_>) -> Self::Doc;
+
+    /// Keeps the heads of a batch, in slot order.
+    fn push_heads(&mut self, heads: Vec<Head<'_, Self::Doc>>);
+
+    /// The collection-statistics pass, once every document is in (default: nothing to do).
+    fn prepare(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Emits candidate pairs of slots `(a, b)` with `a < b`, each once.
+    fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error>;
+
+    /// The method's own similarity estimate of two heads.
+    fn estimate(&self, a: Slot, b: Slot) -> f64;
+
+    /// Whether the method itself calls a pair with this estimate a duplicate (used when
+    /// verification is `estimate`).
+    fn accepts(&self, estimate: f64) -> bool;
+
+    /// One line describing the method and its settings, for summaries.
+    fn describe(&self) -> String;
+
+    /// What candidate generation is called in progress messages.
+    fn phase(&self) -> &'static str {
+        "finding candidates"
+    }
+
+    /// Heads the method could not sign, by slot, with the reason (default: none).
+    fn unsigned(&self) -> &[(Slot, String)] {
+        &[]
+    }
+
+    /// SimHash: the Hamming distance of two heads' fingerprints (default: none).
+    fn hamming(&self, _a: Slot, _b: Slot) -> Option<u32> {
+        None
+    }
+
+    /// Size of a head's sample, for the direction of an estimated containment (default 0).
+    fn sample_len(&self, _slot: Slot) -> usize {
+        0
+    }
+
+    /// Whether the method's candidates reach pairs of low resemblance, as containment needs
+    /// (default false).
+    fn reaches_containment(&self) -> bool {
+        false
+    }
+
+    /// Whether the method compares documents at all (false: only the exact stage runs, and no
+    /// shingle sets are stored for verification).
+    fn compares(&self) -> bool {
+        true
+    }
+}
+
+impl MethodConfig {
+    /// Builds the method with the run's settings, validating its own.
+    pub(crate) fn build(&self, c: &DedupConfig) -> Result<Box<dyn Engine>, Error> {
+        let cx = Context::of(c);
+        let engine: Box<dyn Engine> = match self {
+            MethodConfig::MinHash(m) => Runner::boxed(MinHash::new(*m, cx)?),
+            MethodConfig::SuperShingles(m) => Runner::boxed(SuperShingles::new(*m, cx)?),
+            MethodConfig::ModM(m) => Runner::boxed(ModM::new(*m, cx)?),
+            MethodConfig::MinS(m) => Runner::boxed(MinS::new(*m, cx)?),
+            MethodConfig::Broder(m) => Runner::boxed(Broder::new(*m, cx)?),
+            MethodConfig::SimHash(m) => Runner::boxed(SimHash::new(*m, cx)?),
+            MethodConfig::IMatch(m) => Runner::boxed(IMatch::new(m, false, cx)?),
+            MethodConfig::IMatchRand(m) => Runner::boxed(IMatch::new(m, true, cx)?),
+            MethodConfig::Partitioned(m) => Runner::boxed(Partitioned::new(*m, cx)?),
+            MethodConfig::TfRidf(m) => Runner::boxed(TfRidf::new(m, cx)?),
+            MethodConfig::LongSentences(m) => Runner::boxed(LongSentences::new(*m, cx)),
+            MethodConfig::RefWords(m) => Runner::boxed(RefWords::new(m, cx)),
+            MethodConfig::SpotSigs(m) => Runner::boxed(SpotSigs::new(*m, cx)),
+            MethodConfig::Exact => Runner::boxed(Exact),
+        };
+        if c.measure == Measure::Containment && !engine.method().reaches_containment() {
+            return Err(crate::error::ConfigError::Containment {
+                method: self.kind(),
+                sample: match self {
+                    MethodConfig::ModM(s) | MethodConfig::MinS(s) | MethodConfig::Broder(s) => {
+                        Some(s.effective(matches!(self, MethodConfig::ModM(_)), c.measure))
+                    }
+                    MethodConfig::MinHash(_)
+                    | MethodConfig::SuperShingles(_)
+                    | MethodConfig::SimHash(_)
+                    | MethodConfig::IMatch(_)
+                    | MethodConfig::IMatchRand(_)
+                    | MethodConfig::Partitioned(_)
+                    | MethodConfig::TfRidf(_)
+                    | MethodConfig::LongSentences(_)
+                    | MethodConfig::RefWords(_)
+                    | MethodConfig::SpotSigs(_)
+                    | MethodConfig::Exact => None,
+                },
+            }
+            .into());
+        }
+        Ok(engine)
+    }
+}
+
+/// The common per-document results of a batch.
+#[derive(Debug)]
+pub(crate) struct Processed {
+    pub fingerprint: u128,
+    pub shingles: Vec<u64>,
+    pub empty_text: bool,
+}
+
+#[derive(Default)]
+struct Scratch {
+    norm: NormalizedText,
+    shingle: ShingleScratch,
+}
+
+/// A method behind a trait object: what the pipeline holds.
+pub(crate) trait Engine: fmt::Debug + Send + Sync {
+    /// Normalizes and shingles a batch in parallel, computing the method's per-document results
+    /// in the same pass (kept until [`Engine::push_heads`]).
+    fn process(&mut self, shingler: &Shingler, batch: &[Document]) -> Vec<Processed>;
+    /// Hands the heads of the last processed batch (indices into it) to the method.
+    fn push_heads(&mut self, heads: &[usize], processed: &[Processed]);
+    /// The method.
+    fn method(&self) -> &dyn MethodObject;
+    /// The method, mutable.
+    fn method_mut(&mut self) -> &mut dyn MethodObject;
+}
+
+/// The object-safe part of [`Method`] (everything but the per-document type).
+pub(crate) trait MethodObject: fmt::Debug + Send + Sync {
+    fn prepare(&mut self) -> Result<(), Error>;
+    fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error>;
+    fn estimate(&self, a: Slot, b: Slot) -> f64;
+    fn accepts(&self, estimate: f64) -> bool;
+    fn describe(&self) -> String;
+    fn phase(&self) -> &'static str;
+    fn unsigned(&self) -> &[(Slot, String)];
+    fn hamming(&self, a: Slot, b: Slot) -> Option<u32>;
+    fn sample_len(&self, slot: Slot) -> usize;
+    fn reaches_containment(&self) -> bool;
+    fn compares(&self) -> bool;
+}
+
+impl<M: Method> MethodObject for M {
+    fn prepare(&mut self) -> Result<(), Error> {
+        Method::prepare(self)
+    }
+    fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
+        Method::candidates(self, emit)
+    }
+    fn estimate(&self, a: Slot, b: Slot) -> f64 {
+        Method::estimate(self, a, b)
+    }
+    fn accepts(&self, estimate: f64) -> bool {
+        Method::accepts(self, estimate)
+    }
+    fn describe(&self) -> String {
+        Method::describe(self)
+    }
+    fn phase(&self) -> &'static str {
+        Method::phase(self)
+    }
+    fn unsigned(&self) -> &[(Slot, String)] {
+        Method::unsigned(self)
+    }
+    fn hamming(&self, a: Slot, b: Slot) -> Option<u32> {
+        Method::hamming(self, a, b)
+    }
+    fn sample_len(&self, slot: Slot) -> usize {
+        Method::sample_len(self, slot)
+    }
+    fn reaches_containment(&self) -> bool {
+        Method::reaches_containment(self)
+    }
+    fn compares(&self) -> bool {
+        Method::compares(self)
+    }
+}
+
+/// A method with its per-document results of the batch in progress.
+struct Runner<M: Method> {
+    method: M,
+    pending: Vec<M::Doc>,
+}
+
+impl<M: Method + 'static> Runner<M> {
+    fn boxed(method: M) -> Box<dyn Engine> {
+        Box::new(Runner { method, pending: Vec::new() })
+    }
+}
+
+impl<M: Method> fmt::Debug for Runner<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runner").field("method", &self.method).finish_non_exhaustive()
+    }
+}
+
+impl<M: Method> Engine for Runner<M> {
+    fn process(&mut self, shingler: &Shingler, batch: &[Document]) -> Vec<Processed> {
+        let method = &self.method;
+        let (processed, docs): (Vec<Processed>, Vec<M::Doc>) = batch
+            .par_iter()
+            .map_init(Scratch::default, |s, doc| {
+                shingler.normalize_into(&doc.text, &mut s.norm);
+                let mut shingles = Vec::new();
+                shingler.shingles_into(&s.norm, &mut s.shingle, &mut shingles);
+                let features = if shingles.is_empty() {
+                    M::Doc::default()
+                } else {
+                    method.doc(&DocView { text: &doc.text, norm: &s.norm, shingles: &shingles })
+                };
+                let processed = Processed {
+                    fingerprint: text_fingerprint(&s.norm.text),
+                    shingles,
+                    empty_text: doc.text.trim().is_empty(),
+                };
+                (processed, features)
+            })
+            .unzip();
+        self.pending = docs;
+        processed
+    }
+
+    fn push_heads(&mut self, heads: &[usize], processed: &[Processed]) {
+        let heads = heads
+            .iter()
+            .map(|&i| Head {
+                shingles: &processed[i].shingles[..],
+                doc: std::mem::take(&mut self.pending[i]),
+            })
+            .collect();
+        self.method.push_heads(heads);
+        self.pending.clear();
+    }
+
+    fn method(&self) -> &dyn MethodObject {
+        &self.method
+    }
+
+    fn method_mut(&mut self) -> &mut dyn MethodObject {
+        &mut self.method
+    }
+}
+
+/// Item `slot` of lists stored one after the other in `values`, list i ending at `ends[i]`.
+pub(crate) fn flat_slice<'a>(values: &'a [u64], ends: &[usize], slot: Slot) -> &'a [u64] {
+    let end = ends[slot.index()];
+    let start = if slot.0 == 0 { 0 } else { ends[slot.index() - 1] };
+    &values[start..end]
+}

@@ -1,0 +1,179 @@
+//! [`SimHash`]: 64-bit fingerprints of weighted features, pairs within Hamming distance k
+//! (Charikar 2002; Manku, Jain & Das Sarma 2007).
+
+use rayon::prelude::*;
+
+use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot};
+use crate::candidates::hamming::{TableConfig, hamming_candidates};
+use crate::config::SimHashConfig;
+use crate::error::{ConfigError, Error};
+use crate::sketch::simhash::{self, BITS, DocFreq, SimFeatures, SimHasher, Weighting};
+
+/// A document's SimHash: its fingerprint, or with tf-idf weights its bag of `(feature, tf)`
+/// until the document frequencies are known.
+#[derive(Debug, Default)]
+pub enum SimDoc {
+    /// The fingerprint.
+    Fingerprint(u64),
+    /// The weighted bag (tf-idf weights).
+    Bag(Vec<(u64, u32)>),
+    /// No features.
+    #[default]
+    Empty,
+}
+
+/// SimHash: a fingerprint per head; candidates within Hamming distance k from Manku's permuted
+/// tables; estimate 1 − h/64; its own decision: h ≤ k.
+#[derive(Debug)]
+pub struct SimHash {
+    config: SimHashConfig,
+    hasher: SimHasher,
+    features: SimFeatures,
+    k: u32,
+    cx: Context,
+    fingerprints: Vec<u64>,
+    /// tf-idf: the heads' bags until [`Method::prepare`].
+    bags: Vec<Vec<(u64, u32)>>,
+}
+
+impl SimHash {
+    /// The method with validated settings.
+    pub fn new(config: SimHashConfig, cx: Context) -> Result<SimHash, Error> {
+        let k = config.distance(cx.threshold);
+        if k >= BITS {
+            return Err(ConfigError::HammingDistance(k).into());
+        }
+        Ok(SimHash {
+            config,
+            hasher: SimHasher::new(cx.seed),
+            features: config.features_or(cx.shingle),
+            k,
+            cx,
+            fingerprints: Vec::new(),
+            bags: Vec::new(),
+        })
+    }
+
+    fn tf_idf(&self) -> bool {
+        self.config.weights == Weighting::TfIdf
+    }
+}
+
+impl Method for SimHash {
+    type Doc = SimDoc;
+
+    fn doc(&self, doc: &DocView<'_>) -> SimDoc {
+        let mut hashes = Vec::new();
+        self.hasher.feature_hashes_into(doc.norm, self.features, &mut hashes);
+        if self.tf_idf() {
+            let bag =
+                hashes.chunk_by(|a, b| a == b).map(|run| (run[0], run.len() as u32)).collect();
+            SimDoc::Bag(bag)
+        } else {
+            let mut weighted = Vec::new();
+            simhash::weigh(&hashes, self.config.weights, None, &mut weighted);
+            SimDoc::Fingerprint(self.hasher.fingerprint(&weighted))
+        }
+    }
+
+    fn push_heads(&mut self, heads: Vec<Head<'_, SimDoc>>) {
+        if self.tf_idf() {
+            self.bags.extend(heads.into_iter().map(|h| match h.doc {
+                SimDoc::Bag(b) => b,
+                SimDoc::Fingerprint(_) | SimDoc::Empty => Vec::new(),
+            }));
+        } else {
+            self.fingerprints.extend(heads.into_iter().map(|h| match h.doc {
+                SimDoc::Fingerprint(fp) => fp,
+                SimDoc::Bag(_) | SimDoc::Empty => 0,
+            }));
+        }
+    }
+
+    /// tf-idf: document frequencies of the heads, then every fingerprint.
+    fn prepare(&mut self) -> Result<(), Error> {
+        if !self.tf_idf() {
+            return Ok(());
+        }
+        let bags = std::mem::take(&mut self.bags);
+        let mut df = DocFreq::new();
+        let mut keys = Vec::new();
+        for bag in &bags {
+            keys.clear();
+            keys.extend(bag.iter().map(|&(h, _)| h));
+            df.add_document(&keys);
+        }
+        let hasher = self.hasher;
+        self.fingerprints = bags
+            .par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(hashes, weighted), bag| {
+                    hashes.clear();
+                    for &(h, tf) in bag {
+                        hashes.extend(std::iter::repeat_n(h, tf as usize));
+                    }
+                    simhash::weigh(hashes, Weighting::TfIdf, Some(&df), weighted);
+                    hasher.fingerprint(weighted)
+                },
+            )
+            .collect();
+        Ok(())
+    }
+
+    fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
+        let k = self.k;
+        let blocks = self.config.blocks;
+        let cfg = match blocks {
+            Some(b) => TableConfig::new(b, k),
+            None => TableConfig::for_collection(k, self.fingerprints.len()),
+        }
+        .ok_or(ConfigError::NoTableLayout { k, blocks })?;
+        for (a, b, _) in hamming_candidates(&self.fingerprints, k, cfg) {
+            emit(Slot(a), Slot(b));
+        }
+        Ok(CandidateReport {
+            method: MethodStats {
+                simhash_tables: Some((cfg.blocks(), cfg.tables())),
+                ..MethodStats::default()
+            },
+            ..CandidateReport::default()
+        })
+    }
+
+    fn estimate(&self, a: Slot, b: Slot) -> f64 {
+        simhash::similarity(simhash::hamming(
+            self.fingerprints[a.index()],
+            self.fingerprints[b.index()],
+        ))
+    }
+
+    fn accepts(&self, estimate: f64) -> bool {
+        estimate >= simhash::similarity(self.k) - f64::EPSILON
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "method simhash: 64-bit fingerprints of {} weighted {}, Hamming distance ≤ {}, {}",
+            match self.features {
+                SimFeatures::Tokens => "tokens".to_owned(),
+                SimFeatures::Shingles(k) => format!("{k} shingles"),
+            },
+            match self.config.weights {
+                Weighting::None => "uniformly",
+                Weighting::Tf => "by tf",
+                Weighting::TfIdf => "by tf·idf",
+            },
+            self.k,
+            self.cx.verify_text("")
+        )
+    }
+
+    fn phase(&self) -> &'static str {
+        "finding candidates (permuted tables)"
+    }
+
+    fn hamming(&self, a: Slot, b: Slot) -> Option<u32> {
+        Some(simhash::hamming(self.fingerprints[a.index()], self.fingerprints[b.index()]))
+    }
+}

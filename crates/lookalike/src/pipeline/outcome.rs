@@ -1,0 +1,188 @@
+//! What a run decides. Contract: "these are the types a run pushes into a sink (pairs, clusters,
+//! every document's fate) and the counts it reports".
+
+use crate::candidates::lsh::{CandidateStats, LshParams};
+use crate::method::MethodStats;
+
+/// Why the pipeline did not compare a document. The string form ([`SkipReason::as_str`]) is
+/// stable: reports and scripts match on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// The text is empty or only white space.
+    EmptyText,
+    /// Normalization left no token (only punctuation, symbols or markup).
+    NoTokens,
+}
+
+impl SkipReason {
+    /// The reason as written in reports: `empty text`, `no tokens after normalization`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::EmptyText => "empty text",
+            SkipReason::NoTokens => "no tokens after normalization",
+        }
+    }
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How two documents matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchKind {
+    /// The same raw bytes (full-layout copy).
+    ExactBytes,
+    /// The same normalized text (full-content copy).
+    ExactText,
+    /// Similar at or above the threshold.
+    Near,
+}
+
+impl MatchKind {
+    /// The name used in outputs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::ExactBytes => "exact-bytes",
+            MatchKind::ExactText => "exact-text",
+            MatchKind::Near => "near",
+        }
+    }
+}
+
+/// A verified pair of documents (indices in input order, `a < b`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ScoredPair {
+    /// The earlier document.
+    pub a: u32,
+    /// The later document.
+    pub b: u32,
+    /// Their similarity (1.0 for exact copies); with [`crate::Measure::Containment`] the containment of
+    /// the contained document in the other.
+    pub similarity: f64,
+    /// How they matched.
+    pub kind: MatchKind,
+    /// With [`crate::Measure::Containment`]: which document is (mostly) contained in the other.
+    pub contained: Option<Contained>,
+    /// SimHash: the Hamming distance h of the two fingerprints (the similarity estimate is
+    /// 1 − h/64 and the cosine estimate cos(π·h/64), [`crate::sketch::simhash::cosine_estimate`]).
+    pub hamming: Option<u32>,
+}
+
+/// Direction of a containment pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Contained {
+    /// `a ⊂ b`: the earlier document is contained in the later one.
+    AInB,
+    /// `b ⊂ a`: the later document is contained in the earlier one.
+    BInA,
+}
+
+/// A member of a cluster other than its representative.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ClusterMember {
+    /// The document.
+    pub doc: u32,
+    /// Its similarity to the representative (may be below the threshold when it joined through
+    /// another member: clusters are the transitive closure of the pairs).
+    pub similarity: f64,
+    /// Exact copy of the representative, or near duplicate.
+    pub kind: MatchKind,
+}
+
+/// A group of duplicates.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Cluster {
+    /// The document kept.
+    pub representative: u32,
+    /// The others, in input order.
+    pub members: Vec<ClusterMember>,
+}
+
+/// What happened to one input document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocStatus {
+    /// Kept: unique, or the representative of its cluster.
+    Kept,
+    /// Dropped as a duplicate of the representative `of`.
+    Duplicate {
+        /// The representative.
+        of: u32,
+        /// Similarity to the representative.
+        similarity: f64,
+        /// Exact or near.
+        kind: MatchKind,
+    },
+    /// Not compared, with the reason.
+    Skipped {
+        /// Why.
+        reason: SkipReason,
+    },
+}
+
+/// Counts for the summary.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct DedupStats {
+    /// Documents given to the pipeline.
+    pub documents: u64,
+    /// Documents skipped (no tokens).
+    pub skipped: u64,
+    /// Documents that are exact copies of an earlier one.
+    pub exact_duplicates: u64,
+    /// Documents that went through sketching and LSH (heads of exact groups).
+    pub sketched: u64,
+    /// Candidate generation figures.
+    pub candidates: CandidateStats,
+    /// Verified near-duplicate pairs.
+    pub near_pairs: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Documents dropped as duplicates (exact or near).
+    pub duplicates: u64,
+    /// Bytes of text read (sum of the documents' raw sizes).
+    pub bytes: u64,
+    /// Bytes written to the spill file.
+    pub spill_bytes: u64,
+    /// The LSH parameters used.
+    pub lsh: Option<LshParams>,
+    /// Figures of the method's candidate generation (Broder's algorithm, SimHash tables).
+    pub method: MethodStats,
+}
+
+/// What a run reports besides what it pushed into its sink.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Document ids, by input index.
+    pub ids: Vec<String>,
+    /// Counts.
+    pub stats: DedupStats,
+    /// Documents the method could not sign (lexical methods: too few lexicon terms, too short),
+    /// with the reason, in input order. They are kept and compared by nothing but the exact stage.
+    pub unsigned: Vec<(u32, String)>,
+    /// Whether the sink stopped the delivery early (returned `false`).
+    pub stopped: bool,
+}
+
+/// The result of a run, collected in memory.
+#[derive(Debug, Clone)]
+pub struct DedupOutcome {
+    /// Document ids, by input index.
+    pub ids: Vec<String>,
+    /// Every document's fate, by input index.
+    pub statuses: Vec<DocStatus>,
+    /// Verified pairs: exact copies (head, copy) and near duplicates, sorted by `(a, b)`.
+    pub pairs: Vec<ScoredPair>,
+    /// Clusters ordered by their smallest member.
+    pub clusters: Vec<Cluster>,
+    /// Counts.
+    pub stats: DedupStats,
+    /// Documents the method could not sign (lexical methods: too few lexicon terms, too short),
+    /// with the reason, in input order. They are kept and compared by nothing but the exact stage.
+    pub unsigned: Vec<(u32, String)>,
+}

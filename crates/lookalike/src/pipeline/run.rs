@@ -1,0 +1,454 @@
+//! A run in progress. Contract: "give me batches in input order; at the end I verify, cluster
+//! and push the results into a sink".
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use super::Dedup;
+use super::outcome::{
+    Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
+    ScoredPair, SkipReason,
+};
+use super::sink::{Collect, Sink};
+use crate::candidates::lsh::decode_pair;
+use crate::cluster::{Keep, UnionFind};
+use crate::config::{DedupConfig, Measure};
+use crate::document::Document;
+use crate::error::Error;
+use crate::method::{Engine, MethodObject, Slot};
+use crate::store::ShingleStore;
+use crate::verify::{Verify, intersection_size, jaccard};
+
+#[derive(Debug, Clone)]
+enum DocKind {
+    Skipped(SkipReason),
+    /// Head of an exact group; `slot` indexes the method's per-head data and the store.
+    Head {
+        slot: u32,
+    },
+    /// Exact copy of head document `of`.
+    Copy {
+        of: u32,
+        bytes: bool,
+    },
+}
+
+#[derive(Debug)]
+struct DocMeta {
+    id: String,
+    text_len: u64,
+    kind: DocKind,
+}
+
+/// A candidate pair of slots (`a < b`, encoded `a << 32 | b`) with the method's estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Candidate {
+    pair: u64,
+    estimate: f64,
+    /// Whether the method itself calls the pair a duplicate (its own decision, used when
+    /// verification is `estimate`).
+    accepted: bool,
+}
+
+/// A run in progress: add batches, then [`finish`](DedupRun::finish) or
+/// [`finish_into`](DedupRun::finish_into) a [`Sink`].
+#[derive(Debug)]
+pub struct DedupRun<'a> {
+    dedup: &'a Dedup,
+    docs: Vec<DocMeta>,
+    /// Text fingerprint → (head document, its raw fingerprint).
+    exact: HashMap<u128, (u32, Option<u128>)>,
+    /// Document index of every head, by slot.
+    heads: Vec<u32>,
+    /// The method and its per-head data.
+    engine: Box<dyn Engine>,
+    store: Option<ShingleStore>,
+    bytes: u64,
+}
+
+impl<'a> DedupRun<'a> {
+    pub(super) fn new(dedup: &'a Dedup) -> Result<DedupRun<'a>, Error> {
+        let c = &dedup.config;
+        let engine = c.method.build(c)?;
+        let store = match (engine.method().compares(), c.verify) {
+            (true, Verify::Exact) => Some(ShingleStore::new(c.spill_dir.as_deref(), c.memory)?),
+            _ => None,
+        };
+        Ok(DedupRun {
+            dedup,
+            docs: Vec::new(),
+            exact: HashMap::new(),
+            heads: Vec::new(),
+            engine,
+            store,
+            bytes: 0,
+        })
+    }
+
+    /// Documents added so far.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// True before the first document.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Adds a batch of documents (in input order); they get the next input indices. Documents are
+    /// processed in parallel on the current rayon pool.
+    pub fn add(&mut self, batch: Vec<Document>) -> Result<(), Error> {
+        let processed = self.engine.process(&self.dedup.shingler, &batch);
+        // Only the documents that will be heads go to the method: find them first (sequential,
+        // cheap).
+        let mut kinds = Vec::with_capacity(batch.len());
+        let mut new_heads = Vec::new();
+        for (doc, p) in batch.iter().zip(&processed) {
+            let index = (self.docs.len() + kinds.len()) as u32;
+            let kind = if p.shingles.is_empty() {
+                DocKind::Skipped(if p.empty_text {
+                    SkipReason::EmptyText
+                } else {
+                    SkipReason::NoTokens
+                })
+            } else if let Some(&(of, raw)) = self.exact.get(&p.fingerprint) {
+                let bytes = raw.is_some() && raw == doc.raw_fingerprint;
+                DocKind::Copy { of, bytes }
+            } else {
+                self.exact.insert(p.fingerprint, (index, doc.raw_fingerprint));
+                let slot = (self.heads.len() + new_heads.len()) as u32;
+                new_heads.push(kinds.len());
+                DocKind::Head { slot }
+            };
+            kinds.push(kind);
+        }
+        self.engine.push_heads(&new_heads, &processed);
+        for &i in &new_heads {
+            self.heads.push((self.docs.len() + i) as u32);
+            if let Some(store) = &mut self.store {
+                store.push(&processed[i].shingles)?;
+            }
+        }
+        for (doc, kind) in batch.into_iter().zip(kinds) {
+            self.bytes += doc.raw_len;
+            self.docs.push(DocMeta { id: doc.id, text_len: doc.text.len() as u64, kind });
+        }
+        Ok(())
+    }
+
+    /// Runs candidates, verification and clustering; collects the results in memory.
+    pub fn finish(self) -> Result<DedupOutcome, Error> {
+        self.finish_with(&mut |_| {})
+    }
+
+    /// Like [`finish`](Self::finish), calling `phase` with a short description before each phase.
+    pub fn finish_with(self, phase: &mut dyn FnMut(&str)) -> Result<DedupOutcome, Error> {
+        let mut collect = Collect::default();
+        let report = self.finish_into_with(&mut collect, phase)?;
+        Ok(DedupOutcome {
+            ids: report.ids,
+            statuses: collect.statuses,
+            pairs: collect.pairs,
+            clusters: collect.clusters,
+            stats: report.stats,
+            unsigned: report.unsigned,
+        })
+    }
+
+    /// Runs candidates, verification and clustering, pushing every verified pair, cluster and
+    /// document fate into `sink` as they are decided (see [`Sink`] for the order); returns the
+    /// ids, the counts and the unsigned documents.
+    pub fn finish_into<S: Sink>(self, sink: &mut S) -> Result<RunReport, S::Error> {
+        self.finish_into_with(sink, &mut |_| {})
+    }
+
+    /// Like [`finish_into`](Self::finish_into), calling `phase` with a short description before
+    /// each phase.
+    pub fn finish_into_with<S: Sink>(
+        mut self,
+        sink: &mut S,
+        phase: &mut dyn FnMut(&str),
+    ) -> Result<RunReport, S::Error> {
+        let d = self.dedup;
+        let c = &d.config;
+        if let Some(store) = &mut self.store {
+            store.seal().map_err(Error::from)?;
+        }
+
+        phase(self.engine.method().phase());
+        self.engine.method_mut().prepare()?;
+        let method = self.engine.method();
+        let mut pairs = Vec::new();
+        let report =
+            method.candidates(&mut |a, b| pairs.push((u64::from(a.0) << 32) | u64::from(b.0)))?;
+        let mut cand_stats = report.candidates;
+        cand_stats.pairs = pairs.len() as u64;
+        let candidates: Vec<Candidate> = pairs
+            .par_iter()
+            .map(|&pair| {
+                let (a, b) = decode_pair(pair);
+                let estimate = method.estimate(Slot(a), Slot(b));
+                Candidate { pair, estimate, accepted: method.accepts(estimate) }
+            })
+            .collect();
+
+        phase("verifying candidate pairs");
+        let similarity = Similarity { method, config: c, store: self.store.as_ref() };
+        let near: Vec<Verified> = similarity.verify_pairs(&candidates)?;
+
+        phase("clustering");
+        let n = self.docs.len();
+        let mut uf = UnionFind::new(n);
+        let mut pairs = Vec::new();
+        for (i, m) in self.docs.iter().enumerate() {
+            if let DocKind::Copy { of, bytes } = m.kind {
+                uf.union(of, i as u32);
+                let kind = if bytes { MatchKind::ExactBytes } else { MatchKind::ExactText };
+                pairs.push(ScoredPair {
+                    a: of,
+                    b: i as u32,
+                    similarity: 1.0,
+                    kind,
+                    contained: None,
+                    hamming: None,
+                });
+            }
+        }
+        for &(sa, sb, sim, contained) in &near {
+            let (a, b) = (self.heads[sa as usize], self.heads[sb as usize]);
+            uf.union(a, b);
+            let hamming = method.hamming(Slot(sa), Slot(sb));
+            pairs.push(ScoredPair {
+                a,
+                b,
+                similarity: sim,
+                kind: MatchKind::Near,
+                contained,
+                hamming,
+            });
+        }
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+
+        let groups = uf.groups();
+        let docs = &self.docs;
+        let head_slot = |doc: u32| -> u32 {
+            match docs[doc as usize].kind {
+                DocKind::Head { slot } => slot,
+                DocKind::Copy { of, .. } => match docs[of as usize].kind {
+                    DocKind::Head { slot } => slot,
+                    DocKind::Copy { .. } | DocKind::Skipped(_) => {
+                        unreachable!("an exact copy points at a head")
+                    }
+                },
+                DocKind::Skipped(_) => unreachable!("skipped documents are never paired"),
+            }
+        };
+        let clusters: Vec<Cluster> = groups
+            .par_iter()
+            .map_init(SetBuffers::default, |buf, group| -> Result<Cluster, Error> {
+                let rep = match c.keep {
+                    Keep::First => group[0],
+                    Keep::Longest => *group
+                        .iter()
+                        .max_by_key(|&&m| (docs[m as usize].text_len, std::cmp::Reverse(m)))
+                        .unwrap_or(&group[0]),
+                };
+                let rep_slot = head_slot(rep);
+                let mut members = Vec::with_capacity(group.len() - 1);
+                for &m in group.iter().filter(|&&m| m != rep) {
+                    let slot = head_slot(m);
+                    let (similarity, kind) = if slot == rep_slot {
+                        (1.0, exact_kind(docs, rep, m))
+                    } else {
+                        (similarity.to_representative(rep_slot, slot, buf)?, MatchKind::Near)
+                    };
+                    members.push(ClusterMember { doc: m, similarity, kind });
+                }
+                Ok(Cluster { representative: rep, members })
+            })
+            .collect::<Result<_, _>>()?;
+
+        let mut statuses: Vec<DocStatus> = self
+            .docs
+            .iter()
+            .map(|m| match m.kind {
+                DocKind::Skipped(reason) => DocStatus::Skipped { reason },
+                DocKind::Head { .. } | DocKind::Copy { .. } => DocStatus::Kept,
+            })
+            .collect();
+        let mut duplicates = 0;
+        for c in &clusters {
+            for m in &c.members {
+                duplicates += 1;
+                statuses[m.doc as usize] = DocStatus::Duplicate {
+                    of: c.representative,
+                    similarity: m.similarity,
+                    kind: m.kind,
+                };
+            }
+        }
+
+        let stats = DedupStats {
+            documents: n as u64,
+            skipped: self.docs.iter().filter(|m| matches!(m.kind, DocKind::Skipped(_))).count()
+                as u64,
+            exact_duplicates: self
+                .docs
+                .iter()
+                .filter(|m| matches!(m.kind, DocKind::Copy { .. }))
+                .count() as u64,
+            sketched: self.heads.len() as u64,
+            candidates: cand_stats,
+            near_pairs: near.len() as u64,
+            clusters: clusters.len() as u64,
+            duplicates,
+            bytes: self.bytes,
+            spill_bytes: self.store.as_ref().map_or(0, ShingleStore::disk_bytes),
+            lsh: report.lsh,
+            method: report.method,
+        };
+        let unsigned = method
+            .unsigned()
+            .iter()
+            .map(|(slot, reason)| (self.heads[slot.index()], reason.clone()))
+            .collect();
+        let ids: Vec<String> = self.docs.into_iter().map(|m| m.id).collect();
+        let stopped = !deliver(sink, &ids, &pairs, &clusters, &statuses)?;
+        Ok(RunReport { ids, stats, unsigned, stopped })
+    }
+}
+
+/// Pushes the results into the sink in its order; `false` when it stopped the delivery.
+fn deliver<S: Sink>(
+    sink: &mut S,
+    ids: &[String],
+    pairs: &[ScoredPair],
+    clusters: &[Cluster],
+    statuses: &[DocStatus],
+) -> Result<bool, S::Error> {
+    for pair in pairs {
+        if !sink.pair(ids, pair)? {
+            return Ok(false);
+        }
+    }
+    for cluster in clusters {
+        if !sink.cluster(ids, cluster)? {
+            return Ok(false);
+        }
+    }
+    for (doc, status) in statuses.iter().enumerate() {
+        if !sink.document(ids, doc as u32, status)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn exact_kind(docs: &[DocMeta], rep: u32, member: u32) -> MatchKind {
+    let bytes_of = |d: u32| match docs[d as usize].kind {
+        DocKind::Copy { bytes, .. } => bytes,
+        DocKind::Head { .. } | DocKind::Skipped(_) => true,
+    };
+    if bytes_of(rep) && bytes_of(member) { MatchKind::ExactBytes } else { MatchKind::ExactText }
+}
+
+#[derive(Default)]
+struct SetBuffers {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    raw: Vec<u8>,
+}
+
+/// A verified pair of slots: `(a, b, similarity, containment direction)`.
+type Verified = (u32, u32, f64, Option<Contained>);
+
+/// Similarity between heads: exact from the shingle store, or the method's own estimate.
+struct Similarity<'a> {
+    method: &'a dyn MethodObject,
+    config: &'a DedupConfig,
+    store: Option<&'a ShingleStore>,
+}
+
+impl Similarity<'_> {
+    /// Exact similarity of two sets under the configured measure, with the direction of a
+    /// containment.
+    fn exact(&self, a: &[u64], b: &[u64]) -> (f64, Option<Contained>) {
+        match self.config.measure {
+            Measure::Jaccard => (jaccard(a, b), None),
+            Measure::Containment => {
+                let inter = intersection_size(a, b) as f64;
+                let ca = if a.is_empty() { 0.0 } else { inter / a.len() as f64 };
+                let cb = if b.is_empty() { 0.0 } else { inter / b.len() as f64 };
+                // Ties (equal sizes) read as the earlier document contained in the later one.
+                if ca >= cb { (ca, Some(Contained::AInB)) } else { (cb, Some(Contained::BInA)) }
+            }
+        }
+    }
+
+    /// Similarity of a cluster member to its representative: resemblance, or with containment the
+    /// containment of the member in the representative.
+    fn to_representative(&self, rep: u32, member: u32, buf: &mut SetBuffers) -> Result<f64, Error> {
+        match self.store {
+            None => Ok(self.method.estimate(Slot(rep), Slot(member))),
+            Some(store) => {
+                store.read(rep as usize, &mut buf.a, &mut buf.raw)?;
+                store.read(member as usize, &mut buf.b, &mut buf.raw)?;
+                Ok(match self.config.measure {
+                    Measure::Jaccard => jaccard(&buf.a, &buf.b),
+                    Measure::Containment if buf.b.is_empty() => 0.0,
+                    Measure::Containment => {
+                        intersection_size(&buf.a, &buf.b) as f64 / buf.b.len() as f64
+                    }
+                })
+            }
+        }
+    }
+
+    /// Verifies sorted candidate pairs of slots; returns those at or above the threshold (exact
+    /// verification) or those the method accepts (estimate).
+    fn verify_pairs(&self, candidates: &[Candidate]) -> Result<Vec<Verified>, Error> {
+        let threshold = self.config.threshold;
+        let Some(store) = self.store else {
+            let contained = |a: u32, b: u32| {
+                (self.config.measure == Measure::Containment).then(|| {
+                    // The estimate is the containment of the smaller sample.
+                    if self.method.sample_len(Slot(a)) <= self.method.sample_len(Slot(b)) {
+                        Contained::AInB
+                    } else {
+                        Contained::BInA
+                    }
+                })
+            };
+            return Ok(candidates
+                .iter()
+                .filter(|cand| cand.accepted)
+                .map(|cand| {
+                    let (a, b) = decode_pair(cand.pair);
+                    (a, b, cand.estimate, contained(a, b))
+                })
+                .collect());
+        };
+        // Group by the first slot so each of its sets is read once.
+        let groups: Vec<&[Candidate]> =
+            candidates.chunk_by(|x, y| decode_pair(x.pair).0 == decode_pair(y.pair).0).collect();
+        let verified: Vec<Vec<_>> = groups
+            .par_iter()
+            .map_init(SetBuffers::default, |buf, group| -> Result<_, Error> {
+                let a = decode_pair(group[0].pair).0;
+                let mut out = Vec::new();
+                store.read(a as usize, &mut buf.a, &mut buf.raw)?;
+                for cand in group.iter() {
+                    let b = decode_pair(cand.pair).1;
+                    store.read(b as usize, &mut buf.b, &mut buf.raw)?;
+                    let (sim, contained) = self.exact(&buf.a, &buf.b);
+                    if sim >= threshold {
+                        out.push((a, b, sim, contained));
+                    }
+                }
+                Ok(out)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(verified.into_iter().flatten().collect())
+    }
+}
