@@ -23,7 +23,7 @@
 //! - a document with fewer than `min_terms` distinct terms gets no keys and is reported
 //!   ([`TooFewTerms`]).
 //!
-//! [`candidate_pairs`] finds the pairs sharing at least k keys by sorting compact `(key, doc)`
+//! [`crate::candidates::shared_keys::candidate_pairs`] finds the pairs sharing at least k keys by sorting compact `(key, doc)`
 //! pairs, as [`crate::candidates::lsh`] does.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;

@@ -5,7 +5,7 @@
 //! Every method shares the pipeline's inputs, text handling, exact-duplicate stage, verification,
 //! clustering and outputs ([`crate::pipeline`]); a method is one type implementing [`Method`],
 //! in one file of this folder named after it, built from its [`MethodConfig`] variant by
-//! [`MethodConfig::build`], the only `match` over methods that decides behaviour.
+//! `MethodConfig::build`, the only `match` over methods that decides behaviour.
 //!
 //! | method | kept per head | candidates | own estimate |
 //! |---|---|---|---|
@@ -21,7 +21,7 @@
 //!
 //! Adding a method: a file here with a type implementing [`Method`], a variant of
 //! [`MethodConfig`] with its settings (`config.rs`) and of [`MethodKind`] with its name, and one
-//! arm in each of [`MethodConfig::build`], [`MethodConfig::kind`] and [`MethodKind::name`]; the
+//! arm in each of `MethodConfig::build`, [`MethodConfig::kind`] and [`MethodKind::name`]; the
 //! compiler points at every one of them (no `_ =>` arm).
 
 use std::fmt;

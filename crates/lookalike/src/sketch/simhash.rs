@@ -48,7 +48,7 @@ pub const BITS: u32 = 64;
 /// Default Hamming distance for near-duplicates at 64 bits (Manku et al.: k = 3).
 pub const DEFAULT_MAX_DISTANCE: u32 = 3;
 
-/// Largest number of tables a [`TableConfig`] may ask for.
+/// Largest number of tables a [`crate::candidates::hamming::TableConfig`] may ask for.
 pub const MAX_TABLES: usize = 4096;
 
 /// Salt of the re-mix of feature hashes, so that a SimHash seed equal to a shingle seed does not
