@@ -92,8 +92,8 @@ done
 # --- 2. Build ----------------------------------------------------------------------------------
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 log "building release binaries (target dir $TARGET)"
-(cd "$ROOT" && cargo build --release --locked -p lookalike-eval -p lookalike-cli >&2)
-EVAL="$TARGET/release/lookalike-eval"
+(cd "$ROOT" && cargo build --release --locked -p lookalike-bench -p lookalike-cli >&2)
+BENCH="$TARGET/release/lookalike-bench"
 LOOKALIKE="$TARGET/release/lookalike"
 
 # Runs a command under GNU time; writes its report to $1.
@@ -110,7 +110,7 @@ TAG="$DOCS-s$SEED"
 CORPUS="$WORK/corpus-$TAG.jsonl"
 PLANTED="$WORK/planted-$TAG.tsv"
 TRUTH="$WORK/truth-$TAG-t$TRUTH_THRESHOLD.tsv"
-GEN_CMD=("$EVAL" gen-corpus --with-defaults)
+GEN_CMD=("$BENCH" gen-corpus --with-defaults)
 [[ ${#EXTRA_SOURCES[@]} -gt 0 ]] && GEN_CMD+=(--source "${EXTRA_SOURCES[@]}")
 GEN_CMD+=(--docs "$DOCS" --seed "$SEED" --shingle "$SHINGLE" --shingle-seed "$SEED"
   --out "$CORPUS" --planted "$PLANTED")
@@ -121,8 +121,8 @@ note() { # "wall s, peak RSS" of a cached step's time report
 # that decide its content (the generator, the truth join, and the shingling of the core crate).
 src_hash() { { (cd "$ROOT" && cat "$@") 2>/dev/null || true; } | sha256sum | cut -c1-16; }
 SHINGLE_SRC=(crates/lookalike/src/normalize.rs crates/lookalike/src/features.rs)
-GEN_SRC=(crates/lookalike-eval/src/{corpus,edits,pool,extract,rng}.rs)
-TRUTH_SRC=(crates/lookalike-eval/src/{allpairs,truth,files}.rs)
+GEN_SRC=(crates/lookalike-bench/src/{corpus,edits,pool,extract,rng}.rs)
+TRUTH_SRC=(crates/lookalike-bench/src/{allpairs,truth,files}.rs)
 GEN_STAMP="$(src_hash "${SHINGLE_SRC[@]}" "${GEN_SRC[@]}") ${GEN_CMD[*]}"
 GEN_CACHED=" (cached: measured when it was made)"
 if [[ ! -s $CORPUS || ! -s $PLANTED || "$(cat "$CORPUS.stamp" 2>/dev/null)" != "$GEN_STAMP" ]]; then
@@ -134,7 +134,7 @@ if [[ ! -s $CORPUS || ! -s $PLANTED || "$(cat "$CORPUS.stamp" 2>/dev/null)" != "
   GEN_CACHED=""
 fi
 GEN_NOTE="$(note "$WORK/time-gen-$TAG.txt" "$GEN_CACHED")"
-TRUTH_CMD=("$EVAL" truth --corpus "$CORPUS" --threshold "$TRUTH_THRESHOLD" --shingle "$SHINGLE"
+TRUTH_CMD=("$BENCH" truth --corpus "$CORPUS" --threshold "$TRUTH_THRESHOLD" --shingle "$SHINGLE"
   --shingle-seed "$SEED" --out "$TRUTH")
 TRUTH_STAMP="$(src_hash "${SHINGLE_SRC[@]}" "${TRUTH_SRC[@]}") $GEN_STAMP ${TRUTH_CMD[*]}"
 TRUTH_CACHED=" (cached: measured when it was made)"
@@ -150,7 +150,7 @@ TRUTH_NOTE="$(note "$WORK/time-truth-$TAG.txt" "$TRUTH_CACHED")"
 # --- 4. Baseline -------------------------------------------------------------------------------
 log "baseline: read + unicode_words"
 BASE_JSON="$WORK/baseline-$TAG.json"
-BASE_CMD=("$EVAL" baseline --corpus "$CORPUS" --json)
+BASE_CMD=("$BENCH" baseline --corpus "$CORPUS" --json)
 timed "$WORK/time-baseline-$TAG.txt" "${BASE_CMD[@]}" > "$BASE_JSON"
 DOCS_N=$(jq -r .docs "$BASE_JSON")
 TEXT_MB=$(jq -r '.text_mb' "$BASE_JSON")
@@ -190,7 +190,7 @@ else
         --threads "$threads" --pairs "$stem.pairs.tsv")
       log "$name"
       timed "$stem.time.txt" "${cmd[@]}" 2> "$stem.log"
-      score_cmd=("$EVAL" score --pairs "$stem.pairs.tsv" --truth "$TRUTH" --threshold "$THRESHOLD"
+      score_cmd=("$BENCH" score --pairs "$stem.pairs.tsv" --truth "$TRUTH" --threshold "$THRESHOLD"
         --margin "$MARGIN" --planted "$PLANTED")
       "${score_cmd[@]}" --json > "$stem.score.json"
       "${score_cmd[@]}" > "$stem.score.txt"

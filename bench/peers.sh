@@ -100,9 +100,9 @@ done
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 if [[ $BUILD == 1 ]]; then
   log "building release binaries (target dir $TARGET)"
-  (cd "$ROOT" && cargo build --release --locked -p lookalike-eval -p lookalike-cli >&2)
+  (cd "$ROOT" && cargo build --release --locked -p lookalike-bench -p lookalike-cli >&2)
 fi
-EVAL="$TARGET/release/lookalike-eval"
+BENCH="$TARGET/release/lookalike-bench"
 LOOKALIKE="$TARGET/release/lookalike"
 
 # --- 3. Corpus, truth, text size (reused from bench/e2e.sh's cache, made by it when missing) -----
@@ -116,7 +116,7 @@ if [[ ! -s $CORPUS || ! -s $TRUTH ]]; then
   "$ROOT/bench/e2e.sh" "${e2e_args[@]}" >&2
 fi
 BASE_JSON="$WORK/baseline-$TAG.json"
-[[ -s $BASE_JSON ]] || "$EVAL" baseline --corpus "$CORPUS" --json > "$BASE_JSON"
+[[ -s $BASE_JSON ]] || "$BENCH" baseline --corpus "$CORPUS" --json > "$BASE_JSON"
 TEXT_MB=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['text_mb'])" "$BASE_JSON")
 DOCS_N=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['docs'])" "$BASE_JSON")
 
@@ -185,7 +185,7 @@ record() {
   [[ -s $stem.rss_tree ]] && tree=$(cat "$stem.rss_tree")
   [[ $tree == - || ( $rss != - && $rss -gt $tree ) ]] && tree=$rss
   if [[ $status == ok && -n $pairs ]]; then
-    local score_cmd=("$EVAL" score --pairs "$pairs" --truth "$TRUTH" --threshold "$THRESHOLD" --margin "$MARGIN")
+    local score_cmd=("$BENCH" score --pairs "$pairs" --truth "$TRUTH" --threshold "$THRESHOLD" --margin "$MARGIN")
     if "${score_cmd[@]}" --json > "$pairs.score.json" 2> "$pairs.score.log"; then
       read -r n p r rm f1 < <("$PY" -c 'import json,sys; s=json.load(open(sys.argv[1]))
 f=lambda x: "-" if x is None else "%.4f" % x

@@ -9,21 +9,25 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, ValueEnum};
 use lookalike::{MethodKind, MinHashScheme, ShingleKind, Verify};
-use lookalike_eval::judge::Judge;
-use lookalike_eval::metrics::{PairScore, overlaps, pair_score, relation_ari};
-use lookalike_eval::relation::{Ids, Relation, read_pairs};
 use lookalike_io::ReadOptions;
+use lookalike_metrics::compare::{
+    CompareReport, CompareSettings, MethodResult, Reference, render_markdown,
+};
+use lookalike_metrics::relation::read_pairs;
+use lookalike_metrics::{
+    Ids, Judge, PoolJson, Relation, found_pairs, overlaps, pair_score, relation_ari,
+};
 use serde::Deserialize;
 
 use crate::UsageError;
 use crate::args::{InputArgs, SketchArgs, parse_shingle, set_threads};
-use crate::eval::{check_threshold, fmt4, judge_pool, overlaps_json, pool_json, read_gold};
+use crate::eval::{check_threshold, cli_error, judge_pool, read_gold};
 use crate::output::Sink;
 
 pub const COMPARE_EXAMPLES: &str = "\
 Examples:
   # Every method on a JSONL corpus, scored against the exact truth; markdown to stdout
-  lookalike-eval truth --corpus corpus.jsonl --threshold 0.5 --out truth.tsv
+  lookalike-bench truth --corpus corpus.jsonl --threshold 0.5 --out truth.tsv
   lookalike compare corpus.jsonl --gold truth.tsv
 
   # No gold standard: quality against the judged pool of all methods' pairs; files out
@@ -163,11 +167,23 @@ struct Done {
     relation: Relation,
 }
 
-/// One method's run and scores.
-struct Row {
-    done: Done,
-    score: PairScore,
-    ari: Option<f64>,
+impl Done {
+    /// The run with its scores.
+    fn result(self, score: lookalike_metrics::PairScore, ari: Option<f64>) -> MethodResult {
+        MethodResult {
+            label: self.run.label,
+            args: self.run.args,
+            score,
+            ari,
+            exact_groups: self.relation.exact_groups(),
+            pairs: self.relation.asserted_len(),
+            docs_per_second: self.stats.docs_per_second,
+            mb_per_second: self.stats.mb_per_second,
+            peak_rss_bytes: self.stats.peak_rss_bytes,
+            seconds: self.stats.seconds,
+            wall_seconds: self.wall,
+        }
+    }
 }
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
@@ -213,8 +229,8 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             eprint!("lookalike compare: [{}/{}] {} ... ", k + 1, selected.len(), run.label);
         }
         let (stats, wall, pairs_path) = run_method(&exe, &args.inputs, run, &common, &dir)?;
-        let file = read_pairs(&pairs_path, &mut ids)?;
-        let relation = crate::eval::found_pairs(&file);
+        let file = read_pairs(&pairs_path, &mut ids).map_err(cli_error)?;
+        let relation = found_pairs(&file);
         if !args.quiet {
             eprintln!(
                 "{} pairs, {wall:.2} s, {:.1} MB/s, peak {}",
@@ -231,14 +247,18 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let names: Vec<String> = done.iter().map(|d| d.run.label.clone()).collect();
     let documents = done.first().map_or(0, |d| d.stats.documents);
     let bytes = done.first().map_or(0, |d| d.stats.bytes);
-    let (rows, reference_text, reference_json) = match &gold {
+    let sets: Vec<&[(u32, u32)]> =
+        done.iter().map(|d| d.relation.pairs().unwrap_or_default()).collect();
+    let overlap = overlaps(&sets);
+    let pool_report;
+    let (rows, reference_text, reference) = match &gold {
         Some(g) => {
-            let rows: Vec<Row> = done
+            let rows: Vec<MethodResult> = done
                 .into_iter()
-                .map(|d| Row {
-                    score: pair_score(&d.relation, &g.relation),
-                    ari: Some(relation_ari(&d.relation, &g.relation, Some(documents)).value),
-                    done: d,
+                .map(|d| {
+                    let score = pair_score(&d.relation, &g.relation);
+                    let ari = relation_ari(&d.relation, &g.relation, Some(documents)).value;
+                    d.result(score, Some(ari))
                 })
                 .collect();
             let text = format!(
@@ -246,14 +266,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                 g.info.file,
                 g.info.describe(args.sketch.threshold)
             );
-            let json = serde_json::json!({
-                "kind": "gold",
-                "file": g.info.file,
-                "format": g.info.format,
-                "values": g.info.values,
-                "duplicate_pairs": g.info.duplicate_pairs,
-            });
-            (rows, text, json)
+            (rows, text, Reference::gold(&g.info))
         }
         None => {
             if !args.quiet {
@@ -262,8 +275,10 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             let judge = Judge::new(args.shingle, args.seed, args.sketch.threshold);
             let relations: Vec<Relation> = done.iter().map(|d| d.relation.clone()).collect();
             let started = Instant::now();
-            let (_, _, report) =
+            let judged =
                 judge_pool(&relations, &judge, &args.inputs, &read_options(&args), &ids, true)?;
+            pool_report = judged.report;
+            let report = &pool_report;
             if !args.quiet {
                 eprintln!(
                     "{} pairs, {} duplicates, {:.1} s",
@@ -272,10 +287,10 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                     started.elapsed().as_secs_f64()
                 );
             }
-            let rows: Vec<Row> = done
+            let rows: Vec<MethodResult> = done
                 .into_iter()
                 .zip(&report.runs)
-                .map(|(d, s)| Row { done: d, score: s.score.clone(), ari: None })
+                .map(|(d, s)| d.result(s.score.clone(), None))
                 .collect();
             let text = format!(
                 "Quality against the pool of all methods' pairs (no --gold): {} pooled pairs, {} \
@@ -283,15 +298,10 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                  resemblance >= {}). Recall is relative to the pool.",
                 report.pairs, report.duplicates, report.shingle, report.threshold
             );
-            let mut json = pool_json(&report, &names, None);
-            json["kind"] = "pool".into();
-            (rows, text, json)
+            (rows, text, Reference::pool(PoolJson::new(report, &names, None)))
         }
     };
 
-    let sets: Vec<&[(u32, u32)]> =
-        rows.iter().map(|r| r.done.relation.pairs().unwrap_or_default()).collect();
-    let overlap = overlaps(&sets);
     let settings = format!(
         "Corpus: {} ({documents} documents, {:.1} MB); threshold {}, {} shingles, {} MinHash \
          values, seed {}, {} threads.",
@@ -310,46 +320,22 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         sink.commit()?;
     }
     if let Some(mut sink) = json_sink {
-        let methods: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "method": r.done.run.label,
-                    "args": r.done.run.args,
-                    "precision": r.score.precision,
-                    "recall": r.score.recall,
-                    "f1": r.score.f1,
-                    "ari": r.ari,
-                    "found": r.score.found,
-                    "true_positives": r.score.true_positives,
-                    "reference": r.score.reference,
-                    "reference_found": r.score.reference_found,
-                    "exact_groups": r.done.relation.exact_groups(),
-                    "docs_per_second": r.done.stats.docs_per_second,
-                    "mb_per_second": r.done.stats.mb_per_second,
-                    "peak_rss_bytes": r.done.stats.peak_rss_bytes,
-                    "peak_memory_mb": r.done.stats.peak_rss_bytes.map(|b| b as f64 / 1e6),
-                    "pairs": r.done.relation.asserted_len(),
-                    "seconds": r.done.stats.seconds,
-                    "wall_seconds": r.done.wall,
-                })
-            })
-            .collect();
-        let json = serde_json::json!({
-            "corpus": args.inputs,
-            "documents": documents,
-            "bytes": bytes,
-            "settings": {
-                "threshold": args.sketch.threshold,
-                "shingle": args.shingle.to_string(),
-                "num_perm": args.sketch.num_perm,
-                "seed": args.seed,
-                "threads": args.threads.unwrap_or_else(rayon::current_num_threads),
-            },
-            "reference": reference_json,
-            "methods": methods,
-            "overlaps": overlaps_json(&overlap, &names),
-        });
+        let settings = CompareSettings {
+            threshold: args.sketch.threshold,
+            shingle: args.shingle.to_string(),
+            num_perm: args.sketch.num_perm,
+            seed: args.seed,
+            threads: args.threads.unwrap_or_else(rayon::current_num_threads),
+        };
+        let json = CompareReport::new(
+            &args.inputs,
+            (documents, bytes),
+            settings,
+            reference,
+            &rows,
+            &overlap,
+            &names,
+        );
         serde_json::to_writer_pretty(&mut sink, &json)
             .map_err(std::io::Error::from)
             .and_then(|()| std::io::Write::write_all(&mut sink, b"\n"))
@@ -450,50 +436,6 @@ fn run_method(
     let stats: Stats = serde_json::from_str(&text)
         .with_context(|| format!("{}: unexpected stats JSON", stats_path.display()))?;
     Ok((stats, wall, pairs))
-}
-
-fn render_markdown(
-    settings: &str,
-    reference: &str,
-    rows: &[Row],
-    overlap: &[lookalike_eval::metrics::Overlap],
-    names: &[String],
-) -> String {
-    let mut out = format!("{settings}\n\n{reference}\n\n");
-    out.push_str(
-        "| method | precision | recall | F1 | docs/s | MB/s | peak memory (MB) | pairs found | wall seconds |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.0} | {:.1} | {} | {} | {:.2} |\n",
-            r.done.run.label,
-            fmt4(r.score.precision),
-            fmt4(r.score.recall),
-            fmt4(r.score.f1),
-            r.done.stats.docs_per_second,
-            r.done.stats.mb_per_second,
-            r.done
-                .stats
-                .peak_rss_bytes
-                .map_or("n/a".to_owned(), |b| format!("{:.1}", b as f64 / 1e6)),
-            r.done.relation.asserted_len(),
-            r.done.wall,
-        ));
-    }
-    if !overlap.is_empty() {
-        out.push_str("\nOverlap of the pairs found:\n\n| methods | shared pairs | Jaccard |\n|---|---:|---:|\n");
-        for o in overlap {
-            out.push_str(&format!(
-                "| {} / {} | {} | {} |\n",
-                names[o.a],
-                names[o.b],
-                o.shared,
-                fmt4(o.jaccard)
-            ));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -6,18 +6,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lookalike::{Dedup, DedupConfig, Document};
-use lookalike_io::{Decoded, Format, InputError, RawRecord, Reader};
-use rayon::prelude::*;
+use lookalike_io::{BatchLimits, Decoded, DecodedBatches, Format, RawRecord};
 
 use crate::UsageError;
 use crate::args::DedupArgs;
 use crate::output::{self, Entry, PayloadStore, Sink};
 use crate::summary::Summary;
-
-/// Records per batch handed from the reader thread to the workers.
-const BATCH_RECORDS: usize = 4096;
-/// Bytes per batch (whichever limit is reached first).
-const BATCH_BYTES: usize = 8 << 20;
 
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let started = Instant::now();
@@ -48,31 +42,6 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
     let progress = Progress::new(args.quiet, known_input_bytes(&expanded.inputs));
 
-    let (tx, rx) = crossbeam_channel::bounded::<Vec<Result<RawRecord, InputError>>>(2);
-    let reader = Reader::new(expanded.inputs, opts.clone());
-    let reader_thread = std::thread::Builder::new()
-        .name("lookalike-reader".into())
-        .spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH_RECORDS);
-            let mut bytes = 0;
-            for item in reader {
-                if let Ok(rec) = &item {
-                    bytes += rec.bytes.len();
-                }
-                batch.push(item);
-                if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
-                    if tx.send(std::mem::take(&mut batch)).is_err() {
-                        return;
-                    }
-                    bytes = 0;
-                }
-            }
-            if !batch.is_empty() {
-                let _ = tx.send(batch);
-            }
-        })
-        .context("cannot start the reader thread")?;
-
     let mut run = dedup.start()?;
     let mut payloads = match args.output {
         Some(_) => Some(PayloadStore::new(args.spill_dir.as_deref())?),
@@ -82,25 +51,22 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     // The language is detected only when an output carries it.
     let want_lang = args.output.is_some() || args.report.is_some();
     let mut entries: Vec<Entry> = Vec::new();
-    for batch in rx {
-        let decoded: Vec<Result<DecodedRecord, InputError>> = batch
-            .into_par_iter()
-            .map(|item| {
-                item.map(|rec| {
-                    let decoded = lookalike_io::decode(&rec, &opts);
-                    let (mut payload, mut lang) = (None, None);
-                    if let Decoded::Doc { doc, title, .. } = &decoded {
-                        if want_lang {
-                            lang = lookalike::text::lang::detect(&doc.text).map(|d| d.code);
-                        }
-                        if want_payload {
-                            payload = Some(payload_of(&rec, doc, title.as_deref(), lang));
-                        }
-                    }
-                    DecodedRecord { decoded, payload, lang }
-                })
-            })
-            .collect();
+    // Read on one thread; decode, detect the language and build the payload on the workers.
+    let per_record = |rec: &RawRecord, decoded: Decoded| {
+        let (mut payload, mut lang) = (None, None);
+        if let Decoded::Doc { doc, title, .. } = &decoded {
+            if want_lang {
+                lang = lookalike::text::lang::detect(&doc.text).map(|d| d.code);
+            }
+            if want_payload {
+                payload = Some(payload_of(rec, doc, title.as_deref(), lang));
+            }
+        }
+        DecodedRecord { decoded, payload, lang }
+    };
+    let batches = DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::default(), per_record)
+        .context("cannot start the reader thread")?;
+    for decoded in batches {
         let mut docs = Vec::with_capacity(decoded.len());
         for item in decoded {
             match item {
@@ -129,7 +95,6 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         run.add(docs)?;
         progress.reading(summary.records, summary.bytes, started.elapsed());
     }
-    reader_thread.join().map_err(|_| anyhow::anyhow!("the reader thread panicked"))?;
     summary.read_time = started.elapsed();
 
     let outcome = run.finish_with(&mut |phase| progress.phase(phase))?;

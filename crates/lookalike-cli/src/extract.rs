@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use lookalike_io::{Decoded, Reader};
-use rayon::prelude::*;
+use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord};
 
 use crate::UsageError;
 use crate::args::InputArgs;
@@ -70,28 +69,18 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let mut out = Sink::open(args.output.as_deref().unwrap_or("-"))?;
     let name = out.name();
     let (mut docs, mut skipped, mut errors) = (0u64, 0u64, 0u64);
-    let mut reader = Reader::new(expanded.inputs, opts.clone());
-    loop {
-        // Batches keep the order and let extraction (the costly part) run on every core.
-        let batch: Vec<_> = reader.by_ref().take(256).collect();
-        if batch.is_empty() {
-            break;
-        }
-        let decoded: Vec<_> = batch
-            .into_par_iter()
-            .map(|item| {
-                item.map(|rec| {
-                    let d = lookalike_io::decode(&rec, &opts);
-                    let lang = match &d {
-                        Decoded::Doc { doc, .. } => {
-                            lookalike::text::lang::detect(&doc.text).map(|l| l.code)
-                        }
-                        Decoded::Skip { .. } => None,
-                    };
-                    (d, lang)
-                })
-            })
-            .collect();
+    // Batches keep the order and let extraction (the costly part) run on every core.
+    let with_lang = |_: &RawRecord, d: Decoded| {
+        let lang = match &d {
+            Decoded::Doc { doc, .. } => lookalike::text::lang::detect(&doc.text).map(|l| l.code),
+            Decoded::Skip { .. } => None,
+        };
+        (d, lang)
+    };
+    let batches =
+        DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(256), with_lang)
+            .context("cannot start the reader thread")?;
+    for decoded in batches {
         for item in decoded {
             match item {
                 Err(e) => {

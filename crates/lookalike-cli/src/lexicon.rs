@@ -3,13 +3,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use lookalike::lexical::collection::{CollectionStats, Lexicon, TermCounts, lexicon_settings};
 use lookalike::lexical::refwords::{RefWords, RefWordsConfig};
 use lookalike::{Segmentation, Shingler};
-use lookalike_io::{Decoded, Reader};
-use rayon::prelude::*;
+use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord};
 
 use crate::args::InputArgs;
 
@@ -85,24 +84,17 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
     // Reference words are chosen from every document's term counts, kept until the end.
     let mut all_terms: Vec<TermCounts> = Vec::new();
     let (mut skipped, mut errors) = (0u64, 0u64);
-    let mut reader = Reader::new(expanded.inputs, opts.clone());
-    loop {
-        let batch: Vec<_> = reader.by_ref().take(1024).collect();
-        if batch.is_empty() {
-            break;
+    let count = |_: &RawRecord, decoded: Decoded| match decoded {
+        Decoded::Doc { doc, .. } => {
+            let mut norm = lookalike::text::normalize::NormalizedText::default();
+            shingler.normalize_into(&doc.text, &mut norm);
+            Ok(TermCounts::from_normalized(&norm, args.seed))
         }
-        let counted: Vec<_> = batch
-            .into_par_iter()
-            .map_init(lookalike::text::normalize::NormalizedText::default, |norm, item| {
-                item.map(|rec| match lookalike_io::decode(&rec, &opts) {
-                    Decoded::Doc { doc, .. } => {
-                        shingler.normalize_into(&doc.text, norm);
-                        Ok(TermCounts::from_normalized(norm, args.seed))
-                    }
-                    Decoded::Skip { id, reason } => Err((id, reason)),
-                })
-            })
-            .collect();
+        Decoded::Skip { id, reason } => Err((id, reason)),
+    };
+    let batches = DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(1024), count)
+        .context("cannot start the reader thread")?;
+    for counted in batches {
         for item in counted {
             match item {
                 Err(e) => {

@@ -14,6 +14,9 @@
 //!    or a [`Decoded::Skip`] with its reason (a WARC request record, an image, a 404 page...).
 //!    It is a pure function: decode on many threads while one thread reads.
 //!
+//! [`DecodedBatches`] puts the three together as every command of the CLI uses them: one thread
+//! reads, batches are decoded in parallel on the rayon pool, results come back in input order.
+//!
 //! HTML becomes text by main-content extraction ([`extract_main`], the default: menus, footers
 //! and banners removed, title kept apart), or all visible text with [`html_to_text`] (a single
 //! pass of the html5ever tokenizer, no DOM), or the markup as it is: see [`Extract`].
@@ -48,6 +51,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod batches;
 mod charset;
 mod decode;
 mod encoding;
@@ -62,6 +66,7 @@ mod reader;
 mod sniff;
 mod warc;
 
+pub use batches::{BatchLimits, DecodedBatches};
 pub use decode::{Decoded, decode};
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};

@@ -6,8 +6,8 @@
 //!
 //! The extractor is the `trafilatura` crate (a Rust port of go-trafilatura, itself a port of
 //! Python trafilatura), with its readability/jusText fallback on and the `FavorPrecision` focus.
-//! It was chosen by measurement (`lookalike-eval extraction-bench`; the other crates compared are
-//! in `crates/lookalike-eval/candidates/`): on the article-extraction benchmark (181 real pages)
+//! It was chosen by measurement (`lookalike-bench extraction-bench`; the other crates compared are
+//! in `crates/lookalike-bench/candidates/`): on the article-extraction benchmark (181 real pages)
 //! it scores F1 0.969 (precision 0.958, recall 0.980) at about 30 MB of HTML per second on one
 //! core, against F1 0.667 for all visible text ([`crate::html_to_text`]). Comments and dates are
 //! not extracted: nothing here uses them.

@@ -129,7 +129,8 @@ mod tests {
 
     #[test]
     fn atomic_file_commits_or_leaves_nothing() {
-        let dir = std::env::temp_dir().join(format!("lookalike-eval-files-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("lookalike-bench-files-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let dest = dir.join("out.tsv");
         {

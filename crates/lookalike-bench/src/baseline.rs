@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn counts_words_and_docs() {
-        let dir = std::env::temp_dir().join(format!("lookalike-eval-base-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("lookalike-bench-base-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let c = dir.join("c.jsonl");
         std::fs::write(

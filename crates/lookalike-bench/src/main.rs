@@ -1,4 +1,4 @@
-//! `lookalike-eval`: corpus generation, exact truth, scoring and the speed baseline.
+//! `lookalike-bench`: corpus generation, exact truth, scoring and the speed baseline.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,17 +7,17 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use lookalike::shingles::ShingleKind;
-use lookalike_eval::baseline;
-use lookalike_eval::corpus::{self, CorpusOptions};
-use lookalike_eval::extraction;
-use lookalike_eval::files::{AtomicFile, Fields};
-use lookalike_eval::pool::{Pool, PoolOptions, Source, default_sources};
-use lookalike_eval::score::{self, ScoreOptions};
-use lookalike_eval::truth::{self, TruthOptions};
+use lookalike_bench::baseline;
+use lookalike_bench::corpus::{self, CorpusOptions};
+use lookalike_bench::extraction;
+use lookalike_bench::files::{AtomicFile, Fields};
+use lookalike_bench::pool::{Pool, PoolOptions, Source, default_sources};
+use lookalike_bench::score::{self, ScoreOptions};
+use lookalike_bench::truth::{self, TruthOptions};
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "lookalike-eval",
+    name = "lookalike-bench",
     version,
     about = "Benchmark corpora, exact truth and scores for lookalike"
 )]
@@ -130,7 +130,7 @@ struct ScoreArgs {
     /// Pairs found by a run (TSV: id1 id2 similarity).
     #[arg(long)]
     pairs: PathBuf,
-    /// Truth file from `lookalike-eval truth`.
+    /// Truth file from `lookalike-bench truth`.
     #[arg(long)]
     truth: PathBuf,
     /// The threshold the run was asked for.
@@ -168,7 +168,7 @@ struct BaselineArgs {
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
-        eprintln!("lookalike-eval: error: {e:#}");
+        eprintln!("lookalike-bench: error: {e:#}");
         std::process::exit(1);
     }
 }

@@ -33,8 +33,8 @@ use lookalike::verify::jaccard;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::metrics::{Overlap, PairScore, overlaps, pair_score};
 use crate::relation::{EPS, Relation};
+use crate::scores::{Overlap, PairScore, overlaps, pair_score};
 
 /// Length of the longest common subsequence of the characters of `a` and `b`.
 pub fn lcs_len(a: &str, b: &str) -> usize {
@@ -294,7 +294,7 @@ impl PairPool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::test_rng::Rng;
 
     /// The textbook dynamic program, O(|a|·|b|).
     fn lcs_slow(a: &str, b: &str) -> usize {

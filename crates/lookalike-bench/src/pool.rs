@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn pool_filters_dedups_and_keeps_order() {
-        let dir = std::env::temp_dir().join(format!("lookalike-eval-pool-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("lookalike-bench-pool-{}", std::process::id()));
         let en = dir.join("en");
         std::fs::create_dir_all(&en).unwrap();
         std::fs::write(

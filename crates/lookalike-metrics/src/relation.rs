@@ -14,15 +14,16 @@
 //! is still the pairs it wrote, and precision is counted over those.
 //!
 //! Gold pairs are taken literally ([`Relation::from_pairs`]): a gold file lists every duplicate
-//! pair (the truth of `lookalike-eval truth` does, exact groups included). A clustering
+//! pair (the truth of `lookalike-bench truth` does, exact groups included). A clustering
 //! ([`Relation::from_clusters`]) asserts every pair inside each cluster.
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
 use serde_json::Value;
+
+use crate::Error;
 
 /// Interned document ids: each distinct id string gets a dense `u32`.
 #[derive(Debug, Default, Clone)]
@@ -176,7 +177,7 @@ pub struct PairLine {
 }
 
 /// A pairs file: its lines and the `key=value` settings of its `#` lines (the truth file of
-/// `lookalike-eval truth` starts with `# ... threshold=0.5 ...`).
+/// `lookalike-bench truth` starts with `# ... threshold=0.5 ...`).
 #[derive(Debug, Clone, Default)]
 pub struct PairFile {
     /// The pairs, in file order (lines pairing an id with itself are left out).
@@ -187,10 +188,16 @@ pub struct PairFile {
 
 impl PairFile {
     /// The `threshold=` setting of the file's `#` lines, if there is one.
-    pub fn header_threshold(&self, path: &Path) -> Result<Option<f64>> {
+    pub fn header_threshold(&self, path: &Path) -> Result<Option<f64>, Error> {
         self.settings
             .get("threshold")
-            .map(|t| t.parse().with_context(|| format!("{}: bad threshold {t:?}", path.display())))
+            .map(|t| {
+                t.parse().map_err(|source| Error::BadHeaderThreshold {
+                    path: path.to_owned(),
+                    value: t.clone(),
+                    source,
+                })
+            })
             .transpose()
     }
 }
@@ -223,12 +230,16 @@ fn tsv_unescape(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Reads the lines of `path`, handing each with its 1-based number to `f`.
-fn for_each_line(path: &Path, mut f: impl FnMut(&str, u64) -> Result<()>) -> Result<()> {
-    let file = fs_err::File::open(path)?;
+fn for_each_line(
+    path: &Path,
+    mut f: impl FnMut(&str, u64) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let file = fs_err::File::open(path).map_err(Error::Open)?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file);
     for (i, line) in reader.lines().enumerate() {
         let n = i as u64 + 1;
-        let line = line.with_context(|| format!("{}:{n}: cannot read the line", path.display()))?;
+        let line =
+            line.map_err(|source| Error::ReadLine { path: path.to_owned(), line: n, source })?;
         f(&line, n)?;
     }
     Ok(())
@@ -236,7 +247,7 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str, u64) -> Result<()>) -> Res
 
 /// Reads a TSV of `id1<TAB>id2<TAB>value [more columns]`, skipping `#` lines, empty lines and
 /// a header line (a first line whose value is neither a number nor a label).
-pub fn read_pairs(path: &Path, ids: &mut Ids) -> Result<PairFile> {
+pub fn read_pairs(path: &Path, ids: &mut Ids) -> Result<PairFile, Error> {
     let mut file = PairFile::default();
     let mut data_lines = 0u64;
     for_each_line(path, |line, n| parse_pair_line(path, line, n, ids, &mut file, &mut data_lines))?;
@@ -250,7 +261,8 @@ fn parse_pair_line(
     ids: &mut Ids,
     file: &mut PairFile,
     data_lines: &mut u64,
-) -> Result<()> {
+) -> Result<(), Error> {
+    let malformed = |message: String| Error::Malformed { path: path.to_owned(), line: n, message };
     if let Some(comment) = line.strip_prefix('#') {
         for kv in comment.split_whitespace() {
             if let Some((k, v)) = kv.split_once('=') {
@@ -266,23 +278,23 @@ fn parse_pair_line(
     *data_lines += 1;
     let mut cols = line.splitn(4, '\t');
     let (Some(a), Some(b), Some(v)) = (cols.next(), cols.next(), cols.next()) else {
-        bail!(
-            "{}:{n}: expected 3 tab-separated fields (id1, id2, similarity or label), found {}",
-            path.display(),
+        return Err(malformed(format!(
+            "expected 3 tab-separated fields (id1, id2, similarity or label), found {}",
             line.split('\t').count()
-        );
+        )));
     };
     let value = match PairValue::parse(v) {
         Some(v) => v,
         None if *data_lines == 1 => return Ok(()), // a header line
-        None => bail!(
-            "{}:{n}: bad similarity or label {v:?} (expected a number, 1/0, true/false or \
-             dup/nondup)",
-            path.display()
-        ),
+        None => {
+            return Err(malformed(format!(
+                "bad similarity or label {v:?} (expected a number, 1/0, true/false or \
+                 dup/nondup)"
+            )));
+        }
     };
     if a.is_empty() || b.is_empty() {
-        bail!("{}:{n}: empty id", path.display());
+        return Err(malformed("empty id".to_owned()));
     }
     let (a, b) = (ids.intern(&tsv_unescape(a)), ids.intern(&tsv_unescape(b)));
     if a != b {
@@ -296,7 +308,7 @@ fn parse_pair_line(
 /// (`{"representative": id, "members": [{"id": id, ...}, ...]}`) or generically
 /// (`{"members": [id, ...]}` or `{"ids": [id, ...]}`; ids are strings or numbers). A group of one
 /// names a document that has no duplicate. An id may be in one group only.
-pub fn read_clusters(path: &Path, ids: &mut Ids) -> Result<Vec<Vec<u32>>> {
+pub fn read_clusters(path: &Path, ids: &mut Ids) -> Result<Vec<Vec<u32>>, Error> {
     let mut clusters: Vec<Vec<u32>> = Vec::new();
     let mut line_of: HashMap<u32, u64> = HashMap::new();
     for_each_line(path, |line, n| {
@@ -304,14 +316,17 @@ pub fn read_clusters(path: &Path, ids: &mut Ids) -> Result<Vec<Vec<u32>>> {
         if t.is_empty() || t.starts_with('#') {
             return Ok(());
         }
-        let v: Value = serde_json::from_str(t)
-            .with_context(|| format!("{}:{n}: invalid JSON", path.display()))?;
-        let members = cluster_members(&v).with_context(|| {
-            format!(
-                "{}:{n}: not a cluster: expected an object with \"members\" or \"ids\" (an array \
-                 of ids, or of objects with an \"id\")",
-                path.display()
-            )
+        let v: Value = serde_json::from_str(t).map_err(|source| Error::Json {
+            path: path.to_owned(),
+            line: n,
+            source,
+        })?;
+        let members = cluster_members(&v).ok_or_else(|| Error::Malformed {
+            path: path.to_owned(),
+            line: n,
+            message: "not a cluster: expected an object with \"members\" or \"ids\" (an array \
+                      of ids, or of objects with an \"id\")"
+                .to_owned(),
         })?;
         let mut cluster = Vec::with_capacity(members.len());
         for m in members {
@@ -320,11 +335,14 @@ pub fn read_clusters(path: &Path, ids: &mut Ids) -> Result<Vec<Vec<u32>>> {
                 continue;
             }
             if let Some(first) = line_of.insert(id, n) {
-                bail!(
-                    "{}:{n}: {m:?} is already in the cluster on line {first}: clusters must not \
-                     overlap",
-                    path.display()
-                );
+                return Err(Error::Malformed {
+                    path: path.to_owned(),
+                    line: n,
+                    message: format!(
+                        "{m:?} is already in the cluster on line {first}: clusters must not \
+                         overlap"
+                    ),
+                });
             }
             cluster.push(id);
         }
@@ -373,8 +391,8 @@ pub enum DupFile {
 
 /// Reads a pairs TSV or a clusters JSONL file, telling them apart by the first line that is
 /// neither empty nor a `#` comment (a JSON object starts with `{`).
-pub fn read_dup_file(path: &Path, ids: &mut Ids) -> Result<DupFile> {
-    let file = fs_err::File::open(path)?;
+pub fn read_dup_file(path: &Path, ids: &mut Ids) -> Result<DupFile, Error> {
+    let file = fs_err::File::open(path).map_err(Error::Open)?;
     let mut reader = std::io::BufReader::new(file);
     let mut json = false;
     let mut line = String::new();
@@ -382,7 +400,7 @@ pub fn read_dup_file(path: &Path, ids: &mut Ids) -> Result<DupFile> {
         line.clear();
         let read = reader
             .read_line(&mut line)
-            .with_context(|| format!("{}: cannot read the file", path.display()))?;
+            .map_err(|source| Error::ReadStart { path: path.to_owned(), source })?;
         if read == 0 {
             break;
         }
@@ -634,7 +652,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str, text: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("lookalike-eval-rel-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("lookalike-metrics-rel-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();

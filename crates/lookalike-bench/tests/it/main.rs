@@ -1,10 +1,10 @@
-//! End-to-end tests of the `lookalike-eval` binary: gen-corpus → truth → score, and baseline,
+//! End-to-end tests of the `lookalike-bench` binary: gen-corpus → truth → score, and baseline,
 //! on a small synthetic source written by the test itself.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use lookalike_eval::rng::Rng;
+use lookalike_bench::rng::Rng;
 
 /// A scratch directory removed when dropped.
 struct Scratch(PathBuf);
@@ -12,7 +12,7 @@ struct Scratch(PathBuf);
 impl Scratch {
     fn new(name: &str) -> Scratch {
         let dir =
-            std::env::temp_dir().join(format!("lookalike-eval-it-{name}-{}", std::process::id()));
+            std::env::temp_dir().join(format!("lookalike-bench-it-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
@@ -56,7 +56,7 @@ fn write_source(dir: &Path, alphabet: &[char], seed: u64) {
 }
 
 fn eval(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lookalike-eval")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_lookalike-bench")).args(args).output().unwrap()
 }
 
 fn ok(args: &[&str]) -> String {

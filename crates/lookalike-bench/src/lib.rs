@@ -1,7 +1,7 @@
-//! Evaluation for lookalike: benchmark corpora with planted near-duplicates, the exact truth
+//! Benchmarks for lookalike: benchmark corpora with planted near-duplicates, the exact truth
 //! (every pair above a Jaccard threshold), quality scores, and the speed baseline.
 //!
-//! The `lookalike-eval` binary runs these as subcommands (`gen-corpus`, `truth`, `score`,
+//! The `lookalike-bench` binary runs these as subcommands (`gen-corpus`, `truth`, `score`,
 //! `baseline`, `extraction-bench`); `bench/e2e.sh` at the repository root chains them around
 //! `lookalike dedup`.
 //!
@@ -10,9 +10,9 @@
 //!   seed ([`rng`]).
 //! - [`allpairs`] and [`truth`]: an exact, prefix-filtered set-similarity self-join.
 //! - [`score`]: precision and recall of a run's pairs, with exact-duplicate groups canonicalized.
-//! - [`relation`], [`metrics`] and [`judge`]: what `lookalike eval` and `lookalike compare`
-//!   measure: pairs and clusters files read as one relation, pair precision/recall/F1, adjusted
-//!   Rand index, cluster sizes, overlap; and the pool method (pairs judged by text comparison).
+//! - What `lookalike eval` and `lookalike compare` measure (pairs and clusters files read as one
+//!   relation, pair precision/recall/F1, adjusted Rand index, the pool method) is the published
+//!   crate `lookalike-metrics`; [`score`] builds on its relations.
 //! - [`baseline`]: read + tokenize throughput, the floor every method is measured against.
 //! - [`extraction`]: main-content extraction quality and speed on the article-extraction
 //!   benchmark, with the benchmark's own metric.
@@ -28,7 +28,7 @@
 //!
 //! ```
 //! use lookalike::shingles::{ShingleKind, Shingler};
-//! use lookalike_eval::allpairs::{TokenSets, all_pairs};
+//! use lookalike_bench::allpairs::{TokenSets, all_pairs};
 //!
 //! let docs = [
 //!     "the quick brown fox jumps over the lazy dog",
@@ -55,10 +55,7 @@ pub mod edits;
 pub mod extract;
 pub mod extraction;
 pub mod files;
-pub mod judge;
-pub mod metrics;
 pub mod pool;
-pub mod relation;
 pub mod rng;
 pub mod score;
 pub mod truth;

@@ -19,8 +19,8 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde::Serialize;
 
-pub use crate::relation::UnionFind;
-use crate::relation::{EPS, Ids, PairLine, Relation, ordered, read_pairs};
+pub use lookalike_metrics::relation::UnionFind;
+use lookalike_metrics::relation::{EPS, Ids, PairLine, Relation, ordered, read_pairs};
 
 /// Settings of [`score`].
 #[derive(Debug, Clone)]
@@ -325,7 +325,7 @@ mod tests {
     impl Files {
         fn new(name: &str) -> Files {
             let dir = std::env::temp_dir()
-                .join(format!("lookalike-eval-score-{name}-{}", std::process::id()));
+                .join(format!("lookalike-bench-score-{name}-{}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
             Files { dir }
         }

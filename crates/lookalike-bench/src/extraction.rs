@@ -25,7 +25,7 @@
 //!
 //! Extractors are values ([`Extractor`]): the built-in ones are the all-visible-text baseline
 //! and lookalike's main-content extractor; the comparison of third-party crates that led to the
-//! choice lives in `crates/lookalike-eval/candidates/`, a separate package (so that their
+//! choice lives in `crates/lookalike-bench/candidates/`, a separate package (so that their
 //! dependencies and version pins stay out of the workspace) that runs this same code with more
 //! extractors.
 
@@ -360,7 +360,7 @@ pub fn bench(pages: &[Page], extractor: &Extractor, repeat: usize, worst: usize)
     bench_with_texts(pages, extractor, repeat, worst).0
 }
 
-/// [`bench`], also returning the text extracted from each page (empty after an error or panic).
+/// [`bench()`], also returning the text extracted from each page (empty after an error or panic).
 pub fn bench_with_texts(
     pages: &[Page],
     extractor: &Extractor,

@@ -134,7 +134,8 @@ mod tests {
 
     #[test]
     fn truth_of_a_tiny_corpus() {
-        let dir = std::env::temp_dir().join(format!("lookalike-eval-truth-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("lookalike-bench-truth-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let corpus = dir.join("c.jsonl");
         let base = "one two three four five six seven eight nine ten";

@@ -274,7 +274,7 @@ fn sorted_intersection<T: Ord>(a: &[T], b: &[T]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::test_rng::Rng;
 
     fn close(x: f64, y: f64) -> bool {
         (x - y).abs() < 1e-12

@@ -1,8 +1,8 @@
-//! `lookalike-eval extraction-bench` with third-party main-content extractors beside
+//! `lookalike-bench extraction-bench` with third-party main-content extractors beside
 //! lookalike's own: the measurements behind the choice of extractor.
 //!
 //! ```text
-//! cd crates/lookalike-eval/candidates
+//! cd crates/lookalike-bench/candidates
 //! cargo run --release -- --data ../../../../shared/data/article-extraction-benchmark --repeat 5
 //! ```
 //!
@@ -42,10 +42,10 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::Parser;
-use lookalike_eval::extraction::{self, BenchArgs, ExtractResult, Extractor};
+use lookalike_bench::extraction::{self, BenchArgs, ExtractResult, Extractor};
 
 #[derive(Debug, Parser)]
-#[command(name = "lookalike-eval-candidates", about = "Compare main-content extractors")]
+#[command(name = "lookalike-bench-candidates", about = "Compare main-content extractors")]
 struct Cli {
     #[command(flatten)]
     bench: BenchArgs,
