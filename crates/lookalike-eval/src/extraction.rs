@@ -360,7 +360,7 @@ pub fn bench(pages: &[Page], extractor: &Extractor, repeat: usize, worst: usize)
     bench_with_texts(pages, extractor, repeat, worst).0
 }
 
-/// [`bench`], also returning the text extracted from each page (empty after an error or panic).
+/// [`bench()`], also returning the text extracted from each page (empty after an error or panic).
 pub fn bench_with_texts(
     pages: &[Page],
     extractor: &Extractor,
