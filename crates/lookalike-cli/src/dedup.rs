@@ -23,7 +23,7 @@ const BATCH_BYTES: usize = 8 << 20;
 
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    crate::args::set_threads(args.threads)?;
+    crate::setup::set_threads(args.threads)?;
     let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report, &args.stats]
         .iter()
         .filter(|t| t.as_deref() == Some("-"))
@@ -76,7 +76,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         .memory(args.memory)
         .build()?;
 
-    let expanded = crate::args::expand_nonempty(&args.inputs)?;
+    let expanded = crate::setup::expand_nonempty(&args.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.
     let mut sinks = Outputs {
         pairs: args.pairs.as_deref().map(Sink::open).transpose()?,

@@ -7,9 +7,9 @@ mod dedup;
 mod eval;
 mod extract;
 mod lexicon;
-mod method_args;
 mod output;
 mod params;
+mod setup;
 mod summary;
 
 use std::process::ExitCode;

@@ -7,75 +7,16 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::ValueEnum;
 use lookalike::simhash::{BITS, DEFAULT_MAX_DISTANCE, MAX_TABLES, TableConfig};
 use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
 use lookalike::{ErrorWeights, LshParams};
 
 use crate::UsageError;
-use crate::args::{ParamsArgs, SketchArgs};
-
-/// The `--help` examples of `lookalike params`.
-pub const PARAMS_EXAMPLES: &str = "\
-Examples:
-  # MinHash: the LSH bands and rows for a threshold, and their S-curve
-  lookalike params --threshold 0.8 --num-perm 128
-
-  # Super-shingles: 84 min-hashes in 6 groups of 14, candidates sharing 2 of 6 (mega-shingles)
-  lookalike params --method supershingles --super-hashes 84 --super-groups 6 --super-mode pairs
-
-  # SimHash: the permuted tables for Hamming distance 3, laid out for 10 million documents
-  lookalike params --method simhash --max-distance 3 --docs 10000000
-
-The curves are exact for independent coordinates (MinHash values, super-shingle groups) and for
-random-hyperplane SimHash; real hashes come close. --json prints the same figures as JSON.";
+use crate::args::{CurveMethod, ParamsArgs, SimHashArgs, SketchArgs, SuperShingleArgs};
 
 /// Largest `--super-hashes`: keeps the mega-shingle count and the exponents of the curve small.
 const MAX_SUPER_HASHES: usize = 1 << 16;
-
-/// Which candidate curve `params` shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum CurveMethod {
-    /// MinHash signatures grouped by LSH bands.
-    #[default]
-    Minhash,
-    /// Super-shingles (or mega-shingles: pairs of them) from MinHash signatures.
-    Supershingles,
-    /// 64-bit SimHash fingerprints within a Hamming distance, found by permuted tables.
-    Simhash,
-}
-
-/// Options of `params` that pick the method and its shape (besides the MinHash ones).
-#[derive(Debug, Args, Clone)]
-pub struct CurveArgs {
-    /// Method whose candidate curve is shown.
-    #[arg(long, short = 'm', value_enum, default_value = "minhash")]
-    pub method: CurveMethod,
-    /// Collection size: with --method simhash, the table layout is chosen for N documents
-    /// (default: Manku's minimal layout of k + 1 blocks).
-    #[arg(long, value_name = "N")]
-    pub docs: Option<usize>,
-    #[command(flatten)]
-    pub supers: SuperShingleArgs,
-    #[command(flatten)]
-    pub simhash: SimHashArgs,
-}
-
-/// The shape of super-shingles (`--super-*`).
-#[derive(Debug, Args, Clone, Default)]
-#[command(next_help_heading = "Super-shingles (--method supershingles)")]
-pub struct SuperShingleArgs {
-    /// Min-hash values per document that are cut into super-shingles [default: 84].
-    #[arg(long, value_name = "N")]
-    pub super_hashes: Option<usize>,
-    /// Super-shingles per document, each hashing super-hashes / super-groups consecutive values
-    /// (the rest unused) [default: 6].
-    #[arg(long, value_name = "G")]
-    pub super_groups: Option<usize>,
-    /// Which keys make two documents candidates [default: pairs].
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub super_mode: Option<SuperShingleMode>,
-}
 
 impl SuperShingleArgs {
     /// Whether any `--super-*` option was given.
@@ -105,19 +46,6 @@ impl SuperShingleArgs {
         cfg.validate().map_err(|e| UsageError(format!("--super-groups {groups}: {e}")))?;
         Ok(cfg)
     }
-}
-
-/// The Hamming distance and table layout of SimHash (`--max-distance`, `--simhash-blocks`).
-#[derive(Debug, Args, Clone, Default)]
-#[command(next_help_heading = "SimHash (--method simhash)")]
-pub struct SimHashArgs {
-    /// Largest Hamming distance k between 64-bit fingerprints of near-duplicates [default: 3].
-    #[arg(long, value_name = "K")]
-    pub max_distance: Option<u32>,
-    /// Blocks the 64 bits are cut into, one table per choice of k blocks left out of the key
-    /// (C(blocks, k) tables) [default: chosen from k, and from --docs when given].
-    #[arg(long, value_name = "B")]
-    pub simhash_blocks: Option<usize>,
 }
 
 impl SimHashArgs {

@@ -3,7 +3,7 @@
 //! here as a diff to review (`cargo insta review`).
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::common::*;
 
@@ -124,7 +124,15 @@ fn params_minhash_threshold_0_9_num_perm_256() {
 
 #[test]
 fn params_minhash_json() {
-    insta::assert_snapshot!(params(&["--threshold", "0.7", "--bands", "20", "--rows", "5", "--json"]));
+    insta::assert_snapshot!(params(&[
+        "--threshold",
+        "0.7",
+        "--bands",
+        "20",
+        "--rows",
+        "5",
+        "--json"
+    ]));
 }
 
 #[test]

@@ -1,16 +1,42 @@
-//! `dedup` options of the individual methods (everything but MinHash's, which `SketchArgs` has).
+//! The options of the methods: MinHash's (shared by `dedup`, `params` and `compare`) and the
+//! others' (`dedup`).
 
-use clap::Args;
-use lookalike::simhash::{SimFeatures, Weighting};
-use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode};
 use std::path::PathBuf;
 
+use clap::Args;
 use lookalike::engine::LexicalConfig;
 use lookalike::imatch::IMatchConfig;
 use lookalike::lexsig::{LongSentenceConfig, TfRidfConfig};
 use lookalike::partitioned::PartitionConfig;
 use lookalike::refwords::RefWordsConfig;
-use lookalike::{Measure, Sample, ShingleKind, SimHashConfig};
+use lookalike::simhash::{SimFeatures, Weighting};
+use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode};
+use lookalike::{Measure, Sample, SimHashConfig};
+
+use super::parse::{parse_distance, parse_features, parse_sample};
+
+/// Options shared by `dedup` and `params` that decide the MinHash/LSH setting.
+#[derive(Debug, Args, Clone)]
+pub struct SketchArgs {
+    /// Similarity threshold: pairs with Jaccard resemblance at or above it are duplicates.
+    #[arg(long, short = 't', default_value_t = 0.8)]
+    pub threshold: f64,
+    /// Number of MinHash values per document.
+    #[arg(long, default_value_t = 128)]
+    pub num_perm: usize,
+    /// LSH bands (with --rows; default: chosen from the threshold).
+    #[arg(long, requires = "rows")]
+    pub bands: Option<usize>,
+    /// LSH rows per band (with --bands).
+    #[arg(long, requires = "bands")]
+    pub rows: Option<usize>,
+    /// Weight of the false-positive area when choosing bands and rows.
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_positive)]
+    pub fp_weight: f64,
+    /// Weight of the false-negative area when choosing bands and rows.
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_negative)]
+    pub fn_weight: f64,
+}
 
 /// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
 /// Broder's algorithm, SimHash.
@@ -175,23 +201,3 @@ impl MethodArgs {
 /// `--max-distance`: a Hamming distance, or `None` for `auto` (chosen from the threshold).
 #[derive(Debug, Clone, Copy)]
 pub struct Distance(pub Option<u32>);
-
-fn parse_distance(s: &str) -> Result<Distance, String> {
-    if s == "auto" {
-        return Ok(Distance(None));
-    }
-    s.parse::<u32>()
-        .map(|k| Distance(Some(k)))
-        .map_err(|_| format!("`{s}` is not a distance: a number or auto"))
-}
-
-fn parse_sample(s: &str) -> Result<Sample, String> {
-    s.parse()
-}
-
-fn parse_features(s: &str) -> Result<SimFeatures, String> {
-    if s == "tokens" {
-        return Ok(SimFeatures::Tokens);
-    }
-    s.parse::<ShingleKind>().map(SimFeatures::Shingles).map_err(|e| format!("{e} (or `tokens`)"))
-}
