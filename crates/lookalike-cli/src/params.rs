@@ -8,6 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
+use lookalike::curve::{
+    COSINE_GRID, around, chance_collisions, cosine_at_distance, crossing, hamming_probability,
+    key_bits, similarity_grid,
+};
 use lookalike::simhash::{BITS, DEFAULT_MAX_DISTANCE, MAX_TABLES, TableConfig};
 use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
 use lookalike::{ErrorWeights, LshParams};
@@ -234,7 +238,7 @@ fn run_supershingles(args: &ParamsArgs) -> Result<ExitCode> {
         SuperShingleMode::Pairs => ("pairs", 2),
         SuperShingleMode::Single => ("single", 1),
     };
-    let half = crossing(&prob, 0.0, 1.0);
+    let half = crossing(prob, 0.0, 1.0);
     let curve: Vec<(f64, f64, f64)> = similarity_grid().map(|s| (s, prob(s), one(s))).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -303,15 +307,10 @@ fn run_simhash(args: &ParamsArgs) -> Result<ExitCode> {
     let (tables, layout) = args.curve.simhash.tables(k, args.curve.docs)?;
     let (key_min, key_max) = key_bits(tables.blocks(), k);
     let prob = |c: f64| hamming_probability(c, k);
-    let half = crossing(&prob, -1.0, 1.0);
-    let expected_at = (std::f64::consts::PI * f64::from(k) / f64::from(BITS)).cos();
+    let half = crossing(prob, -1.0, 1.0);
+    let expected_at = cosine_at_distance(k);
     let curve: Vec<(f64, f64)> = COSINE_GRID.iter().map(|&c| (c, prob(c))).collect();
-    // Pairs of unrelated fingerprints that share a key by chance, per table: n²/2 pairs, each
-    // agreeing on a key of b bits with probability 2^-b (the narrowest key counts).
-    let chance = args.curve.docs.map(|n| {
-        let n = n as f64;
-        n * n / 2.0 * 2f64.powi(-(key_min as i32))
-    });
+    let chance = args.curve.docs.map(|n| chance_collisions(n, key_min));
     let mut out = std::io::stdout().lock();
     if args.json {
         let json = serde_json::json!({
@@ -378,116 +377,6 @@ fn run_simhash(args: &ParamsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The similarity grid of the MinHash and super-shingle curves: 0, 0.05, …, 1.
-fn similarity_grid() -> impl Iterator<Item = f64> {
-    (0..=20).map(|i| i as f64 / 20.0)
-}
-
-/// Cosine similarities of the SimHash curve: coarse far from 1, fine near it, where the curves
-/// of small distances rise.
-const COSINE_GRID: &[f64] = &[
-    0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.985,
-    0.99, 0.995, 0.998, 1.0,
-];
-
-/// The similarities around a threshold whose probabilities are printed.
-fn around(t: f64) -> impl Iterator<Item = f64> {
-    [t - 0.1, t - 0.05, t, t + 0.05, t + 0.1].into_iter().filter(|s| (0.0..=1.0).contains(s))
-}
-
 fn bar(p: f64) -> String {
     "#".repeat((p.clamp(0.0, 1.0) * 40.0).round() as usize)
-}
-
-/// Where an increasing curve `f` on [lo, hi] crosses 0.5 (bisection); `None` when it stays below.
-fn crossing(f: &impl Fn(f64) -> f64, lo: f64, hi: f64) -> Option<f64> {
-    if f(hi) < 0.5 {
-        return None;
-    }
-    if f(lo) >= 0.5 {
-        return Some(lo);
-    }
-    let (mut lo, mut hi) = (lo, hi);
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid) < 0.5 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(0.5 * (lo + hi))
-}
-
-/// P(Hamming distance ≤ k) between the 64-bit SimHash fingerprints of two vectors of cosine
-/// similarity `cos`: each bit differs independently with probability θ = arccos(cos)/π (exact for
-/// random hyperplanes, Charikar 2002), so the distance is Binomial(64, θ).
-pub fn hamming_probability(cos: f64, k: u32) -> f64 {
-    let theta = cos.clamp(-1.0, 1.0).acos() / std::f64::consts::PI;
-    let n = BITS as i32;
-    let mut binom = 1.0f64; // C(64, h)
-    let mut sum = 0.0;
-    for h in 0..=k.min(BITS) as i32 {
-        if h > 0 {
-            binom = binom * f64::from(n - h + 1) / f64::from(h);
-        }
-        sum += binom * theta.powi(h) * (1.0 - theta).powi(n - h);
-    }
-    sum.clamp(0.0, 1.0)
-}
-
-/// The narrowest and widest table key, in bits, when 64 bits are cut into `blocks` contiguous
-/// blocks (widths differing by at most one) and `k` of them are left out of the key.
-fn key_bits(blocks: usize, k: u32) -> (u32, u32) {
-    let blocks = blocks.clamp(1, BITS as usize);
-    let k = (k as usize).min(blocks);
-    let mut widths: Vec<usize> = (0..blocks)
-        .map(|i| (i + 1) * BITS as usize / blocks - i * BITS as usize / blocks)
-        .collect();
-    widths.sort_unstable();
-    let total = BITS as usize;
-    let widest_left_out: usize = widths.iter().rev().take(k).sum();
-    let narrowest_left_out: usize = widths.iter().take(k).sum();
-    ((total - widest_left_out) as u32, (total - narrowest_left_out) as u32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hamming_probability_is_the_binomial_cdf() {
-        // cos = 1: identical fingerprints. cos = -1: every bit differs.
-        assert_eq!(hamming_probability(1.0, 3), 1.0);
-        assert_eq!(hamming_probability(-1.0, 3), 0.0);
-        assert!((hamming_probability(-1.0, 64) - 1.0).abs() < 1e-12);
-        // θ = 1/2 (cos 0): P(distance ≤ 32) = 1/2 + C(64, 32)/2^65.
-        let c64_32 = 1_832_624_140_942_590_534f64;
-        let expect = 0.5 + c64_32 / 2f64.powi(65);
-        assert!((hamming_probability(0.0, 32) - expect).abs() < 1e-12);
-        // Monotone in the cosine and in k.
-        let mut last = 0.0;
-        for c in COSINE_GRID {
-            let p = hamming_probability(*c, 3);
-            assert!(p >= last);
-            assert!(hamming_probability(*c, 4) >= p);
-            last = p;
-        }
-    }
-
-    #[test]
-    fn key_widths() {
-        assert_eq!(key_bits(4, 3), (16, 16));
-        // 64 = 2·10 + 4·11: leaving out the 3 widest blocks leaves 31 bits, the 3 narrowest 33.
-        assert_eq!(key_bits(6, 3), (31, 33));
-        assert_eq!(key_bits(1, 0), (64, 64));
-    }
-
-    #[test]
-    fn crossing_finds_half() {
-        let f = |x: f64| x;
-        assert!((crossing(&f, 0.0, 1.0).unwrap() - 0.5).abs() < 1e-12);
-        assert_eq!(crossing(&|_| 0.1, 0.0, 1.0), None);
-        assert_eq!(crossing(&|_| 0.9, 0.0, 1.0), Some(0.0));
-    }
 }

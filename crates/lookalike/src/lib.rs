@@ -28,6 +28,7 @@ pub mod broder;
 pub mod candidates;
 pub mod cluster;
 pub mod collection;
+pub mod curve;
 pub mod document;
 pub mod engine;
 pub mod exact;
