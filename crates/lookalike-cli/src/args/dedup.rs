@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use lookalike::{Keep, Method, MinHashScheme, Segmentation, ShingleKind, Verify};
 
 use super::input::InputArgs;
@@ -59,13 +59,9 @@ pub struct DedupArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
-    /// Method (default minhash; mod-m with --measure containment). Syntactic family:
-    /// minhash (MinHash signatures, LSH banding), supershingles (groups of min-hashes hashed to
-    /// super-shingles, matched in pairs as mega-shingles), mod-m and min-s (shingle samples),
-    /// broder (Broder's sort-based collection algorithm, in bounded memory), simhash (64-bit
-    /// fingerprints, Hamming distance ≤ --max-distance); exact (exact copies only: same bytes or
-    /// same normalized text). Every method's candidates are checked as --verify says.
-    #[arg(long, short = 'm', value_enum)]
+    /// Method (default minhash; mod-m with --measure containment): every method, named from the
+    /// value enum by `method_help`.
+    #[arg(long, short = 'm', value_enum, help = method_help())]
     pub method: Option<Method>,
 
     #[command(flatten)]
@@ -137,4 +133,25 @@ pub struct DedupArgs {
     /// No summary and no progress on stderr (errors are still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// The help of `--method`: the names of all the methods clap accepts, so that it cannot go stale
+/// (each is described under "Possible values" in `--help`).
+fn method_help() -> String {
+    let names: Vec<String> = Method::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value)
+        .filter(|v| !v.is_hide_set())
+        .map(|v| v.get_name().to_owned())
+        .collect();
+    let list = match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!(
+        "Method (default minhash; mod-m with --measure containment), one of the {}: {list}. \
+         Every method's candidates are checked as --verify says",
+        names.len()
+    )
 }
