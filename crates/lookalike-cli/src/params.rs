@@ -7,12 +7,15 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use clap::ArgMatches;
 use clap::ValueEnum;
+use clap::parser::ValueSource;
 use lookalike::curve::{
     COSINE_GRID, around, chance_collisions, cosine_at_distance, crossing, hamming_probability,
     key_bits, similarity_grid,
 };
-use lookalike::simhash::{BITS, DEFAULT_MAX_DISTANCE, MAX_TABLES, TableConfig};
+use lookalike::engine::simhash_distance_for;
+use lookalike::simhash::{BITS, MAX_TABLES, TableConfig};
 use lookalike::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
 use lookalike::{ErrorWeights, LshParams};
 
@@ -22,72 +25,74 @@ use crate::args::{CurveMethod, ParamsArgs, SimHashArgs, SketchArgs, SuperShingle
 /// Largest `--super-hashes`: keeps the mega-shingle count and the exponents of the curve small.
 const MAX_SUPER_HASHES: usize = 1 << 16;
 
-impl SuperShingleArgs {
-    /// Whether any `--super-*` option was given.
-    pub fn given(&self) -> bool {
-        self.super_hashes.is_some() || self.super_groups.is_some() || self.super_mode.is_some()
+/// The super-shingle shape of the arguments, checked.
+fn supershingle_config(args: &SuperShingleArgs) -> Result<SuperShingleConfig> {
+    let SuperShingleConfig { minhashes, groups, mode, .. } = args.config();
+    if minhashes == 0 || minhashes > MAX_SUPER_HASHES {
+        return Err(UsageError(format!(
+            "--super-hashes {minhashes} must be between 1 and {MAX_SUPER_HASHES}"
+        ))
+        .into());
     }
+    if groups == 0 || groups > minhashes {
+        return Err(UsageError(format!(
+            "--super-groups {groups} must be between 1 and --super-hashes {minhashes}"
+        ))
+        .into());
+    }
+    let cfg = SuperShingleConfig { minhashes, groups, per_group: minhashes / groups, mode };
+    cfg.validate().map_err(|e| UsageError(format!("--super-groups {groups}: {e}")))?;
+    Ok(cfg)
+}
 
-    /// The configuration, defaults filled in (84 values, 6 groups, pairs), checked.
-    pub fn config(&self) -> Result<SuperShingleConfig> {
-        let default = SuperShingleConfig::default();
-        let minhashes = self.super_hashes.unwrap_or(default.minhashes);
-        let groups = self.super_groups.unwrap_or(default.groups);
-        let mode = self.super_mode.unwrap_or(default.mode);
-        if minhashes == 0 || minhashes > MAX_SUPER_HASHES {
-            return Err(UsageError(format!(
-                "--super-hashes {minhashes} must be between 1 and {MAX_SUPER_HASHES}"
-            ))
-            .into());
+/// The Hamming distance k of the arguments (`auto`: the one expected at `threshold`), checked
+/// (0 ≤ k < 64).
+fn simhash_distance(args: &SimHashArgs, threshold: f64) -> Result<u32> {
+    let k = match args.max_distance.0 {
+        Some(k) => k,
+        None => {
+            check_threshold(threshold)?;
+            simhash_distance_for(threshold)
         }
-        if groups == 0 || groups > minhashes {
-            return Err(UsageError(format!(
-                "--super-groups {groups} must be between 1 and --super-hashes {minhashes}"
-            ))
-            .into());
-        }
-        let cfg = SuperShingleConfig { minhashes, groups, per_group: minhashes / groups, mode };
-        cfg.validate().map_err(|e| UsageError(format!("--super-groups {groups}: {e}")))?;
-        Ok(cfg)
+    };
+    if k >= BITS {
+        return Err(UsageError(format!(
+            "--max-distance {k} must be less than the {BITS} bits of a fingerprint"
+        ))
+        .into());
+    }
+    Ok(k)
+}
+
+/// The table layout for distance `k`: the given blocks, the best for `docs` documents, or
+/// Manku's minimal k + 1 blocks.
+fn simhash_tables(
+    args: &SimHashArgs,
+    k: u32,
+    docs: Option<usize>,
+) -> Result<(TableConfig, Layout)> {
+    let (cfg, layout) = match (args.simhash_blocks, docs) {
+        (Some(b), _) => (TableConfig::new(b, k), Layout::Given),
+        (None, Some(n)) => (TableConfig::for_collection(k, n), Layout::Collection(n)),
+        (None, None) => (TableConfig::for_distance(k), Layout::Minimal),
+    };
+    match cfg {
+        Some(cfg) => Ok((cfg, layout)),
+        None => Err(UsageError(format!(
+            "no table layout for distance {k}{}: blocks must be between k + 1 and {BITS}, \
+             with at most {MAX_TABLES} tables C(blocks, k)",
+            args.simhash_blocks.map(|b| format!(" with {b} blocks")).unwrap_or_default()
+        ))
+        .into()),
     }
 }
 
-impl SimHashArgs {
-    /// Whether `--max-distance` or `--simhash-blocks` was given.
-    pub fn given(&self) -> bool {
-        self.max_distance.is_some() || self.simhash_blocks.is_some()
+/// `--threshold` in (0, 1].
+fn check_threshold(t: f64) -> Result<()> {
+    if !(t > 0.0 && t <= 1.0) {
+        return Err(UsageError(format!("--threshold {t} is not in (0, 1]")).into());
     }
-
-    /// The Hamming distance k, checked (0 ≤ k < 64).
-    pub fn distance(&self) -> Result<u32> {
-        let k = self.max_distance.unwrap_or(DEFAULT_MAX_DISTANCE);
-        if k >= BITS {
-            return Err(UsageError(format!(
-                "--max-distance {k} must be less than the {BITS} bits of a fingerprint"
-            ))
-            .into());
-        }
-        Ok(k)
-    }
-
-    /// The table layout for distance `k`: the given blocks, the best for `docs` documents, or
-    /// Manku's minimal k + 1 blocks.
-    pub fn tables(&self, k: u32, docs: Option<usize>) -> Result<(TableConfig, Layout)> {
-        let (cfg, layout) = match (self.simhash_blocks, docs) {
-            (Some(b), _) => (TableConfig::new(b, k), Layout::Given),
-            (None, Some(n)) => (TableConfig::for_collection(k, n), Layout::Collection(n)),
-            (None, None) => (TableConfig::for_distance(k), Layout::Minimal),
-        };
-        match cfg {
-            Some(cfg) => Ok((cfg, layout)),
-            None => Err(UsageError(format!(
-                "no table layout for distance {k}{}: blocks must be between k + 1 and {BITS}, \
-                 with at most {MAX_TABLES} tables C(blocks, k)",
-                self.simhash_blocks.map(|b| format!(" with {b} blocks")).unwrap_or_default()
-            ))
-            .into()),
-        }
-    }
+    Ok(())
 }
 
 /// Where a SimHash table layout came from.
@@ -130,19 +135,25 @@ pub fn weights(args: &SketchArgs) -> ErrorWeights {
 }
 
 /// Runs `lookalike params`: prints the curve of the chosen method (stdout), as a table or JSON.
-pub fn run(args: &ParamsArgs) -> Result<ExitCode> {
+/// `matches` are those of the `params` subcommand: they tell which options were given.
+pub fn run(args: &ParamsArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let curve = &args.curve;
+    let given = |ids: &[&str]| {
+        ids.iter().any(|id| matches.value_source(id) == Some(ValueSource::CommandLine))
+    };
+    let supers_given = given(&["super_hashes", "super_groups", "super_mode"]);
+    let simhash_given = given(&["max_distance", "simhash_blocks"]);
     // Options of another method would be silently ignored: say so instead.
     let misplaced = match curve.method {
-        CurveMethod::Minhash if curve.supers.given() => Some("the --super-* options"),
-        CurveMethod::Minhash | CurveMethod::Supershingles if curve.simhash.given() => {
+        CurveMethod::Minhash if supers_given => Some("the --super-* options"),
+        CurveMethod::Minhash | CurveMethod::Supershingles if simhash_given => {
             Some("--max-distance and --simhash-blocks")
         }
         CurveMethod::Minhash | CurveMethod::Supershingles if curve.docs.is_some() => Some("--docs"),
         CurveMethod::Supershingles | CurveMethod::Simhash if args.sketch.bands.is_some() => {
             Some("--bands and --rows")
         }
-        CurveMethod::Simhash if curve.supers.given() => Some("the --super-* options"),
+        CurveMethod::Simhash if supers_given => Some("the --super-* options"),
         _ => None,
     };
     if let Some(opts) = misplaced {
@@ -220,11 +231,9 @@ fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
 }
 
 fn run_supershingles(args: &ParamsArgs) -> Result<ExitCode> {
-    let cfg = args.curve.supers.config()?;
+    let cfg = supershingle_config(&args.curve.supers)?;
     let t = args.sketch.threshold;
-    if !(t > 0.0 && t <= 1.0) {
-        return Err(UsageError(format!("--threshold {t} is not in (0, 1]")).into());
-    }
+    check_threshold(t)?;
     let prob = |s: f64| match_probability(s, &cfg);
     // One super-shingle matches when all its values do.
     let one = |s: f64| s.powi(cfg.per_group as i32);
@@ -303,8 +312,8 @@ fn run_supershingles(args: &ParamsArgs) -> Result<ExitCode> {
 }
 
 fn run_simhash(args: &ParamsArgs) -> Result<ExitCode> {
-    let k = args.curve.simhash.distance()?;
-    let (tables, layout) = args.curve.simhash.tables(k, args.curve.docs)?;
+    let k = simhash_distance(&args.curve.simhash, args.sketch.threshold)?;
+    let (tables, layout) = simhash_tables(&args.curve.simhash, k, args.curve.docs)?;
     let (key_min, key_max) = key_bits(tables.blocks(), k);
     let prob = |c: f64| hamming_probability(c, k);
     let half = crossing(prob, -1.0, 1.0);

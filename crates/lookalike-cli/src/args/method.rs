@@ -58,23 +58,10 @@ pub struct MethodArgs {
     /// (boilerplate) emit no pairs; they are counted in the summary.
     #[arg(long, value_name = "L", default_value_t = lookalike::broder::DEFAULT_MAX_DOCS_PER_SHINGLE)]
     pub max_docs_per_shingle: usize,
-    /// Super-shingles: number of min-hash values per document (Fetterly et al.: 84).
-    #[arg(long, value_name = "N", default_value_t = SuperShingleConfig::default().minhashes)]
-    pub super_hashes: usize,
-    /// Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes
-    /// N / groups consecutive min-hash values).
-    #[arg(long, value_name = "G", default_value_t = SuperShingleConfig::default().groups)]
-    pub super_groups: usize,
-    /// Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the
-    /// mega-shingles) or single (1 agreeing super-shingle is enough).
-    #[arg(long, value_enum, default_value = "pairs", value_name = "MODE")]
-    pub super_mode: SuperShingleMode,
-    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
-    /// (Manku et al.: 3, near-identical pages, Jaccard ≈ 0.97), or `auto`: the distance expected
-    /// at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 at 0.8). Pairs get two more
-    /// columns: the distance and the cosine estimate cos(π·h/64).
-    #[arg(long, value_name = "K|auto", default_value = "3", value_parser = parse_distance)]
-    pub max_distance: Distance,
+    #[command(flatten)]
+    pub supers: SuperShingleArgs,
+    #[command(flatten)]
+    pub simhash: SimHashArgs,
     /// SimHash feature weights: none (1 per distinct feature), tf (occurrences) or tfidf
     /// (occurrences × log(N/df), document frequencies from the input collection itself).
     #[arg(long, value_enum, default_value = "tf")]
@@ -84,10 +71,6 @@ pub struct MethodArgs {
     /// alike: on the benchmark corpus precision fell to 0.08).
     #[arg(long, value_name = "FEATURES", value_parser = parse_features)]
     pub features: Option<SimFeatures>,
-    /// SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables;
-    /// default: chosen from K and the number of documents).
-    #[arg(long, value_name = "B")]
-    pub simhash_blocks: Option<usize>,
 
     /// Lexical methods (i-match, i-match-rand, tf-ridf): sign with the collection statistics
     /// saved by `lookalike lexicon build` instead of those of the input itself, so that a new
@@ -148,21 +131,16 @@ pub struct MethodArgs {
 impl MethodArgs {
     /// The super-shingle shape: `super_hashes / super_groups` values per group.
     pub fn supershingles(&self) -> SuperShingleConfig {
-        SuperShingleConfig {
-            minhashes: self.super_hashes,
-            groups: self.super_groups,
-            per_group: self.super_hashes.checked_div(self.super_groups).unwrap_or(0),
-            mode: self.super_mode,
-        }
+        self.supers.config()
     }
 
     /// The SimHash settings.
     pub fn simhash(&self) -> SimHashConfig {
         SimHashConfig {
-            max_distance: self.max_distance.0,
+            max_distance: self.simhash.max_distance.0,
             weights: self.weights,
             features: self.features,
-            blocks: self.simhash_blocks,
+            blocks: self.simhash.simhash_blocks,
         }
     }
 }
@@ -196,6 +174,50 @@ impl MethodArgs {
             lexicon: None,
         }
     }
+}
+
+/// The shape of super-shingles (`--super-*`): options of `dedup` and `params`.
+#[derive(Debug, Clone, Args)]
+pub struct SuperShingleArgs {
+    /// Super-shingles: number of min-hash values per document (Fetterly et al.: 84).
+    #[arg(long, value_name = "N", default_value_t = SuperShingleConfig::default().minhashes)]
+    pub super_hashes: usize,
+    /// Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes
+    /// N / groups consecutive min-hash values).
+    #[arg(long, value_name = "G", default_value_t = SuperShingleConfig::default().groups)]
+    pub super_groups: usize,
+    /// Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the
+    /// mega-shingles) or single (1 agreeing super-shingle is enough).
+    #[arg(long, value_enum, default_value = "pairs", value_name = "MODE")]
+    pub super_mode: SuperShingleMode,
+}
+
+impl SuperShingleArgs {
+    /// The super-shingle shape: `super_hashes / super_groups` values per group (not checked: the
+    /// engine and `params` check it).
+    pub fn config(&self) -> SuperShingleConfig {
+        SuperShingleConfig {
+            minhashes: self.super_hashes,
+            groups: self.super_groups,
+            per_group: self.super_hashes.checked_div(self.super_groups).unwrap_or(0),
+            mode: self.super_mode,
+        }
+    }
+}
+
+/// The Hamming distance of SimHash and the layout of its tables: options of `dedup` and
+/// `params`.
+#[derive(Debug, Clone, Args)]
+pub struct SimHashArgs {
+    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
+    /// (Manku et al.: 3, near-identical pages, Jaccard ≈ 0.97), or `auto`: the distance expected
+    /// at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 at 0.8).
+    #[arg(long, value_name = "K|auto", default_value = "3", value_parser = parse_distance)]
+    pub max_distance: Distance,
+    /// SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables;
+    /// default: chosen from K and the number of documents).
+    #[arg(long, value_name = "B")]
+    pub simhash_blocks: Option<usize>,
 }
 
 /// `--max-distance`: a Hamming distance, or `None` for `auto` (chosen from the threshold).

@@ -19,8 +19,8 @@ pub use dedup::DedupArgs;
 pub use eval::{EvalArgs, EvalCommand, PoolArgs};
 pub use extract::ExtractArgs;
 pub use lexicon::{BuildArgs, LexiconArgs, LexiconCommand};
-pub use method::SketchArgs;
-pub use params::{CurveMethod, ParamsArgs, SimHashArgs, SuperShingleArgs};
+pub use method::{SimHashArgs, SketchArgs, SuperShingleArgs};
+pub use params::{CurveMethod, ParamsArgs};
 
 use compare::COMPARE_EXAMPLES;
 use dedup::DEDUP_EXAMPLES;

@@ -1,9 +1,8 @@
 //! The arguments of `lookalike params`.
 
 use clap::{Args, ValueEnum};
-use lookalike::supershingles::SuperShingleMode;
 
-use super::method::SketchArgs;
+use super::method::{SimHashArgs, SketchArgs, SuperShingleArgs};
 
 /// The `--help` examples of `lookalike params`.
 pub const PARAMS_EXAMPLES: &str = "\
@@ -54,37 +53,8 @@ pub struct CurveArgs {
     /// (default: Manku's minimal layout of k + 1 blocks).
     #[arg(long, value_name = "N")]
     pub docs: Option<usize>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Super-shingles (--method supershingles)")]
     pub supers: SuperShingleArgs,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "SimHash (--method simhash)")]
     pub simhash: SimHashArgs,
-}
-
-/// The shape of super-shingles (`--super-*`).
-#[derive(Debug, Args, Clone, Default)]
-#[command(next_help_heading = "Super-shingles (--method supershingles)")]
-pub struct SuperShingleArgs {
-    /// Min-hash values per document that are cut into super-shingles [default: 84].
-    #[arg(long, value_name = "N")]
-    pub super_hashes: Option<usize>,
-    /// Super-shingles per document, each hashing super-hashes / super-groups consecutive values
-    /// (the rest unused) [default: 6].
-    #[arg(long, value_name = "G")]
-    pub super_groups: Option<usize>,
-    /// Which keys make two documents candidates [default: pairs].
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub super_mode: Option<SuperShingleMode>,
-}
-
-/// The Hamming distance and table layout of SimHash (`--max-distance`, `--simhash-blocks`).
-#[derive(Debug, Args, Clone, Default)]
-#[command(next_help_heading = "SimHash (--method simhash)")]
-pub struct SimHashArgs {
-    /// Largest Hamming distance k between 64-bit fingerprints of near-duplicates [default: 3].
-    #[arg(long, value_name = "K")]
-    pub max_distance: Option<u32>,
-    /// Blocks the 64 bits are cut into, one table per choice of k blocks left out of the key
-    /// (C(blocks, k) tables) [default: chosen from k, and from --docs when given].
-    #[arg(long, value_name = "B")]
-    pub simhash_blocks: Option<usize>,
 }
