@@ -15,7 +15,7 @@ use crate::summary::Summary;
 
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    crate::args::set_threads(args.threads)?;
+    crate::setup::set_threads(args.threads)?;
     let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report, &args.stats]
         .iter()
         .filter(|t| t.as_deref() == Some("-"))
@@ -28,7 +28,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     }
     let dedup = Dedup::new(DedupConfig::try_from(&args)?)?;
 
-    let expanded = crate::args::expand_nonempty(&args.inputs)?;
+    let expanded = crate::setup::expand_nonempty(&args.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.
     let mut sinks = Outputs {
         pairs: args.pairs.as_deref().map(Sink::open).transpose()?,

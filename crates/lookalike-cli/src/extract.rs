@@ -4,40 +4,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::Args;
 use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord};
 
 use crate::UsageError;
-use crate::args::InputArgs;
+use crate::args::ExtractArgs;
 use crate::output::Sink;
-
-pub const EXTRACT_EXAMPLES: &str = "\
-Examples:
-  # The main content of a saved page, as dedup compares it
-  lookalike extract page.html
-
-  # Every response of a crawl file, one JSON line each (id, title, lang, charset, text)
-  lookalike extract crawl.warc.gz --jsonl > pages.jsonl
-
-  # All visible text instead of the main content
-  lookalike extract page.html --extract text";
-
-/// `lookalike extract`.
-#[derive(Debug, Args)]
-pub struct ExtractArgs {
-    /// Files, directories, glob patterns, or - for standard input (as for `dedup`).
-    #[arg(required = true, value_name = "INPUT")]
-    pub inputs: Vec<String>,
-    /// One JSON line per document: id, title, lang, charset, extraction, text (skipped records
-    /// too, with their reason).
-    #[arg(long)]
-    pub jsonl: bool,
-    #[command(flatten)]
-    pub input: InputArgs,
-    /// Write to FILE instead of stdout.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<String>,
-}
 
 /// Skips of WARC records that are not responses (requests, metadata, warcinfo): expected, so not
 /// printed one by one in text mode (they are counted).

@@ -8,14 +8,14 @@ mod dedup;
 mod eval;
 mod extract;
 mod lexicon;
-mod method_args;
 mod output;
 mod params;
+mod setup;
 mod summary;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command};
 
@@ -32,8 +32,14 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    // Parsed in two steps (what `Cli::try_parse` does) to keep the matches: `params` asks them
+    // which options were given.
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)))
+        .map_err(|e| e.format(&mut Cli::command()));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             // Help and version go to stdout with success; real parse errors exit with 2.
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -43,7 +49,10 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Dedup(args) => dedup::run(*args),
-        Command::Params(args) => params::run(&args),
+        Command::Params(args) => match matches.subcommand_matches("params") {
+            Some(m) => params::run(&args, m),
+            None => Err(anyhow::anyhow!("the arguments of params were parsed, not their matches")),
+        },
         Command::Extract(args) => extract::run(&args),
         Command::Lexicon(args) => lexicon::run(&args),
         Command::Eval(args) => eval::run(*args),

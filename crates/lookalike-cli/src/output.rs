@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -314,11 +313,56 @@ impl PayloadStore {
             }
             let (lo, hi) = (self.offsets[i], self.offsets[i + 1]);
             buf.resize((hi - lo) as usize, 0);
-            file.read_exact_at(&mut buf, lo)?;
+            read_exact_at(file, &mut buf, lo)?;
             out.write_all(&buf)?;
             out.write_all(b"\n")?;
             kept += 1;
         }
         Ok(kept)
+    }
+}
+
+/// Reads exactly `buf.len()` bytes of `file` at `offset` (a positioned read: the file's cursor is
+/// not used).
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Reads exactly `buf.len()` bytes of `file` at `offset`.
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    seek_read_exact_at(file, buf, offset)
+}
+
+/// [`read_exact_at`] without positioned reads: a seek, then a read. It moves the file's cursor,
+/// which is harmless where it is used: [`PayloadStore::write_kept`] has the file to itself
+/// (`&mut self`) and sets the position before every read.
+#[cfg_attr(unix, allow(dead_code))]
+fn seek_read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positioned_reads_agree_with_seek_and_read() -> Result<()> {
+        let mut file = tempfile::tempfile()?;
+        file.write_all(b"0123456789abcdef")?;
+        for (offset, len) in [(0, 4), (10, 6), (3, 0), (15, 1), (2, 9)] {
+            let (mut a, mut b) = (vec![0; len], vec![0; len]);
+            read_exact_at(&file, &mut a, offset)?;
+            seek_read_exact_at(&file, &mut b, offset)?;
+            assert_eq!(a, b);
+            assert_eq!(a, &b"0123456789abcdef"[offset as usize..offset as usize + len]);
+        }
+        let mut past_the_end = [0; 4];
+        assert!(read_exact_at(&file, &mut past_the_end, 14).is_err());
+        assert!(seek_read_exact_at(&file, &mut past_the_end, 14).is_err());
+        Ok(())
     }
 }

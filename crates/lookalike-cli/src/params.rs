@@ -7,156 +7,93 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::ArgMatches;
+use clap::ValueEnum;
+use clap::parser::ValueSource;
 use lookalike::candidates::hamming::TableConfig;
-use lookalike::sketch::simhash::{BITS, DEFAULT_MAX_DISTANCE, MAX_TABLES};
+use lookalike::curve::{
+    COSINE_GRID, around, chance_collisions, cosine_at_distance, crossing, hamming_probability,
+    key_bits, similarity_grid,
+};
+use lookalike::sketch::simhash::distance_for_jaccard;
+use lookalike::sketch::simhash::{BITS, MAX_TABLES};
 use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
 use lookalike::{ErrorWeights, LshParams};
 
 use crate::UsageError;
-use crate::args::{ParamsArgs, SketchArgs};
-
-/// The `--help` examples of `lookalike params`.
-pub const PARAMS_EXAMPLES: &str = "\
-Examples:
-  # MinHash: the LSH bands and rows for a threshold, and their S-curve
-  lookalike params --threshold 0.8 --num-perm 128
-
-  # Super-shingles: 84 min-hashes in 6 groups of 14, candidates sharing 2 of 6 (mega-shingles)
-  lookalike params --method supershingles --super-hashes 84 --super-groups 6 --super-mode pairs
-
-  # SimHash: the permuted tables for Hamming distance 3, laid out for 10 million documents
-  lookalike params --method simhash --max-distance 3 --docs 10000000
-
-The curves are exact for independent coordinates (MinHash values, super-shingle groups) and for
-random-hyperplane SimHash; real hashes come close. --json prints the same figures as JSON.";
+use crate::args::{CurveMethod, ParamsArgs, SimHashArgs, SketchArgs, SuperShingleArgs};
 
 /// Largest `--super-hashes`: keeps the mega-shingle count and the exponents of the curve small.
 const MAX_SUPER_HASHES: usize = 1 << 16;
 
-/// Which candidate curve `params` shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum CurveMethod {
-    /// MinHash signatures grouped by LSH bands.
-    #[default]
-    Minhash,
-    /// Super-shingles (or mega-shingles: pairs of them) from MinHash signatures.
-    Supershingles,
-    /// 64-bit SimHash fingerprints within a Hamming distance, found by permuted tables.
-    Simhash,
-}
-
-/// Options of `params` that pick the method and its shape (besides the MinHash ones).
-#[derive(Debug, Args, Clone)]
-pub struct CurveArgs {
-    /// Method whose candidate curve is shown.
-    #[arg(long, short = 'm', value_enum, default_value = "minhash")]
-    pub method: CurveMethod,
-    /// Collection size: with --method simhash, the table layout is chosen for N documents
-    /// (default: Manku's minimal layout of k + 1 blocks).
-    #[arg(long, value_name = "N")]
-    pub docs: Option<usize>,
-    #[command(flatten)]
-    pub supers: SuperShingleArgs,
-    #[command(flatten)]
-    pub simhash: SimHashArgs,
-}
-
-/// The shape of super-shingles (`--super-*`).
-#[derive(Debug, Args, Clone, Default)]
-#[command(next_help_heading = "Super-shingles (--method supershingles)")]
-pub struct SuperShingleArgs {
-    /// Min-hash values per document that are cut into super-shingles [default: 84].
-    #[arg(long, value_name = "N")]
-    pub super_hashes: Option<usize>,
-    /// Super-shingles per document, each hashing super-hashes / super-groups consecutive values
-    /// (the rest unused) [default: 6].
-    #[arg(long, value_name = "G")]
-    pub super_groups: Option<usize>,
-    /// Which keys make two documents candidates [default: pairs].
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub super_mode: Option<SuperShingleMode>,
-}
-
-impl SuperShingleArgs {
-    /// Whether any `--super-*` option was given.
-    pub fn given(&self) -> bool {
-        self.super_hashes.is_some() || self.super_groups.is_some() || self.super_mode.is_some()
+/// The super-shingle shape of the arguments, checked.
+fn supershingle_config(args: &SuperShingleArgs) -> Result<SuperShingleConfig> {
+    let SuperShingleConfig { minhashes, groups, mode, .. } = args.config();
+    if minhashes == 0 || minhashes > MAX_SUPER_HASHES {
+        return Err(UsageError(format!(
+            "--super-hashes {minhashes} must be between 1 and {MAX_SUPER_HASHES}"
+        ))
+        .into());
     }
+    if groups == 0 || groups > minhashes {
+        return Err(UsageError(format!(
+            "--super-groups {groups} must be between 1 and --super-hashes {minhashes}"
+        ))
+        .into());
+    }
+    let cfg = SuperShingleConfig { minhashes, groups, per_group: minhashes / groups, mode };
+    cfg.validate().map_err(|e| UsageError(format!("--super-groups {groups}: {e}")))?;
+    Ok(cfg)
+}
 
-    /// The configuration, defaults filled in (84 values, 6 groups, pairs), checked.
-    pub fn config(&self) -> Result<SuperShingleConfig> {
-        let default = SuperShingleConfig::default();
-        let minhashes = self.super_hashes.unwrap_or(default.minhashes);
-        let groups = self.super_groups.unwrap_or(default.groups);
-        let mode = self.super_mode.unwrap_or(default.mode);
-        if minhashes == 0 || minhashes > MAX_SUPER_HASHES {
-            return Err(UsageError(format!(
-                "--super-hashes {minhashes} must be between 1 and {MAX_SUPER_HASHES}"
-            ))
-            .into());
+/// The Hamming distance k of the arguments (`auto`: the one expected at `threshold`), checked
+/// (0 ≤ k < 64).
+fn simhash_distance(args: &SimHashArgs, threshold: f64) -> Result<u32> {
+    let k = match args.max_distance.0 {
+        Some(k) => k,
+        None => {
+            check_threshold(threshold)?;
+            distance_for_jaccard(threshold)
         }
-        if groups == 0 || groups > minhashes {
-            return Err(UsageError(format!(
-                "--super-groups {groups} must be between 1 and --super-hashes {minhashes}"
-            ))
-            .into());
-        }
-        let cfg = SuperShingleConfig { minhashes, groups, per_group: minhashes / groups, mode };
-        cfg.validate().map_err(|e| UsageError(format!("--super-groups {groups}: {e}")))?;
-        Ok(cfg)
+    };
+    if k >= BITS {
+        return Err(UsageError(format!(
+            "--max-distance {k} must be less than the {BITS} bits of a fingerprint"
+        ))
+        .into());
+    }
+    Ok(k)
+}
+
+/// The table layout for distance `k`: the given blocks, the best for `docs` documents, or
+/// Manku's minimal k + 1 blocks.
+fn simhash_tables(
+    args: &SimHashArgs,
+    k: u32,
+    docs: Option<usize>,
+) -> Result<(TableConfig, Layout)> {
+    let (cfg, layout) = match (args.simhash_blocks, docs) {
+        (Some(b), _) => (TableConfig::new(b, k), Layout::Given),
+        (None, Some(n)) => (TableConfig::for_collection(k, n), Layout::Collection(n)),
+        (None, None) => (TableConfig::for_distance(k), Layout::Minimal),
+    };
+    match cfg {
+        Some(cfg) => Ok((cfg, layout)),
+        None => Err(UsageError(format!(
+            "no table layout for distance {k}{}: blocks must be between k + 1 and {BITS}, \
+             with at most {MAX_TABLES} tables C(blocks, k)",
+            args.simhash_blocks.map(|b| format!(" with {b} blocks")).unwrap_or_default()
+        ))
+        .into()),
     }
 }
 
-/// The Hamming distance and table layout of SimHash (`--max-distance`, `--simhash-blocks`).
-#[derive(Debug, Args, Clone, Default)]
-#[command(next_help_heading = "SimHash (--method simhash)")]
-pub struct SimHashArgs {
-    /// Largest Hamming distance k between 64-bit fingerprints of near-duplicates [default: 3].
-    #[arg(long, value_name = "K")]
-    pub max_distance: Option<u32>,
-    /// Blocks the 64 bits are cut into, one table per choice of k blocks left out of the key
-    /// (C(blocks, k) tables) [default: chosen from k, and from --docs when given].
-    #[arg(long, value_name = "B")]
-    pub simhash_blocks: Option<usize>,
-}
-
-impl SimHashArgs {
-    /// Whether `--max-distance` or `--simhash-blocks` was given.
-    pub fn given(&self) -> bool {
-        self.max_distance.is_some() || self.simhash_blocks.is_some()
+/// `--threshold` in (0, 1].
+fn check_threshold(t: f64) -> Result<()> {
+    if !(t > 0.0 && t <= 1.0) {
+        return Err(UsageError(format!("--threshold {t} is not in (0, 1]")).into());
     }
-
-    /// The Hamming distance k, checked (0 ≤ k < 64).
-    pub fn distance(&self) -> Result<u32> {
-        let k = self.max_distance.unwrap_or(DEFAULT_MAX_DISTANCE);
-        if k >= BITS {
-            return Err(UsageError(format!(
-                "--max-distance {k} must be less than the {BITS} bits of a fingerprint"
-            ))
-            .into());
-        }
-        Ok(k)
-    }
-
-    /// The table layout for distance `k`: the given blocks, the best for `docs` documents, or
-    /// Manku's minimal k + 1 blocks.
-    pub fn tables(&self, k: u32, docs: Option<usize>) -> Result<(TableConfig, Layout)> {
-        let (cfg, layout) = match (self.simhash_blocks, docs) {
-            (Some(b), _) => (TableConfig::new(b, k), Layout::Given),
-            (None, Some(n)) => (TableConfig::for_collection(k, n), Layout::Collection(n)),
-            (None, None) => (TableConfig::for_distance(k), Layout::Minimal),
-        };
-        match cfg {
-            Some(cfg) => Ok((cfg, layout)),
-            None => Err(UsageError(format!(
-                "no table layout for distance {k}{}: blocks must be between k + 1 and {BITS}, \
-                 with at most {MAX_TABLES} tables C(blocks, k)",
-                self.simhash_blocks.map(|b| format!(" with {b} blocks")).unwrap_or_default()
-            ))
-            .into()),
-        }
-    }
+    Ok(())
 }
 
 /// Where a SimHash table layout came from.
@@ -199,19 +136,25 @@ pub fn weights(args: &SketchArgs) -> ErrorWeights {
 }
 
 /// Runs `lookalike params`: prints the curve of the chosen method (stdout), as a table or JSON.
-pub fn run(args: &ParamsArgs) -> Result<ExitCode> {
+/// `matches` are those of the `params` subcommand: they tell which options were given.
+pub fn run(args: &ParamsArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let curve = &args.curve;
+    let given = |ids: &[&str]| {
+        ids.iter().any(|id| matches.value_source(id) == Some(ValueSource::CommandLine))
+    };
+    let supers_given = given(&["super_hashes", "super_groups", "super_mode"]);
+    let simhash_given = given(&["max_distance", "simhash_blocks"]);
     // Options of another method would be silently ignored: say so instead.
     let misplaced = match curve.method {
-        CurveMethod::Minhash if curve.supers.given() => Some("the --super-* options"),
-        CurveMethod::Minhash | CurveMethod::Supershingles if curve.simhash.given() => {
+        CurveMethod::Minhash if supers_given => Some("the --super-* options"),
+        CurveMethod::Minhash | CurveMethod::Supershingles if simhash_given => {
             Some("--max-distance and --simhash-blocks")
         }
         CurveMethod::Minhash | CurveMethod::Supershingles if curve.docs.is_some() => Some("--docs"),
         CurveMethod::Supershingles | CurveMethod::Simhash if args.sketch.bands.is_some() => {
             Some("--bands and --rows")
         }
-        CurveMethod::Simhash if curve.supers.given() => Some("the --super-* options"),
+        CurveMethod::Simhash if supers_given => Some("the --super-* options"),
         _ => None,
     };
     if let Some(opts) = misplaced {
@@ -289,11 +232,9 @@ fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
 }
 
 fn run_supershingles(args: &ParamsArgs) -> Result<ExitCode> {
-    let cfg = args.curve.supers.config()?;
+    let cfg = supershingle_config(&args.curve.supers)?;
     let t = args.sketch.threshold;
-    if !(t > 0.0 && t <= 1.0) {
-        return Err(UsageError(format!("--threshold {t} is not in (0, 1]")).into());
-    }
+    check_threshold(t)?;
     let prob = |s: f64| match_probability(s, &cfg);
     // One super-shingle matches when all its values do.
     let one = |s: f64| s.powi(cfg.per_group as i32);
@@ -307,7 +248,7 @@ fn run_supershingles(args: &ParamsArgs) -> Result<ExitCode> {
         SuperShingleMode::Pairs => ("pairs", 2),
         SuperShingleMode::Single => ("single", 1),
     };
-    let half = crossing(&prob, 0.0, 1.0);
+    let half = crossing(prob, 0.0, 1.0);
     let curve: Vec<(f64, f64, f64)> = similarity_grid().map(|s| (s, prob(s), one(s))).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -372,19 +313,14 @@ fn run_supershingles(args: &ParamsArgs) -> Result<ExitCode> {
 }
 
 fn run_simhash(args: &ParamsArgs) -> Result<ExitCode> {
-    let k = args.curve.simhash.distance()?;
-    let (tables, layout) = args.curve.simhash.tables(k, args.curve.docs)?;
+    let k = simhash_distance(&args.curve.simhash, args.sketch.threshold)?;
+    let (tables, layout) = simhash_tables(&args.curve.simhash, k, args.curve.docs)?;
     let (key_min, key_max) = key_bits(tables.blocks(), k);
     let prob = |c: f64| hamming_probability(c, k);
-    let half = crossing(&prob, -1.0, 1.0);
-    let expected_at = (std::f64::consts::PI * f64::from(k) / f64::from(BITS)).cos();
+    let half = crossing(prob, -1.0, 1.0);
+    let expected_at = cosine_at_distance(k);
     let curve: Vec<(f64, f64)> = COSINE_GRID.iter().map(|&c| (c, prob(c))).collect();
-    // Pairs of unrelated fingerprints that share a key by chance, per table: n²/2 pairs, each
-    // agreeing on a key of b bits with probability 2^-b (the narrowest key counts).
-    let chance = args.curve.docs.map(|n| {
-        let n = n as f64;
-        n * n / 2.0 * 2f64.powi(-(key_min as i32))
-    });
+    let chance = args.curve.docs.map(|n| chance_collisions(n, key_min));
     let mut out = std::io::stdout().lock();
     if args.json {
         let json = serde_json::json!({
@@ -451,116 +387,6 @@ fn run_simhash(args: &ParamsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The similarity grid of the MinHash and super-shingle curves: 0, 0.05, …, 1.
-fn similarity_grid() -> impl Iterator<Item = f64> {
-    (0..=20).map(|i| i as f64 / 20.0)
-}
-
-/// Cosine similarities of the SimHash curve: coarse far from 1, fine near it, where the curves
-/// of small distances rise.
-const COSINE_GRID: &[f64] = &[
-    0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.985,
-    0.99, 0.995, 0.998, 1.0,
-];
-
-/// The similarities around a threshold whose probabilities are printed.
-fn around(t: f64) -> impl Iterator<Item = f64> {
-    [t - 0.1, t - 0.05, t, t + 0.05, t + 0.1].into_iter().filter(|s| (0.0..=1.0).contains(s))
-}
-
 fn bar(p: f64) -> String {
     "#".repeat((p.clamp(0.0, 1.0) * 40.0).round() as usize)
-}
-
-/// Where an increasing curve `f` on [lo, hi] crosses 0.5 (bisection); `None` when it stays below.
-fn crossing(f: &impl Fn(f64) -> f64, lo: f64, hi: f64) -> Option<f64> {
-    if f(hi) < 0.5 {
-        return None;
-    }
-    if f(lo) >= 0.5 {
-        return Some(lo);
-    }
-    let (mut lo, mut hi) = (lo, hi);
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid) < 0.5 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(0.5 * (lo + hi))
-}
-
-/// P(Hamming distance ≤ k) between the 64-bit SimHash fingerprints of two vectors of cosine
-/// similarity `cos`: each bit differs independently with probability θ = arccos(cos)/π (exact for
-/// random hyperplanes, Charikar 2002), so the distance is Binomial(64, θ).
-pub fn hamming_probability(cos: f64, k: u32) -> f64 {
-    let theta = cos.clamp(-1.0, 1.0).acos() / std::f64::consts::PI;
-    let n = BITS as i32;
-    let mut binom = 1.0f64; // C(64, h)
-    let mut sum = 0.0;
-    for h in 0..=k.min(BITS) as i32 {
-        if h > 0 {
-            binom = binom * f64::from(n - h + 1) / f64::from(h);
-        }
-        sum += binom * theta.powi(h) * (1.0 - theta).powi(n - h);
-    }
-    sum.clamp(0.0, 1.0)
-}
-
-/// The narrowest and widest table key, in bits, when 64 bits are cut into `blocks` contiguous
-/// blocks (widths differing by at most one) and `k` of them are left out of the key.
-fn key_bits(blocks: usize, k: u32) -> (u32, u32) {
-    let blocks = blocks.clamp(1, BITS as usize);
-    let k = (k as usize).min(blocks);
-    let mut widths: Vec<usize> = (0..blocks)
-        .map(|i| (i + 1) * BITS as usize / blocks - i * BITS as usize / blocks)
-        .collect();
-    widths.sort_unstable();
-    let total = BITS as usize;
-    let widest_left_out: usize = widths.iter().rev().take(k).sum();
-    let narrowest_left_out: usize = widths.iter().take(k).sum();
-    ((total - widest_left_out) as u32, (total - narrowest_left_out) as u32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hamming_probability_is_the_binomial_cdf() {
-        // cos = 1: identical fingerprints. cos = -1: every bit differs.
-        assert_eq!(hamming_probability(1.0, 3), 1.0);
-        assert_eq!(hamming_probability(-1.0, 3), 0.0);
-        assert!((hamming_probability(-1.0, 64) - 1.0).abs() < 1e-12);
-        // θ = 1/2 (cos 0): P(distance ≤ 32) = 1/2 + C(64, 32)/2^65.
-        let c64_32 = 1_832_624_140_942_590_534f64;
-        let expect = 0.5 + c64_32 / 2f64.powi(65);
-        assert!((hamming_probability(0.0, 32) - expect).abs() < 1e-12);
-        // Monotone in the cosine and in k.
-        let mut last = 0.0;
-        for c in COSINE_GRID {
-            let p = hamming_probability(*c, 3);
-            assert!(p >= last);
-            assert!(hamming_probability(*c, 4) >= p);
-            last = p;
-        }
-    }
-
-    #[test]
-    fn key_widths() {
-        assert_eq!(key_bits(4, 3), (16, 16));
-        // 64 = 2·10 + 4·11: leaving out the 3 widest blocks leaves 31 bits, the 3 narrowest 33.
-        assert_eq!(key_bits(6, 3), (31, 33));
-        assert_eq!(key_bits(1, 0), (64, 64));
-    }
-
-    #[test]
-    fn crossing_finds_half() {
-        let f = |x: f64| x;
-        assert!((crossing(&f, 0.0, 1.0).unwrap() - 0.5).abs() < 1e-12);
-        assert_eq!(crossing(&|_| 0.1, 0.0, 1.0), None);
-        assert_eq!(crossing(&|_| 0.9, 0.0, 1.0), Some(0.0));
-    }
 }

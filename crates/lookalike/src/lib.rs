@@ -40,6 +40,7 @@
 pub mod candidates;
 pub mod cluster;
 pub mod config;
+pub mod curve;
 pub mod document;
 pub mod error;
 pub mod fingerprint;

@@ -68,14 +68,13 @@ pub fn edit(text: &str, every: usize) -> String {
         .join(" ")
 }
 
-pub fn shared_data() -> Option<PathBuf> {
+/// The shared folder beside the repository (`../shared`, with `data/` and `seeds/`). The tests
+/// that read it are `#[ignore]`d: `cargo test -- --ignored` runs them, and fails here when
+/// `sub` is absent.
+pub fn shared(sub: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.join("seeds").is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    assert!(p.join(sub).is_dir(), "{} is absent", p.join(sub).display());
+    p
 }
 
 /// Parses a pairs TSV into (id1, id2, similarity).

@@ -9,4 +9,5 @@ mod languages;
 mod methods;
 mod params;
 mod params_methods;
+mod snapshot;
 mod web;

@@ -159,3 +159,17 @@ fn options_of_another_method_are_usage_errors() {
     let o = params(&["--method", "minhash", "--threshold", "0.8", "--num-perm", "128"]);
     assert!(stdout(&o).contains("14 bands × 9 rows"));
 }
+
+/// `--max-distance` is the option of `dedup`: `auto` is the distance expected at --threshold.
+#[test]
+fn simhash_auto_distance_follows_the_threshold() {
+    let o = params(&["--method", "simhash", "--max-distance", "auto", "--threshold", "0.8"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let k = lookalike::sketch::simhash::distance_for_jaccard(0.8);
+    assert_eq!(k, 10);
+    assert!(stdout(&o).contains("Hamming distance k = 10:"), "{}", stdout(&o));
+    // An option given with its default value is still given: a usage error elsewhere.
+    let o = params(&["--method", "simhash", "--super-mode", "pairs"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("cannot be used with --method simhash"), "{}", stderr(&o));
+}

@@ -51,8 +51,9 @@ fn extract_shows_title_and_main_text() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn warc_samples_dedup_end_to_end() {
-    let Some(shared) = shared_data() else { return };
+    let shared = shared("data");
     let tmp = tempfile::tempdir().unwrap();
     let warcs = shared.join("data/warc-samples");
     let dir = warcs.display().to_string();

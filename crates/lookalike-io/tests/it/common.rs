@@ -47,13 +47,16 @@ pub fn decode_file_charset(path: &Path) -> (lookalike::Document, Option<String>,
     }
 }
 
-/// The shared third-party data folder (`../shared/data` beside the repository), if present.
-pub fn shared_data() -> Option<PathBuf> {
+/// The shared third-party data folder (`../shared/data` beside the repository, or
+/// `LOOKALIKE_SHARED_DATA`). The tests that read it are `#[ignore]`d: run them with
+/// `cargo test -- --ignored`, which fails here, loudly, when the folder is absent.
+pub fn shared_data() -> PathBuf {
     let dir = match std::env::var_os("LOOKALIKE_SHARED_DATA") {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
     };
-    dir.is_dir().then_some(dir)
+    assert!(dir.is_dir(), "{} is absent (set LOOKALIKE_SHARED_DATA to its path)", dir.display());
+    dir
 }
 
 /// Options that take all visible text from HTML (the behaviour these tests were written for;

@@ -1,5 +1,5 @@
-//! Main-content extraction: real article pages from the shared benchmark (skipped with a message
-//! when it is absent), then broken, empty and pathological pages.
+//! Main-content extraction: real article pages from the shared benchmark (`#[ignore]`d: they need
+//! ../shared/data), then broken, empty and pathological pages.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -12,9 +12,10 @@ use lookalike_io::{
 
 use crate::common::shared_data;
 
-fn benchmark() -> Option<PathBuf> {
-    let dir = shared_data()?.join("article-extraction-benchmark");
-    dir.join("ground-truth.json").is_file().then_some(dir)
+fn benchmark() -> PathBuf {
+    let dir = shared_data().join("article-extraction-benchmark");
+    assert!(dir.join("ground-truth.json").is_file(), "{} is absent", dir.display());
+    dir
 }
 
 /// The page whose key starts with `prefix`: its HTML, URL and gold article body.
@@ -86,11 +87,9 @@ const CASES: &[Case] = &[
 ];
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn real_pages_keep_the_article_and_drop_the_boilerplate() {
-    let Some(dir) = benchmark() else {
-        eprintln!("skipped: ../shared/data/article-extraction-benchmark is absent");
-        return;
-    };
+    let dir = benchmark();
     for case in CASES {
         let (html, url, gold) = page(&dir, case.page);
         let all = squash(&html_to_text(html.as_bytes()));
@@ -112,11 +111,9 @@ fn real_pages_keep_the_article_and_drop_the_boilerplate() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn the_title_is_kept_apart() {
-    let Some(dir) = benchmark() else {
-        eprintln!("skipped: ../shared/data/article-extraction-benchmark is absent");
-        return;
-    };
+    let dir = benchmark();
     // The title comes from the page's metadata (here `og:title`); the text is the article's,
     // which starts with its own headline.
     let (html, url, _) = page(&dir, "70cb2d5bca75");

@@ -1,5 +1,5 @@
 //! Real article texts (the gold bodies of ../shared/data/article-extraction-benchmark) with
-//! near-duplicate variants made from them; skipped with a message when the data is absent.
+//! near-duplicate variants made from them; `#[ignore]`d, run by `cargo test -- --ignored`.
 
 use std::path::PathBuf;
 
@@ -11,10 +11,8 @@ use crate::corpus::Rng;
 fn articles() -> Option<Vec<(String, String)>> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/data/article-extraction-benchmark/ground-truth.json");
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("skipped: {} is absent", path.display());
-        return None;
-    };
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{} is absent or unreadable: {e}", path.display()));
     let json: serde_json::Value = serde_json::from_slice(&bytes).expect("ground-truth.json parses");
     let mut out: Vec<(String, String)> = json
         .as_object()?
@@ -38,8 +36,9 @@ fn light_variant(text: &str, rng: &mut Rng) -> String {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn variants_of_real_articles_cluster_with_their_originals() {
-    let Some(articles) = articles() else { return };
+    let articles = articles().expect("ground-truth.json is an object");
     assert!(articles.len() > 100);
     let mut rng = Rng::new(1);
     let mut docs = Vec::new();

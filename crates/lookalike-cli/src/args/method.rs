@@ -1,15 +1,41 @@
-//! `dedup` options of the individual methods (everything but MinHash's, which `SketchArgs` has).
+//! The options of the methods: MinHash's (shared by `dedup`, `params` and `compare`) and the
+//! others' (`dedup`).
 
-use clap::Args;
-use lookalike::sketch::simhash::{SimFeatures, Weighting};
-use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode};
 use std::path::PathBuf;
 
+use clap::Args;
 use lookalike::lexical::imatch::IMatchConfig;
 use lookalike::lexical::lexsig::{LongSentenceConfig, TfRidfConfig};
 use lookalike::lexical::partitioned::PartitionConfig;
 use lookalike::lexical::refwords::RefWordsConfig;
-use lookalike::{Measure, Sample, ShingleKind, SimHashConfig};
+use lookalike::sketch::simhash::{SimFeatures, Weighting};
+use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode};
+use lookalike::{Measure, Sample, SimHashConfig};
+
+use super::parse::{parse_distance, parse_features, parse_sample};
+
+/// Options shared by `dedup` and `params` that decide the MinHash/LSH setting.
+#[derive(Debug, Args, Clone)]
+pub struct SketchArgs {
+    /// Similarity threshold: pairs with Jaccard resemblance at or above it are duplicates.
+    #[arg(long, short = 't', default_value_t = 0.8)]
+    pub threshold: f64,
+    /// Number of MinHash values per document.
+    #[arg(long, default_value_t = 128)]
+    pub num_perm: usize,
+    /// LSH bands (with --rows; default: chosen from the threshold).
+    #[arg(long, requires = "rows")]
+    pub bands: Option<usize>,
+    /// LSH rows per band (with --bands).
+    #[arg(long, requires = "bands")]
+    pub rows: Option<usize>,
+    /// Weight of the false-positive area when choosing bands and rows.
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_positive)]
+    pub fp_weight: f64,
+    /// Weight of the false-negative area when choosing bands and rows.
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_negative)]
+    pub fn_weight: f64,
+}
 
 /// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
 /// Broder's algorithm, SimHash.
@@ -31,23 +57,10 @@ pub struct MethodArgs {
     /// (boilerplate) emit no pairs; they are counted in the summary.
     #[arg(long, value_name = "L", default_value_t = lookalike::candidates::sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE)]
     pub max_docs_per_shingle: usize,
-    /// Super-shingles: number of min-hash values per document (Fetterly et al.: 84).
-    #[arg(long, value_name = "N", default_value_t = SuperShingleConfig::default().minhashes)]
-    pub super_hashes: usize,
-    /// Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes
-    /// N / groups consecutive min-hash values).
-    #[arg(long, value_name = "G", default_value_t = SuperShingleConfig::default().groups)]
-    pub super_groups: usize,
-    /// Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the
-    /// mega-shingles) or single (1 agreeing super-shingle is enough).
-    #[arg(long, value_enum, default_value = "pairs", value_name = "MODE")]
-    pub super_mode: SuperShingleMode,
-    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
-    /// (Manku et al.: 3, near-identical pages, Jaccard ≈ 0.97), or `auto`: the distance expected
-    /// at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 at 0.8). Pairs get two more
-    /// columns: the distance and the cosine estimate cos(π·h/64).
-    #[arg(long, value_name = "K|auto", default_value = "3", value_parser = parse_distance)]
-    pub max_distance: Distance,
+    #[command(flatten)]
+    pub supers: SuperShingleArgs,
+    #[command(flatten)]
+    pub simhash: SimHashArgs,
     /// SimHash feature weights: none (1 per distinct feature), tf (occurrences) or tfidf
     /// (occurrences × log(N/df), document frequencies from the input collection itself).
     #[arg(long, value_enum, default_value = "tf")]
@@ -57,10 +70,6 @@ pub struct MethodArgs {
     /// alike: on the benchmark corpus precision fell to 0.08).
     #[arg(long, value_name = "FEATURES", value_parser = parse_features)]
     pub features: Option<SimFeatures>,
-    /// SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables;
-    /// default: chosen from K and the number of documents).
-    #[arg(long, value_name = "B")]
-    pub simhash_blocks: Option<usize>,
 
     /// Lexical methods (i-match, i-match-rand, tf-ridf): sign with the collection statistics
     /// saved by `lookalike lexicon build` instead of those of the input itself, so that a new
@@ -121,21 +130,16 @@ pub struct MethodArgs {
 impl MethodArgs {
     /// The super-shingle shape: `super_hashes / super_groups` values per group.
     pub fn supershingles(&self) -> SuperShingleConfig {
-        SuperShingleConfig {
-            minhashes: self.super_hashes,
-            groups: self.super_groups,
-            per_group: self.super_hashes.checked_div(self.super_groups).unwrap_or(0),
-            mode: self.super_mode,
-        }
+        self.supers.config()
     }
 
     /// The SimHash settings.
     pub fn simhash(&self) -> SimHashConfig {
         SimHashConfig {
-            max_distance: self.max_distance.0,
+            max_distance: self.simhash.max_distance.0,
             weights: self.weights,
             features: self.features,
-            blocks: self.simhash_blocks,
+            blocks: self.simhash.simhash_blocks,
         }
     }
 }
@@ -177,26 +181,50 @@ impl MethodArgs {
     }
 }
 
+/// The shape of super-shingles (`--super-*`): options of `dedup` and `params`.
+#[derive(Debug, Clone, Args)]
+pub struct SuperShingleArgs {
+    /// Super-shingles: number of min-hash values per document (Fetterly et al.: 84).
+    #[arg(long, value_name = "N", default_value_t = SuperShingleConfig::default().minhashes)]
+    pub super_hashes: usize,
+    /// Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes
+    /// N / groups consecutive min-hash values).
+    #[arg(long, value_name = "G", default_value_t = SuperShingleConfig::default().groups)]
+    pub super_groups: usize,
+    /// Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the
+    /// mega-shingles) or single (1 agreeing super-shingle is enough).
+    #[arg(long, value_enum, default_value = "pairs", value_name = "MODE")]
+    pub super_mode: SuperShingleMode,
+}
+
+impl SuperShingleArgs {
+    /// The super-shingle shape: `super_hashes / super_groups` values per group (not checked: the
+    /// engine and `params` check it).
+    pub fn config(&self) -> SuperShingleConfig {
+        SuperShingleConfig {
+            minhashes: self.super_hashes,
+            groups: self.super_groups,
+            per_group: self.super_hashes.checked_div(self.super_groups).unwrap_or(0),
+            mode: self.super_mode,
+        }
+    }
+}
+
+/// The Hamming distance of SimHash and the layout of its tables: options of `dedup` and
+/// `params`.
+#[derive(Debug, Clone, Args)]
+pub struct SimHashArgs {
+    /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
+    /// (Manku et al.: 3, near-identical pages, Jaccard ≈ 0.97), or `auto`: the distance expected
+    /// at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 at 0.8).
+    #[arg(long, value_name = "K|auto", default_value = "3", value_parser = parse_distance)]
+    pub max_distance: Distance,
+    /// SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables;
+    /// default: chosen from K and the number of documents).
+    #[arg(long, value_name = "B")]
+    pub simhash_blocks: Option<usize>,
+}
+
 /// `--max-distance`: a Hamming distance, or `None` for `auto` (chosen from the threshold).
 #[derive(Debug, Clone, Copy)]
 pub struct Distance(pub Option<u32>);
-
-fn parse_distance(s: &str) -> Result<Distance, String> {
-    if s == "auto" {
-        return Ok(Distance(None));
-    }
-    s.parse::<u32>()
-        .map(|k| Distance(Some(k)))
-        .map_err(|_| format!("`{s}` is not a distance: a number or auto"))
-}
-
-fn parse_sample(s: &str) -> Result<Sample, String> {
-    s.parse()
-}
-
-fn parse_features(s: &str) -> Result<SimFeatures, String> {
-    if s == "tokens" {
-        return Ok(SimFeatures::Tokens);
-    }
-    s.parse::<ShingleKind>().map(SimFeatures::Shingles).map_err(|e| format!("{e} (or `tokens`)"))
-}

@@ -1,0 +1,57 @@
+//! How inputs are read and turned into documents: the options of every subcommand that reads a
+//! corpus.
+
+use clap::Args;
+use lookalike_io::{Extract, Format, ReadOptions};
+
+use super::parse::{parse_extract, parse_format};
+
+/// How inputs are read and turned into documents; shared by every subcommand that reads a
+/// corpus.
+#[derive(Debug, Args, Clone)]
+pub struct InputArgs {
+    /// JSONL/Parquet field holding the document id (absent: file:line).
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// JSONL/Parquet field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Input format: text, html, jsonl, warc or parquet; by default from the extension (.txt,
+    /// .html, .jsonl, .warc, each optionally .gz; .parquet), and from the content for standard
+    /// input and files without a known extension.
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+    /// Text taken from HTML pages (files and WARC responses): main (the main content, menus and
+    /// footers removed; all visible text when none is found), text (all visible text) or none
+    /// (the markup as it is).
+    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE")]
+    pub extract: Extract,
+}
+
+impl InputArgs {
+    /// The reader's options.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            id_field: self.id_field.clone(),
+            text_field: self.text_field.clone(),
+            format: self.format,
+            extract: self.extract,
+        }
+    }
+
+    /// The same settings as `dedup` arguments, for child processes.
+    pub fn to_cli_args(&self) -> Vec<String> {
+        let mut v = vec![
+            "--id-field".to_owned(),
+            self.id_field.clone(),
+            "--text-field".to_owned(),
+            self.text_field.clone(),
+            "--extract".to_owned(),
+            self.extract.name().to_owned(),
+        ];
+        if let Some(f) = self.format {
+            v.extend(["--format".to_owned(), f.name().to_owned()]);
+        }
+        v
+    }
+}
