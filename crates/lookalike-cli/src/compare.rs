@@ -22,7 +22,7 @@ use serde::Deserialize;
 use crate::UsageError;
 use crate::args::CompareArgs;
 use crate::eval::{check_threshold, cli_error, judge_pool, read_gold};
-use crate::output::Sink;
+use crate::output::OutputFile;
 use crate::setup::set_threads;
 
 /// One method run: a label and the `dedup` arguments that select it.
@@ -132,11 +132,11 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let gold =
         args.gold.as_deref().map(|g| read_gold(g, args.sketch.threshold, &mut ids)).transpose()?;
     let markdown_sink = match (&args.markdown, args.json.as_deref()) {
-        (Some(m), _) => Some(Sink::open(m)?),
+        (Some(m), _) => Some(OutputFile::open(m)?),
         (None, Some("-")) => None,
-        (None, _) => Some(Sink::open("-")?),
+        (None, _) => Some(OutputFile::open("-")?),
     };
-    let json_sink = args.json.as_deref().map(Sink::open).transpose()?;
+    let json_sink = args.json.as_deref().map(OutputFile::open).transpose()?;
 
     let tmp = tempfile::tempdir().context("cannot create a temporary directory")?;
     let dir = match &args.out_dir {

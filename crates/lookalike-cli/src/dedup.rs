@@ -5,12 +5,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lookalike::{Dedup, DedupConfig, Document};
-use lookalike_io::{BatchLimits, Decoded, DecodedBatches, Format, RawRecord};
+use lookalike::{Cluster, Dedup, DedupConfig, DocStatus, Document, ScoredPair, Sink};
+use lookalike_io::{
+    BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, PairsTsv, PayloadStore,
+    RawRecord, ReportEntry, ReportJsonl,
+};
 
 use crate::UsageError;
 use crate::args::DedupArgs;
-use crate::output::{self, Entry, PayloadStore, Sink};
+use crate::output::OutputFile;
 use crate::summary::Summary;
 
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
@@ -30,13 +33,11 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
 
     let expanded = crate::setup::expand_nonempty(&args.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.
-    let mut sinks = Outputs {
-        pairs: args.pairs.as_deref().map(Sink::open).transpose()?,
-        clusters: args.clusters.as_deref().map(Sink::open).transpose()?,
-        output: args.output.as_deref().map(Sink::open).transpose()?,
-        report: args.report.as_deref().map(Sink::open).transpose()?,
-        stats: args.stats.as_deref().map(Sink::open).transpose()?,
-    };
+    let pairs = args.pairs.as_deref().map(OutputFile::open).transpose()?;
+    let clusters = args.clusters.as_deref().map(OutputFile::open).transpose()?;
+    let output = args.output.as_deref().map(OutputFile::open).transpose()?;
+    let report = args.report.as_deref().map(OutputFile::open).transpose()?;
+    let stats = args.stats.as_deref().map(OutputFile::open).transpose()?;
 
     let opts = args.input.read_options();
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
@@ -44,13 +45,16 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
 
     let mut run = dedup.start()?;
     let mut payloads = match args.output {
-        Some(_) => Some(PayloadStore::new(args.spill_dir.as_deref())?),
+        Some(_) => Some(
+            PayloadStore::new(args.spill_dir.as_deref())
+                .context("cannot create a temporary file for --output")?,
+        ),
         None => None,
     };
     let want_payload = payloads.is_some();
     // The language is detected only when an output carries it.
     let want_lang = args.output.is_some() || args.report.is_some();
-    let mut entries: Vec<Entry> = Vec::new();
+    let mut entries: Vec<ReportEntry> = Vec::new();
     // Read on one thread; decode, detect the language and build the payload on the workers.
     let per_record = |rec: &RawRecord, decoded: Decoded| {
         let (mut payload, mut lang) = (None, None);
@@ -76,7 +80,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                 }
                 Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, .. }) => {
                     summary.skip(&id, &reason);
-                    entries.push(Entry::Skipped { id, reason });
+                    entries.push(ReportEntry::Skipped { id, reason });
                 }
                 Ok(DecodedRecord { decoded: Decoded::Doc { doc, warning, .. }, payload, lang }) => {
                     if let Some(w) = warning {
@@ -85,7 +89,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     if let (Some(store), Some(p)) = (payloads.as_mut(), payload) {
                         store.push(&p)?;
                     }
-                    entries.push(Entry::Doc { index: (run.len() + docs.len()) as u32, lang });
+                    entries.push(ReportEntry::Doc { index: (run.len() + docs.len()) as u32, lang });
                     docs.push(doc);
                 }
             }
@@ -97,32 +101,37 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     }
     summary.read_time = started.elapsed();
 
-    let outcome = run.finish_with(&mut |phase| progress.phase(phase))?;
+    // Every output is a sink the run pushes into; they are committed together at the end.
+    let mut outputs = Outputs {
+        pairs: pairs.map(|f| Named::new(f, PairsTsv::new)),
+        clusters: clusters.map(|f| Named::new(f, ClustersJsonl::new)),
+        report: report.map(|f| Named::new(f, |w| ReportJsonl::new(w, entries))),
+        kept: match (output, payloads) {
+            (Some(f), Some(store)) => Some(Named::new(f, |w| KeptJsonl::new(w, store))),
+            _ => None,
+        },
+        summary: &mut summary,
+    };
+    let report_run = run.finish_into_with(&mut outputs, &mut |phase| progress.phase(phase))?;
     progress.phase("writing outputs");
-    if let Some(mut s) = sinks.pairs.take() {
-        output::write_pairs(&mut s, &outcome)
-            .with_context(|| format!("cannot write {}", s.name()))?;
-        s.commit()?;
+    let Outputs { pairs, clusters, report, kept, .. } = outputs;
+    if let Some(s) = pairs {
+        s.sink.into_inner().commit()?;
     }
-    if let Some(mut s) = sinks.clusters.take() {
-        output::write_clusters(&mut s, &outcome)
-            .with_context(|| format!("cannot write {}", s.name()))?;
-        s.commit()?;
+    if let Some(s) = clusters {
+        s.sink.into_inner().commit()?;
     }
-    if let Some(mut s) = sinks.report.take() {
-        output::write_report(&mut s, &entries, &outcome)
-            .with_context(|| format!("cannot write {}", s.name()))?;
-        s.commit()?;
+    if let Some(s) = report {
+        s.sink.into_inner().commit()?;
     }
-    if let (Some(mut s), Some(store)) = (sinks.output.take(), payloads.as_mut()) {
-        store.write_kept(&mut s, &outcome).with_context(|| format!("cannot write {}", s.name()))?;
-        s.commit()?;
+    if let Some(s) = kept {
+        s.sink.into_inner().commit()?;
     }
     progress.finish();
     summary.total_time = started.elapsed();
     summary.threads = rayon::current_num_threads();
-    summary.outcome(&outcome);
-    if let Some(mut s) = sinks.stats.take() {
+    summary.stats = report_run.stats;
+    if let Some(mut s) = stats {
         let json = summary.to_json(&dedup);
         serde_json::to_writer_pretty(&mut s, &json)
             .map_err(std::io::Error::from)
@@ -149,12 +158,72 @@ struct DecodedRecord {
     lang: Option<&'static str>,
 }
 
-struct Outputs {
-    pairs: Option<Sink>,
-    clusters: Option<Sink>,
-    output: Option<Sink>,
-    report: Option<Sink>,
-    stats: Option<Sink>,
+/// A sink writing one output file, with the file's name for error messages.
+struct Named<S> {
+    sink: S,
+    name: String,
+}
+
+impl<S> Named<S> {
+    fn new(file: OutputFile, make: impl FnOnce(OutputFile) -> S) -> Self {
+        let name = file.name();
+        Named { sink: make(file), name }
+    }
+}
+
+/// The run's outputs and the summary, as one sink.
+struct Outputs<'a> {
+    pairs: Option<Named<PairsTsv<OutputFile>>>,
+    clusters: Option<Named<ClustersJsonl<OutputFile>>>,
+    report: Option<Named<ReportJsonl<OutputFile>>>,
+    kept: Option<Named<KeptJsonl<OutputFile>>>,
+    summary: &'a mut Summary,
+}
+
+/// Pushes into a named output, naming the file in the error.
+fn push<S: Sink<Error = lookalike_io::SinkError>>(
+    out: &mut Option<Named<S>>,
+    f: impl FnOnce(&mut S) -> Result<bool, lookalike_io::SinkError>,
+) -> Result<()> {
+    if let Some(n) = out {
+        f(&mut n.sink).with_context(|| format!("cannot write {}", n.name))?;
+    }
+    Ok(())
+}
+
+impl Sink for Outputs<'_> {
+    type Error = anyhow::Error;
+
+    fn pair(&mut self, ids: &[String], pair: &ScoredPair) -> Result<bool> {
+        push(&mut self.pairs, |s| s.pair(ids, pair))?;
+        Ok(true)
+    }
+
+    fn cluster(&mut self, ids: &[String], cluster: &Cluster) -> Result<bool> {
+        push(&mut self.clusters, |s| s.cluster(ids, cluster))?;
+        Ok(true)
+    }
+
+    fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) -> Result<bool> {
+        self.summary.unsigned(ids, doc, reason);
+        push(&mut self.report, |s| s.unsigned(ids, doc, reason))?;
+        Ok(true)
+    }
+
+    fn document(&mut self, ids: &[String], doc: u32, status: &DocStatus) -> Result<bool> {
+        self.summary.document(ids, doc, status);
+        push(&mut self.report, |s| s.document(ids, doc, status))?;
+        push(&mut self.kept, |s| s.document(ids, doc, status))?;
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        push(&mut self.pairs, |s| s.finish().map(|()| true))?;
+        push(&mut self.clusters, |s| s.finish().map(|()| true))?;
+        push(&mut self.report, |s| s.finish().map(|()| true))?;
+        push(&mut self.kept, |s| s.finish().map(|()| true))?;
+        Ok(())
+    }
 }
 
 /// The `--output` line of a document: the original record for JSONL and Parquet rows,

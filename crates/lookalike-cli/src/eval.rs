@@ -16,7 +16,7 @@ use lookalike_metrics::{
 
 use crate::UsageError;
 use crate::args::{EvalArgs, EvalCommand, PoolArgs};
-use crate::output::Sink;
+use crate::output::OutputFile;
 use crate::setup::set_threads;
 
 pub fn run(args: EvalArgs) -> Result<ExitCode> {
@@ -158,7 +158,7 @@ fn run_pool(a: PoolArgs) -> Result<ExitCode> {
         check_exists(&s.path, "--results")?;
         runs.push(lookalike_metrics::read_run_pairs(&s.path, &mut ids).map_err(cli_error)?);
     }
-    let pool_out = a.pool_out.as_deref().map(Sink::open).transpose()?;
+    let pool_out = a.pool_out.as_deref().map(OutputFile::open).transpose()?;
     let opts = a.input.read_options();
     let judge = Judge::new(a.shingle, a.seed, a.threshold);
     let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();

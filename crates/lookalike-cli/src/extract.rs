@@ -8,7 +8,7 @@ use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord};
 
 use crate::UsageError;
 use crate::args::ExtractArgs;
-use crate::output::Sink;
+use crate::output::OutputFile;
 
 /// Skips of WARC records that are not responses (requests, metadata, warcinfo): expected, so not
 /// printed one by one in text mode (they are counted).
@@ -37,7 +37,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let expanded =
         lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
     let opts = args.input.read_options();
-    let mut out = Sink::open(args.output.as_deref().unwrap_or("-"))?;
+    let mut out = OutputFile::open(args.output.as_deref().unwrap_or("-"))?;
     let name = out.name();
     let (mut docs, mut skipped, mut errors) = (0u64, 0u64, 0u64);
     // Batches keep the order and let extraction (the costly part) run on every core.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
 
-use lookalike::{Dedup, DedupOutcome, DedupStats, DocStatus};
+use lookalike::{Dedup, DedupStats, DocStatus};
 use lookalike_io::InputError;
 
 /// How many examples of each kind of problem the summary shows.
@@ -37,7 +37,7 @@ pub struct Summary {
     warnings: BTreeMap<String, Reason>,
     unsigned: BTreeMap<String, Reason>,
     errors: Vec<InputError>,
-    stats: DedupStats,
+    pub stats: DedupStats,
     kept: u64,
 }
 
@@ -81,19 +81,19 @@ impl Summary {
         self.errors.len()
     }
 
-    pub fn outcome(&mut self, outcome: &DedupOutcome) {
-        for (i, s) in outcome.statuses.iter().enumerate() {
-            match s {
-                DocStatus::Skipped { reason } => self.skip(&outcome.ids[i], reason.as_str()),
-                DocStatus::Kept => self.kept += 1,
-                DocStatus::Duplicate { .. } => {}
-            }
+    /// A document's fate, as the run pushes it.
+    pub fn document(&mut self, ids: &[String], doc: u32, status: &DocStatus) {
+        match status {
+            DocStatus::Skipped { reason } => self.skip(&ids[doc as usize], reason.as_str()),
+            DocStatus::Kept => self.kept += 1,
+            DocStatus::Duplicate { .. } => {}
         }
-        for (doc, reason) in &outcome.unsigned {
-            let id = &outcome.ids[*doc as usize];
-            self.unsigned.entry(class(reason)).or_default().add(format!("{id}: {reason}"));
-        }
-        self.stats = outcome.stats.clone();
+    }
+
+    /// A document the method could not sign.
+    pub fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) {
+        let id = &ids[doc as usize];
+        self.unsigned.entry(class(reason)).or_default().add(format!("{id}: {reason}"));
     }
 
     /// Input errors, or skipped records other than WARC records that are not responses (those

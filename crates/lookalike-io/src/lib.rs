@@ -63,6 +63,7 @@ mod main_content;
 mod options;
 mod parquet;
 mod reader;
+mod sinks;
 mod sniff;
 mod warc;
 
@@ -77,5 +78,8 @@ pub use main_content::{
 };
 pub use options::{Extract, ReadOptions};
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
+pub use sinks::{
+    ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl, SinkError,
+};
 pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
 pub use warc::{WarcHeader, WarcReader};

@@ -308,13 +308,13 @@ impl<'a> DedupRun<'a> {
             lsh: report.lsh,
             method: report.method,
         };
-        let unsigned = method
+        let unsigned: Vec<(u32, String)> = method
             .unsigned()
             .iter()
             .map(|(slot, reason)| (self.heads[slot.index()], reason.clone()))
             .collect();
         let ids: Vec<String> = self.docs.into_iter().map(|m| m.id).collect();
-        let stopped = !deliver(sink, &ids, &pairs, &clusters, &statuses)?;
+        let stopped = !deliver(sink, &ids, &pairs, &clusters, &unsigned, &statuses)?;
         Ok(RunReport { ids, stats, unsigned, stopped })
     }
 }
@@ -325,6 +325,7 @@ fn deliver<S: Sink>(
     ids: &[String],
     pairs: &[ScoredPair],
     clusters: &[Cluster],
+    unsigned: &[(u32, String)],
     statuses: &[DocStatus],
 ) -> Result<bool, S::Error> {
     for pair in pairs {
@@ -337,11 +338,17 @@ fn deliver<S: Sink>(
             return Ok(false);
         }
     }
+    for (doc, reason) in unsigned {
+        if !sink.unsigned(ids, *doc, reason)? {
+            return Ok(false);
+        }
+    }
     for (doc, status) in statuses.iter().enumerate() {
         if !sink.document(ids, doc as u32, status)? {
             return Ok(false);
         }
     }
+    sink.finish()?;
     Ok(true)
 }
 

@@ -9,9 +9,10 @@ use crate::error::Error;
 use crate::pipeline::outcome::{Cluster, DocStatus, ScoredPair};
 
 /// Receives a run's results, in this order: every verified pair (exact copies and near
-/// duplicates, sorted by `(a, b)`), then every cluster (ordered by its smallest member), then
-/// every document's fate (in input order). Documents are input indices; `ids[i]` is document i's
-/// id. Returning `Ok(false)` stops the delivery: nothing more is pushed.
+/// duplicates, sorted by `(a, b)`), then every cluster (ordered by its smallest member), then the
+/// documents the method could not sign (in input order), then every document's fate (in input
+/// order), then [`finish`](Sink::finish). Documents are input indices; `ids[i]` is document i's
+/// id. Returning `Ok(false)` stops the delivery: nothing more is pushed, `finish` included.
 pub trait Sink {
     /// The sink's error; the run's own errors convert into it.
     type Error: From<Error>;
@@ -28,6 +29,13 @@ pub trait Sink {
         Ok(true)
     }
 
+    /// A document the method could not sign (lexical methods: too few lexicon terms, too
+    /// short), with the reason; it is kept and compared by nothing but the exact stage.
+    fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) -> Result<bool, Self::Error> {
+        let _ = (ids, doc, reason);
+        Ok(true)
+    }
+
     /// The fate of document `doc`.
     fn document(
         &mut self,
@@ -37,6 +45,11 @@ pub trait Sink {
     ) -> Result<bool, Self::Error> {
         let _ = (ids, doc, status);
         Ok(true)
+    }
+
+    /// The end of the delivery (flush buffers here).
+    fn finish(&mut self) -> Result<(), Self::Error> {
+        Ok(())
     }
 }
 
@@ -51,6 +64,10 @@ impl<S: Sink + ?Sized> Sink for &mut S {
         (**self).cluster(ids, cluster)
     }
 
+    fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) -> Result<bool, Self::Error> {
+        (**self).unsigned(ids, doc, reason)
+    }
+
     fn document(
         &mut self,
         ids: &[String],
@@ -58,6 +75,10 @@ impl<S: Sink + ?Sized> Sink for &mut S {
         status: &DocStatus,
     ) -> Result<bool, Self::Error> {
         (**self).document(ids, doc, status)
+    }
+
+    fn finish(&mut self) -> Result<(), Self::Error> {
+        (**self).finish()
     }
 }
 

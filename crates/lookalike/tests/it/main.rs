@@ -5,3 +5,4 @@ mod determinism;
 mod methods;
 mod real_text;
 mod recall;
+mod sink;

@@ -1,0 +1,477 @@
+//! The output formats of `lookalike dedup` as [`lookalike::Sink`]s. Contract: "push me a run's
+//! pairs, clusters and document fates; I write them as TSV or JSON Lines as they come".
+//!
+//! - [`PairsTsv`]: `id1<TAB>id2<TAB>similarity` per verified pair (the lecture's homework format;
+//!   containment pairs contained-first; SimHash adds the Hamming distance and the cosine estimate);
+//! - [`ClustersJsonl`]: one JSON line per cluster, the representative and every member with its
+//!   similarity to it and how it matched;
+//! - [`ReportJsonl`]: one JSON line per input record, in input order, including the records the
+//!   readers skipped ([`ReportEntry`]);
+//! - [`KeptJsonl`]: the kept documents' payloads (the original JSONL/Parquet record, or
+//!   `{id, title, lang, text}`), kept on disk by a [`PayloadStore`] until the fates are known.
+//!
+//! ```
+//! use lookalike::{Dedup, Document};
+//! use lookalike_io::PairsTsv;
+//!
+//! let dedup = Dedup::builder().threshold(0.5).build()?;
+//! let mut run = dedup.start()?;
+//! run.add(vec![
+//!     Document::from_text("a", "near duplicate detection finds documents that are almost the same"),
+//!     Document::from_text("b", "Near-duplicate detection finds documents that are almost the same."),
+//! ])?;
+//! let mut pairs = PairsTsv::new(Vec::new());
+//! run.finish_into(&mut pairs)?;
+//! assert_eq!(String::from_utf8(pairs.into_inner()).unwrap(), "a\tb\t1.000000\n");
+//! # Ok::<(), lookalike_io::SinkError>(())
+//! ```
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use lookalike::{Cluster, Contained, DocStatus, ScoredPair, Sink};
+
+/// An error of a sink: writing failed, or the run itself failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SinkError {
+    /// Writing the output failed.
+    #[error("{0}")]
+    Write(#[from] io::Error),
+    /// The run failed.
+    #[error(transparent)]
+    Run(#[from] lookalike::Error),
+}
+
+/// Ids in TSV: tabs and line breaks would break the format, so they are escaped.
+fn tsv_escape(id: &str) -> std::borrow::Cow<'_, str> {
+    if id.contains(['\t', '\n', '\r', '\\']) {
+        id.replace('\\', "\\\\")
+            .replace('\t', "\\t")
+            .replace('\n', "\\n")
+            .replace('\r', "\\r")
+            .into()
+    } else {
+        id.into()
+    }
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// `id1<TAB>id2<TAB>similarity`, one line per verified pair. Containment pairs are written
+/// contained-first: `A<TAB>B<TAB>c(A,B)` means A ⊂ B with containment c(A, B) = |A∩B|/|A|.
+/// SimHash pairs get two more columns: the Hamming distance h and the cosine estimate cos(π·h/64).
+#[derive(Debug)]
+pub struct PairsTsv<W> {
+    out: W,
+}
+
+impl<W: Write> PairsTsv<W> {
+    /// A sink writing to `out`.
+    pub fn new(out: W) -> Self {
+        PairsTsv { out }
+    }
+
+    /// The writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> Sink for PairsTsv<W> {
+    type Error = SinkError;
+
+    fn pair(&mut self, ids: &[String], p: &ScoredPair) -> Result<bool, SinkError> {
+        let (first, second) = match p.contained {
+            Some(Contained::BInA) => (p.b, p.a),
+            Some(Contained::AInB) | None => (p.a, p.b),
+        };
+        write!(
+            self.out,
+            "{}\t{}\t{:.6}",
+            tsv_escape(&ids[first as usize]),
+            tsv_escape(&ids[second as usize]),
+            p.similarity
+        )?;
+        if let Some(h) = p.hamming {
+            write!(self.out, "\t{h}\t{:.6}", lookalike::sketch::simhash::cosine_estimate(h))?;
+        }
+        writeln!(self.out)?;
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> Result<(), SinkError> {
+        Ok(self.out.flush()?)
+    }
+}
+
+#[derive(serde::Serialize)]
+struct ClusterLine<'a> {
+    cluster: usize,
+    size: usize,
+    representative: &'a str,
+    members: Vec<MemberLine<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct MemberLine<'a> {
+    id: &'a str,
+    similarity: f64,
+    #[serde(rename = "match")]
+    kind: &'static str,
+}
+
+/// One JSON line per cluster, numbered from 0: the representative, then every other member with
+/// its similarity to the representative and how it matched (`exact-bytes`, `exact-text`, `near`).
+#[derive(Debug)]
+pub struct ClustersJsonl<W> {
+    out: W,
+    next: usize,
+}
+
+impl<W: Write> ClustersJsonl<W> {
+    /// A sink writing to `out`.
+    pub fn new(out: W) -> Self {
+        ClustersJsonl { out, next: 0 }
+    }
+
+    /// The writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> Sink for ClustersJsonl<W> {
+    type Error = SinkError;
+
+    fn cluster(&mut self, ids: &[String], c: &Cluster) -> Result<bool, SinkError> {
+        let line = ClusterLine {
+            cluster: self.next,
+            size: c.members.len() + 1,
+            representative: &ids[c.representative as usize],
+            members: c
+                .members
+                .iter()
+                .map(|m| MemberLine {
+                    id: &ids[m.doc as usize],
+                    similarity: round6(m.similarity),
+                    kind: m.kind.as_str(),
+                })
+                .collect(),
+        };
+        self.next += 1;
+        serde_json::to_writer(&mut self.out, &line).map_err(io::Error::from)?;
+        self.out.write_all(b"\n")?;
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> Result<(), SinkError> {
+        Ok(self.out.flush()?)
+    }
+}
+
+/// One input record of the report, in input order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportEntry {
+    /// A document that reached the pipeline, by its pipeline index, with its language.
+    Doc {
+        /// Its index in the run.
+        index: u32,
+        /// Its detected language.
+        lang: Option<&'static str>,
+    },
+    /// A record the reader could not turn into a document.
+    Skipped {
+        /// Its id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+#[derive(serde::Serialize)]
+struct ReportLine<'a> {
+    id: &'a str,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lang: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    of: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similarity: Option<f64>,
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    /// Lexical methods: why the document has no signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unsigned: Option<&'a str>,
+}
+
+impl<'a> ReportLine<'a> {
+    fn skipped(id: &'a str, reason: &'a str, lang: Option<&'static str>) -> Self {
+        ReportLine {
+            id,
+            status: "skipped",
+            lang,
+            of: None,
+            similarity: None,
+            kind: None,
+            reason: Some(reason),
+            unsigned: None,
+        }
+    }
+}
+
+/// One JSON line per input record, in input order: `kept`, `duplicate` (with the representative,
+/// the similarity and the match kind) or `skipped` (with the reason), the language, and for the
+/// lexical methods why a kept document has no signature. Records the readers skipped are given
+/// as [`ReportEntry::Skipped`] among the documents' [`ReportEntry::Doc`] entries.
+#[derive(Debug)]
+pub struct ReportJsonl<W> {
+    out: W,
+    entries: Vec<ReportEntry>,
+    next: usize,
+    unsigned: HashMap<u32, String>,
+}
+
+impl<W: Write> ReportJsonl<W> {
+    /// A sink writing to `out`; `entries` lists every input record in input order.
+    pub fn new(out: W, entries: Vec<ReportEntry>) -> Self {
+        ReportJsonl { out, entries, next: 0, unsigned: HashMap::new() }
+    }
+
+    /// The writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn line(&mut self, line: &ReportLine<'_>) -> io::Result<()> {
+        serde_json::to_writer(&mut self.out, line).map_err(io::Error::from)?;
+        self.out.write_all(b"\n")
+    }
+
+    /// Writes the reader-skipped records up to the next document entry.
+    fn skipped_until_doc(&mut self) -> io::Result<Option<Option<&'static str>>> {
+        while self.next < self.entries.len() {
+            let entry = std::mem::replace(
+                &mut self.entries[self.next],
+                ReportEntry::Doc { index: u32::MAX, lang: None },
+            );
+            self.next += 1;
+            match entry {
+                ReportEntry::Skipped { id, reason } => {
+                    self.line(&ReportLine::skipped(&id, &reason, None))?
+                }
+                ReportEntry::Doc { lang, .. } => return Ok(Some(lang)),
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl<W: Write> Sink for ReportJsonl<W> {
+    type Error = SinkError;
+
+    fn unsigned(&mut self, _ids: &[String], doc: u32, reason: &str) -> Result<bool, SinkError> {
+        self.unsigned.insert(doc, reason.to_owned());
+        Ok(true)
+    }
+
+    fn document(
+        &mut self,
+        ids: &[String],
+        doc: u32,
+        status: &DocStatus,
+    ) -> Result<bool, SinkError> {
+        let lang = self.skipped_until_doc()?.flatten();
+        let id = &ids[doc as usize];
+        let unsigned = self.unsigned.get(&doc).map(String::as_str);
+        let line = match status {
+            DocStatus::Kept => ReportLine {
+                id,
+                status: "kept",
+                lang,
+                of: None,
+                similarity: None,
+                kind: None,
+                reason: None,
+                unsigned,
+            },
+            DocStatus::Duplicate { of, similarity, kind } => ReportLine {
+                id,
+                status: "duplicate",
+                lang,
+                of: Some(&ids[*of as usize]),
+                similarity: Some(round6(*similarity)),
+                kind: Some(kind.as_str()),
+                reason: None,
+                unsigned,
+            },
+            DocStatus::Skipped { reason } => ReportLine::skipped(id, reason.as_str(), lang),
+        };
+        serde_json::to_writer(&mut self.out, &line).map_err(io::Error::from)?;
+        self.out.write_all(b"\n")?;
+        Ok(true)
+    }
+
+    /// Writes the reader-skipped records after the last document.
+    fn finish(&mut self) -> Result<(), SinkError> {
+        while self.skipped_until_doc()?.is_some() {}
+        Ok(self.out.flush()?)
+    }
+}
+
+/// The payload written to `--output` for each document of a run, kept in a temporary file until
+/// the fates are known (the file is deleted when the store is dropped, or by the OS if the
+/// process dies).
+#[derive(Debug)]
+pub struct PayloadStore {
+    writer: Option<BufWriter<File>>,
+    file: Option<File>,
+    offsets: Vec<u64>,
+}
+
+impl PayloadStore {
+    /// A store in `dir` (default: the system temporary directory).
+    pub fn new(dir: Option<&Path>) -> io::Result<Self> {
+        let file = match dir {
+            Some(d) => tempfile::tempfile_in(d),
+            None => tempfile::tempfile(),
+        }?;
+        Ok(PayloadStore {
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            file: None,
+            offsets: vec![0],
+        })
+    }
+
+    /// Appends the payload of the next document of the run.
+    pub fn push(&mut self, payload: &[u8]) -> io::Result<()> {
+        let w = self.writer.as_mut().ok_or_else(|| io::Error::other("payload store is sealed"))?;
+        w.write_all(payload)?;
+        let last = self.offsets.last().copied().unwrap_or(0);
+        self.offsets.push(last + payload.len() as u64);
+        Ok(())
+    }
+
+    /// Ends writing; payloads can be read from now on.
+    fn seal(&mut self) -> io::Result<&File> {
+        if let Some(w) = self.writer.take() {
+            self.file = Some(w.into_inner().map_err(|e| e.into_error())?);
+        }
+        self.file.as_ref().ok_or_else(|| io::Error::other("payload store is not sealed"))
+    }
+
+    /// Reads payload `doc` into `buf`.
+    fn read(&mut self, doc: u32, buf: &mut Vec<u8>) -> io::Result<()> {
+        let (lo, hi) = (self.offsets[doc as usize], self.offsets[doc as usize + 1]);
+        buf.resize((hi - lo) as usize, 0);
+        let file = self.seal()?;
+        read_exact_at(file, buf, lo)
+    }
+}
+
+/// The kept documents' payloads, one per line, in input order.
+#[derive(Debug)]
+pub struct KeptJsonl<W> {
+    out: W,
+    store: PayloadStore,
+    buf: Vec<u8>,
+    kept: u64,
+}
+
+impl<W: Write> KeptJsonl<W> {
+    /// A sink writing the payloads of `store` to `out`.
+    pub fn new(out: W, store: PayloadStore) -> Self {
+        KeptJsonl { out, store, buf: Vec::new(), kept: 0 }
+    }
+
+    /// Documents written so far.
+    pub fn kept(&self) -> u64 {
+        self.kept
+    }
+
+    /// The writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> Sink for KeptJsonl<W> {
+    type Error = SinkError;
+
+    fn document(
+        &mut self,
+        _ids: &[String],
+        doc: u32,
+        status: &DocStatus,
+    ) -> Result<bool, SinkError> {
+        if *status == DocStatus::Kept {
+            self.store.read(doc, &mut self.buf)?;
+            self.out.write_all(&self.buf)?;
+            self.out.write_all(b"\n")?;
+            self.kept += 1;
+        }
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> Result<(), SinkError> {
+        Ok(self.out.flush()?)
+    }
+}
+
+/// Reads exactly `buf.len()` bytes of `file` at `offset` (a positioned read: the file's cursor is
+/// not used).
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Reads exactly `buf.len()` bytes of `file` at `offset`.
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    seek_read_exact_at(file, buf, offset)
+}
+
+/// [`read_exact_at`] without positioned reads: a seek, then a read. It moves the file's cursor,
+/// which is harmless where it is used: the store reads with `&mut self` and sets the position
+/// before every read.
+#[cfg_attr(unix, allow(dead_code))]
+fn seek_read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positioned_reads_agree_with_seek_and_read() -> io::Result<()> {
+        let mut file = tempfile::tempfile()?;
+        file.write_all(b"0123456789abcdef")?;
+        for (offset, len) in [(0, 4), (10, 6), (3, 0), (15, 1), (2, 9)] {
+            let (mut a, mut b) = (vec![0; len], vec![0; len]);
+            read_exact_at(&file, &mut a, offset)?;
+            seek_read_exact_at(&file, &mut b, offset)?;
+            assert_eq!(a, b);
+            assert_eq!(a, &b"0123456789abcdef"[offset as usize..offset as usize + len]);
+        }
+        let mut past_the_end = [0; 4];
+        assert!(read_exact_at(&file, &mut past_the_end, 14).is_err());
+        assert!(seek_read_exact_at(&file, &mut past_the_end, 14).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn tsv_ids_are_escaped() {
+        assert_eq!(tsv_escape("a\tb\nc\\d\r"), "a\\tb\\nc\\\\d\\r");
+        assert_eq!(tsv_escape("plain"), "plain");
+    }
+}

@@ -1,0 +1,115 @@
+//! Results pushed into a sink: the same results as collected in memory, in the documented order,
+//! and a sink that returns `false` stops the delivery.
+
+use lookalike::{
+    Cluster, Dedup, DedupOutcome, DocStatus, MethodKind, RunReport, ScoredPair, Sink, Verify,
+};
+
+use crate::corpus::prose_collection;
+
+/// Records every call, in order.
+#[derive(Default)]
+struct Recorder {
+    calls: Vec<String>,
+    /// Stop (return `false`) after this many calls.
+    stop_after: Option<usize>,
+}
+
+impl Recorder {
+    fn record(&mut self, call: String) -> Result<bool, lookalike::Error> {
+        self.calls.push(call);
+        Ok(self.stop_after.is_none_or(|n| self.calls.len() < n))
+    }
+}
+
+impl Sink for Recorder {
+    type Error = lookalike::Error;
+
+    fn pair(&mut self, ids: &[String], p: &ScoredPair) -> Result<bool, Self::Error> {
+        self.record(format!("pair {} {} {:?}", ids[p.a as usize], ids[p.b as usize], p))
+    }
+
+    fn cluster(&mut self, ids: &[String], c: &Cluster) -> Result<bool, Self::Error> {
+        self.record(format!("cluster {} {:?}", ids[c.representative as usize], c))
+    }
+
+    fn unsigned(&mut self, _ids: &[String], doc: u32, reason: &str) -> Result<bool, Self::Error> {
+        self.record(format!("unsigned {doc} {reason}"))
+    }
+
+    fn document(&mut self, _ids: &[String], doc: u32, s: &DocStatus) -> Result<bool, Self::Error> {
+        self.record(format!("document {doc} {s:?}"))
+    }
+
+    fn finish(&mut self) -> Result<(), Self::Error> {
+        self.calls.push("finish".into());
+        Ok(())
+    }
+}
+
+/// What a recorder must see for a collected outcome: pairs, clusters, unsigned documents, fates.
+fn expected_calls(o: &DedupOutcome) -> Vec<String> {
+    let mut calls = Vec::new();
+    for p in &o.pairs {
+        calls.push(format!("pair {} {} {:?}", o.ids[p.a as usize], o.ids[p.b as usize], p));
+    }
+    for c in &o.clusters {
+        calls.push(format!("cluster {} {:?}", o.ids[c.representative as usize], c));
+    }
+    for (doc, reason) in &o.unsigned {
+        calls.push(format!("unsigned {doc} {reason}"));
+    }
+    for (doc, s) in o.statuses.iter().enumerate() {
+        calls.push(format!("document {doc} {s:?}"));
+    }
+    calls.push("finish".into());
+    calls
+}
+
+fn run_into(dedup: &Dedup, docs: &[lookalike::Document], sink: &mut Recorder) -> RunReport {
+    let mut run = dedup.start().unwrap();
+    for chunk in docs.chunks(41) {
+        run.add(chunk.to_vec()).unwrap();
+    }
+    run.finish_into(sink).unwrap()
+}
+
+#[test]
+fn every_method_pushes_what_finish_collects_in_order() {
+    let docs = prose_collection(12, 120, 160);
+    for &method in MethodKind::ALL {
+        for verify in [Verify::Exact, Verify::Estimate] {
+            let dedup =
+                Dedup::builder().method(method).threshold(0.7).verify(verify).build().unwrap();
+            let mut run = dedup.start().unwrap();
+            for chunk in docs.chunks(41) {
+                run.add(chunk.to_vec()).unwrap();
+            }
+            let collected = run.finish().unwrap();
+            let mut recorder = Recorder::default();
+            let report = run_into(&dedup, &docs, &mut recorder);
+            assert!(!report.stopped);
+            assert_eq!(recorder.calls, expected_calls(&collected), "{method} {verify:?}");
+            assert_eq!(report.ids, collected.ids);
+            assert_eq!(report.unsigned, collected.unsigned);
+            assert_eq!(format!("{:?}", report.stats), format!("{:?}", collected.stats));
+        }
+    }
+}
+
+#[test]
+fn a_sink_that_returns_false_gets_nothing_more() {
+    let docs = prose_collection(13, 100, 140);
+    let dedup = Dedup::builder().threshold(0.7).build().unwrap();
+    let mut all = Recorder::default();
+    run_into(&dedup, &docs, &mut all);
+    let pairs = all.calls.iter().filter(|c| c.starts_with("pair")).count();
+    assert!(pairs > 5, "the collection must have pairs ({pairs})");
+    for stop in [1, 3, pairs + 2, all.calls.len() - 1] {
+        let mut some = Recorder { stop_after: Some(stop), ..Recorder::default() };
+        let report = run_into(&dedup, &docs, &mut some);
+        assert!(report.stopped, "stop after {stop}");
+        assert_eq!(some.calls, all.calls[..stop], "stop after {stop}");
+        assert!(!some.calls.contains(&"finish".to_owned()));
+    }
+}
