@@ -5,11 +5,11 @@
 //! several times larger than its signatures (8 bytes per shingle, about one shingle per word).
 //! They are kept in memory up to a budget; past it, everything is moved to an anonymous temporary
 //! file (deleted by the OS when it is closed, also on a crash) and read back with positioned
-//! reads, which many threads can do at once. Then only the offsets stay in memory.
+//! reads, which many threads can do at once (on Unix; elsewhere a seek and a read under a lock).
+//! Then only the offsets stay in memory.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Default memory budget of a [`ShingleStore`] before it spills to disk.
@@ -125,7 +125,7 @@ impl ShingleStore {
         };
         buf.clear();
         buf.resize(((hi - lo) * 8) as usize, 0);
-        file.read_exact_at(buf, lo * 8)?;
+        read_exact_at(file, buf, lo * 8)?;
         out.extend(buf.chunks_exact(8).map(|c| {
             let mut a = [0u8; 8];
             a.copy_from_slice(c);
@@ -135,9 +135,51 @@ impl ShingleStore {
     }
 }
 
+/// Reads exactly `buf.len()` bytes of `file` at `offset` with a positioned read (the file's
+/// cursor is not used, so threads can read at once).
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Reads exactly `buf.len()` bytes of `file` at `offset`: without positioned reads, a seek and a
+/// read, under one process-wide lock so that concurrent readers do not move each other's cursor.
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    seek_read_exact_at(file, buf, offset)
+}
+
+/// The portable half of [`read_exact_at`]: a seek, then a read (moves the file's cursor).
+#[cfg_attr(unix, allow(dead_code))]
+fn seek_read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positioned_and_seek_reads_agree() -> io::Result<()> {
+        let mut file = tempfile::tempfile()?;
+        let bytes: Vec<u8> = (0..=255).collect();
+        file.write_all(&bytes)?;
+        for (offset, len) in [(0, 8), (8, 64), (100, 0), (248, 8), (3, 200)] {
+            let (mut a, mut b) = (vec![0; len], vec![0; len]);
+            read_exact_at(&file, &mut a, offset)?;
+            seek_read_exact_at(&file, &mut b, offset)?;
+            assert_eq!(a, b);
+            assert_eq!(a, &bytes[offset as usize..offset as usize + len]);
+        }
+        let mut past_the_end = [0; 8];
+        assert!(read_exact_at(&file, &mut past_the_end, 250).is_err());
+        assert!(seek_read_exact_at(&file, &mut past_the_end, 250).is_err());
+        Ok(())
+    }
 
     #[test]
     fn round_trip_in_any_order_in_memory_and_spilled() {

@@ -28,22 +28,23 @@ pub(crate) fn overlapping_pair(
 }
 
 /// Real article bodies of at least `min_words` words (the gold texts of
-/// ../shared/data/article-extraction-benchmark), as (name, text) sorted by name; `None` with a
-/// message when the data is absent.
-pub(crate) fn shared_articles(min_words: usize) -> Option<Vec<(String, String)>> {
+/// ../shared/data/article-extraction-benchmark), as (name, text) sorted by name. Tests that call
+/// it are `#[ignore = "needs ../shared/data"]`; without the data they fail with a message.
+pub(crate) fn shared_articles(min_words: usize) -> Vec<(String, String)> {
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/data/article-extraction-benchmark/ground-truth.json");
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("skipped: {} is absent", path.display());
-        return None;
-    };
-    let json: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("needs ../shared/data: cannot read {}: {e}", path.display()));
+    let json: serde_json::Value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
     let mut out: Vec<(String, String)> = json
-        .as_object()?
-        .iter()
+        .as_object()
+        .into_iter()
+        .flatten()
         .filter_map(|(k, v)| Some((k.clone(), v.get("articleBody")?.as_str()?.to_owned())))
         .filter(|(_, t)| t.split_whitespace().count() >= min_words)
         .collect();
     out.sort();
-    Some(out)
+    assert!(!out.is_empty(), "{} holds no article of {min_words} words", path.display());
+    out
 }
