@@ -11,10 +11,10 @@
 //!   `{id, title, lang, text}`), kept on disk by a [`PayloadStore`] until the fates are known.
 //!
 //! ```
-//! use lookalike::{Dedup, Document};
+//! use lookalike::{Dedup, Document, MethodKind};
 //! use lookalike_io::PairsTsv;
 //!
-//! let dedup = Dedup::builder().threshold(0.5).build()?;
+//! let dedup = Dedup::builder().method(MethodKind::MinHash).threshold(0.5).build()?;
 //! let mut run = dedup.start()?;
 //! run.add(vec![
 //!     Document::from_text("a", "near duplicate detection finds documents that are almost the same"),
