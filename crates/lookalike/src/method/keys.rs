@@ -4,11 +4,10 @@
 
 use rayon::prelude::*;
 
-use super::{CandidateReport, Context, Head, MethodStats, Slot, flat_slice};
+use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
 use crate::candidates::shared_keys;
 use crate::error::Error;
 use crate::lexical::collection::{CollectionStats, Lexicon, TermCounts};
-use crate::text::normalize::NormalizedText;
 use crate::verify::intersection_size;
 
 /// Sorted, deduplicated keys of every head, one list after the other, and the heads without.
@@ -91,19 +90,27 @@ pub(super) fn collection_stats(terms: &[TermCounts]) -> CollectionStats {
         .build()
 }
 
-/// Signs term counts once the collection statistics are known.
-pub(super) trait Signer: std::fmt::Debug + Send + Sync {
+/// Signs term counts once the collection statistics are known: what makes a statistics-signed
+/// method (I-Match, TF*RIDF) on top of [`StatSigned`].
+pub trait Signer: std::fmt::Debug + Send + Sync + Sized {
+    /// The method's settings.
+    type Config: std::fmt::Debug + Send + Sync;
+
+    /// The signer of a collection's statistics.
+    fn from_stats(stats: CollectionStats, config: &Self::Config, seed: u64) -> Result<Self, Error>;
     /// The keys of one document, or why it has none.
     fn sign(&self, doc: &TermCounts) -> Result<Vec<u64>, String>;
     /// Terms of the lexicon (or of the statistics), for the summary.
     fn terms(&self) -> u64;
+    /// The method's summary line; `source` says where the statistics come from.
+    fn describe(config: &Self::Config, source: &str, cx: &Context) -> String;
 }
 
 /// A document of a statistics-signed method: its term counts until the statistics are known, or
 /// its keys at once when a lexicon file gave them.
 #[derive(Debug, Default)]
 pub enum LexDoc {
-    /// Term counts (no lexicon file: signed in [`super::Method::prepare`]).
+    /// Term counts (no lexicon file: signed in [`Method::prepare`]).
     Terms(TermCounts),
     /// Signature keys, or why the document has none.
     Keys(Result<Vec<u64>, String>),
@@ -113,30 +120,51 @@ pub enum LexDoc {
 }
 
 /// A method signed with collection statistics (I-Match, TF*RIDF): the statistics of a lexicon
-/// file, or of the heads themselves in a second pass.
+/// file, or of the heads themselves in [`Method::prepare`]; candidates have an equal key.
 #[derive(Debug)]
-pub(super) struct StatSigned<S> {
+pub struct StatSigned<S: Signer> {
+    config: S::Config,
     signer: Option<S>,
-    seed: u64,
+    source: String,
+    cx: Context,
     terms: Vec<TermCounts>,
     keys: Keys,
 }
 
 impl<S: Signer> StatSigned<S> {
-    /// With `signer` (from a lexicon file) documents are signed at once.
-    pub fn new(signer: Option<S>, seed: u64) -> Self {
-        StatSigned { signer, seed, terms: Vec::new(), keys: Keys::default() }
+    /// The method; with a lexicon file its statistics sign documents as they are read.
+    pub(super) fn with(
+        config: S::Config,
+        lexicon: Option<&Lexicon>,
+        cx: Context,
+    ) -> Result<Self, Error> {
+        let signer = match lexicon {
+            Some(lex) => Some(S::from_stats(lex.stats.clone(), &config, cx.seed)?),
+            None => None,
+        };
+        Ok(StatSigned {
+            config,
+            signer,
+            source: source(lexicon),
+            cx,
+            terms: Vec::new(),
+            keys: Keys::default(),
+        })
     }
+}
 
-    pub fn doc(&self, norm: &NormalizedText) -> LexDoc {
-        let terms = TermCounts::from_normalized(norm, self.seed);
+impl<S: Signer> Method for StatSigned<S> {
+    type Doc = LexDoc;
+
+    fn doc(&self, doc: &DocView<'_>) -> LexDoc {
+        let terms = TermCounts::from_normalized(doc.norm, self.cx.seed);
         match &self.signer {
             Some(signer) => LexDoc::Keys(signer.sign(&terms)),
             None => LexDoc::Terms(terms),
         }
     }
 
-    pub fn push_heads(&mut self, heads: Vec<Head<'_, LexDoc>>) {
+    fn push_heads(&mut self, heads: Vec<Head<'_, LexDoc>>) {
         for head in heads {
             match (head.doc, self.signer.is_some()) {
                 (LexDoc::Keys(keys), _) => self.keys.push(keys),
@@ -150,15 +178,12 @@ impl<S: Signer> StatSigned<S> {
     }
 
     /// Without a lexicon file: the statistics of the heads, then every head signed.
-    pub fn prepare(
-        &mut self,
-        make: impl FnOnce(CollectionStats) -> Result<S, Error>,
-    ) -> Result<(), Error> {
+    fn prepare(&mut self) -> Result<(), Error> {
         if self.signer.is_some() {
             return Ok(());
         }
         let terms = std::mem::take(&mut self.terms);
-        let signer = make(collection_stats(&terms))?;
+        let signer = S::from_stats(collection_stats(&terms), &self.config, self.cx.seed)?;
         let signed: Vec<Result<Vec<u64>, String>> =
             terms.par_iter().map(|t| signer.sign(t)).collect();
         for keys in signed {
@@ -168,19 +193,101 @@ impl<S: Signer> StatSigned<S> {
         Ok(())
     }
 
-    pub fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> CandidateReport {
+    fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
         self.keys.candidates(1, emit);
-        CandidateReport {
+        Ok(CandidateReport {
             method: MethodStats {
                 unsigned: self.keys.unsigned().len() as u64,
-                lexicon_terms: self.signer.as_ref().map(Signer::terms),
+                lexicon_terms: self.signer.as_ref().map(S::terms),
                 ..MethodStats::default()
             },
             ..CandidateReport::default()
+        })
+    }
+
+    fn estimate(&self, a: Slot, b: Slot) -> f64 {
+        self.keys.estimate(a, b)
+    }
+
+    /// Equal signatures are the method's own decision.
+    fn accepts(&self, _estimate: f64) -> bool {
+        true
+    }
+
+    fn describe(&self) -> String {
+        S::describe(&self.config, &self.source, &self.cx)
+    }
+
+    fn unsigned(&self) -> &[(Slot, String)] {
+        self.keys.unsigned()
+    }
+}
+
+/// Signs one document by itself, with no collection statistics: what makes a per-document
+/// signature method (long sentences, partitioned fingerprints) on top of [`DocSigned`].
+pub trait DocSigner: std::fmt::Debug + Send + Sync {
+    /// The keys of one document, or why it has none.
+    fn sign(&self, doc: &DocView<'_>) -> Result<Vec<u64>, String>;
+    /// Keys two documents must share to be candidates (default 1).
+    fn min_shared(&self) -> usize {
+        1
+    }
+    /// The method's summary line.
+    fn describe(&self, cx: &Context) -> String;
+}
+
+/// A method whose documents are signed as they are read; candidates share enough keys.
+#[derive(Debug)]
+pub struct DocSigned<S> {
+    signer: S,
+    cx: Context,
+    keys: Keys,
+}
+
+impl<S: DocSigner> DocSigned<S> {
+    pub(super) fn with(signer: S, cx: Context) -> Self {
+        DocSigned { signer, cx, keys: Keys::default() }
+    }
+}
+
+impl<S: DocSigner> Method for DocSigned<S> {
+    type Doc = Option<Result<Vec<u64>, String>>;
+
+    fn doc(&self, doc: &DocView<'_>) -> Self::Doc {
+        Some(self.signer.sign(doc))
+    }
+
+    fn push_heads(&mut self, heads: Vec<Head<'_, Self::Doc>>) {
+        for head in heads {
+            self.keys.push(head.doc.unwrap_or_else(|| Err("no signature".to_owned())));
         }
     }
 
-    pub fn keys(&self) -> &Keys {
-        &self.keys
+    fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
+        self.keys.candidates(self.signer.min_shared(), emit);
+        Ok(CandidateReport {
+            method: MethodStats {
+                unsigned: self.keys.unsigned().len() as u64,
+                ..MethodStats::default()
+            },
+            ..CandidateReport::default()
+        })
+    }
+
+    fn estimate(&self, a: Slot, b: Slot) -> f64 {
+        self.keys.estimate(a, b)
+    }
+
+    /// Equal signatures (enough equal lists) are the method's own decision.
+    fn accepts(&self, _estimate: f64) -> bool {
+        true
+    }
+
+    fn describe(&self) -> String {
+        self.signer.describe(&self.cx)
+    }
+
+    fn unsigned(&self) -> &[(Slot, String)] {
+        self.keys.unsigned()
     }
 }

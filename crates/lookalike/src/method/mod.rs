@@ -54,19 +54,21 @@ mod spot_sigs;
 mod super_shingles;
 mod tf_ridf;
 
-pub use broder::Broder;
+pub use broder::{Broder, BroderEstimate};
 pub use exact::Exact;
-pub use i_match::IMatch;
-pub use long_sentences::LongSentences;
-pub use min_s::MinS;
+pub use i_match::{IMatch, IMatchSigning};
+pub use keys::{DocSigned, DocSigner, LexDoc, Signer, StatSigned};
+pub use long_sentences::{LongSentences, SentenceSigner};
+pub use min_s::{MinS, MinSEstimate};
 pub use minhash::MinHash;
-pub use mod_m::ModM;
-pub use partitioned::Partitioned;
+pub use mod_m::{ModM, ModMEstimate};
+pub use partitioned::{PartitionSigner, Partitioned};
 pub use ref_words::RefWords;
-pub use simhash::SimHash;
+pub use samples::{Estimator, Sampled, Samples};
+pub use simhash::{SimDoc, SimHash};
 pub use spot_sigs::SpotSigs;
 pub use super_shingles::SuperShingles;
-pub use tf_ridf::TfRidf;
+pub use tf_ridf::{RidfSigner, TfRidf};
 
 /// The name of a near-duplicate detection method (what `--method` takes); its settings are a
 /// [`MethodConfig`].

@@ -1,71 +1,64 @@
 //! What MOD-m, MIN-s and Broder's algorithm share: a sorted sample of each head's shingle hashes,
-//! and candidates from Broder's sort of ⟨sampled shingle, document⟩ records.
+//! candidates from Broder's sort of ⟨sampled shingle, document⟩ records, and one [`Method`]
+//! implementation, [`Sampled`], that each of them completes with its own [`Estimator`].
+
+use std::fmt;
 
 use super::minhash::verify_short;
-use super::{CandidateReport, Context, DocView, Head, MethodStats, Slot, flat_slice};
+use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
 use crate::candidates::sorted_pairs::{self, BroderConfig};
 use crate::config::{Sample, SampleConfig};
 use crate::error::{ConfigError, Error};
 use crate::sketch::sample::{MinSketch, ModSketch};
 use crate::verify::intersection_size;
 
-/// The samples of every head, one after the other.
+/// What makes a sampling method: its name and its estimate from two samples.
+pub trait Estimator: fmt::Debug + Send + Sync {
+    /// The method's name.
+    const NAME: &'static str;
+
+    /// The similarity estimate of two heads from their samples.
+    fn estimate(&self, samples: &Samples, a: Slot, b: Slot) -> f64;
+
+    /// Whether the candidates reach pairs of low resemblance (containment needs MOD-m samples).
+    fn reaches_containment(&self, samples: &Samples) -> bool {
+        let _ = samples;
+        false
+    }
+}
+
+/// The samples of every head, one after the other, with the run's settings.
 #[derive(Debug)]
-pub(super) struct Samples {
-    pub config: SampleConfig,
-    pub sample: Sample,
-    pub cx: Context,
+pub struct Samples {
+    config: SampleConfig,
+    sample: Sample,
+    cx: Context,
     values: Vec<u64>,
     ends: Vec<usize>,
 }
 
 impl Samples {
     /// Validates L; `sample` is the effective sample.
-    pub fn new(config: SampleConfig, sample: Sample, cx: Context) -> Result<Samples, Error> {
+    pub(super) fn new(config: SampleConfig, sample: Sample, cx: Context) -> Result<Samples, Error> {
         if config.max_docs_per_shingle < 2 {
             return Err(ConfigError::MaxDocsPerShingle.into());
         }
         Ok(Samples { config, sample, cx, values: Vec::new(), ends: Vec::new() })
     }
 
-    /// One document's sample.
-    pub fn doc(&self, doc: &DocView<'_>) -> Vec<u64> {
-        match self.sample {
-            Sample::Mod(m) => ModSketch::new(m, self.cx.seed).sketch(doc.shingles),
-            Sample::Min(s) => MinSketch::new(s, self.cx.seed).sketch(doc.shingles),
-        }
+    /// The sample in use.
+    pub fn sample(&self) -> Sample {
+        self.sample
     }
 
-    pub fn push_heads(&mut self, heads: Vec<Head<'_, Vec<u64>>>) {
-        for head in heads {
-            self.values.extend_from_slice(&head.doc);
-            self.ends.push(self.values.len());
-        }
+    /// The run's settings.
+    pub fn context(&self) -> &Context {
+        &self.cx
     }
 
+    /// A head's sample.
     pub fn of(&self, slot: Slot) -> &[u64] {
         flat_slice(&self.values, &self.ends, slot)
-    }
-
-    /// Pairs sharing a sampled shingle, by Broder's sort, with its counters.
-    pub fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
-        let slots = self.ends.len() as u32;
-        let empty_samples = (0..slots).filter(|&s| self.of(Slot(s)).is_empty()).count() as u64;
-        let config = BroderConfig {
-            memory_bytes: self.cx.memory,
-            max_docs_per_shingle: self.config.max_docs_per_shingle,
-            threshold: self.threshold(),
-            tmp_dir: self.cx.spill_dir.clone(),
-        };
-        let sketches = (0..slots).map(|s| (s, self.of(Slot(s))));
-        let stats = sorted_pairs::collect(sketches, &config, |p| {
-            emit(Slot(p.a), Slot(p.b));
-            true
-        })?;
-        Ok(CandidateReport {
-            method: MethodStats { broder: Some(stats), empty_samples, ..MethodStats::default() },
-            ..CandidateReport::default()
-        })
     }
 
     /// |X ∩ Y| / min(|X|, |Y|) of two heads' samples (0 when one is empty): containment of the
@@ -96,19 +89,93 @@ impl Samples {
         let margin = 3.0 * (t * (1.0 - t) / s).sqrt();
         (t - margin).max(0.0)
     }
+}
 
-    /// "method NAME: words:5 shingles, sample min:128, L = 100 documents per shingle, ...".
-    pub fn describe(&self, name: &str) -> String {
-        format!(
-            "method {name}: {} shingles, sample {}, L = {} documents per shingle, {}, {}",
-            self.cx.shingle,
-            self.sample,
-            self.config.max_docs_per_shingle,
-            self.cx.measure_text(),
-            verify_short(&self.cx)
-        )
+/// A sampling method: [`Samples`] and the method's [`Estimator`].
+#[derive(Debug)]
+pub struct Sampled<E> {
+    samples: Samples,
+    estimator: E,
+}
+
+impl<E: Estimator> Sampled<E> {
+    pub(super) fn with(samples: Samples, estimator: E) -> Self {
+        Sampled { samples, estimator }
     }
 }
 
-/// The progress message of the sampling methods.
-pub(super) const PHASE: &str = "finding candidates (Broder's sort of shared samples)";
+impl<E: Estimator> Method for Sampled<E> {
+    type Doc = Vec<u64>;
+
+    fn doc(&self, doc: &DocView<'_>) -> Vec<u64> {
+        let seed = self.samples.cx.seed;
+        match self.samples.sample {
+            Sample::Mod(m) => ModSketch::new(m, seed).sketch(doc.shingles),
+            Sample::Min(s) => MinSketch::new(s, seed).sketch(doc.shingles),
+        }
+    }
+
+    fn push_heads(&mut self, heads: Vec<Head<'_, Vec<u64>>>) {
+        let s = &mut self.samples;
+        for head in heads {
+            s.values.extend_from_slice(&head.doc);
+            s.ends.push(s.values.len());
+        }
+    }
+
+    /// Pairs sharing a sampled shingle, by Broder's sort, with its counters.
+    fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
+        let s = &self.samples;
+        let slots = s.ends.len() as u32;
+        let empty_samples = (0..slots).filter(|&i| s.of(Slot(i)).is_empty()).count() as u64;
+        let config = BroderConfig {
+            memory_bytes: s.cx.memory,
+            max_docs_per_shingle: s.config.max_docs_per_shingle,
+            threshold: s.threshold(),
+            tmp_dir: s.cx.spill_dir.clone(),
+        };
+        let sketches = (0..slots).map(|i| (i, s.of(Slot(i))));
+        let stats = sorted_pairs::collect(sketches, &config, |p| {
+            emit(Slot(p.a), Slot(p.b));
+            true
+        })?;
+        Ok(CandidateReport {
+            method: MethodStats { broder: Some(stats), empty_samples, ..MethodStats::default() },
+            ..CandidateReport::default()
+        })
+    }
+
+    fn estimate(&self, a: Slot, b: Slot) -> f64 {
+        self.estimator.estimate(&self.samples, a, b)
+    }
+
+    fn accepts(&self, estimate: f64) -> bool {
+        estimate >= self.samples.cx.threshold
+    }
+
+    /// "method NAME: words:5 shingles, sample min:128, L = 100 documents per shingle, ...".
+    fn describe(&self) -> String {
+        let s = &self.samples;
+        format!(
+            "method {}: {} shingles, sample {}, L = {} documents per shingle, {}, {}",
+            E::NAME,
+            s.cx.shingle,
+            s.sample,
+            s.config.max_docs_per_shingle,
+            s.cx.measure_text(),
+            verify_short(&s.cx)
+        )
+    }
+
+    fn phase(&self) -> &'static str {
+        "finding candidates (Broder's sort of shared samples)"
+    }
+
+    fn sample_len(&self, slot: Slot) -> usize {
+        self.samples.of(slot).len()
+    }
+
+    fn reaches_containment(&self) -> bool {
+        self.estimator.reaches_containment(&self.samples)
+    }
+}
