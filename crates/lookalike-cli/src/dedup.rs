@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lookalike::{Cluster, Dedup, DedupConfig, DocStatus, Document, ScoredPair, Sink};
+use lookalike::{Cluster, Dedup, DedupConfig, DocId, DocStatus, Document, ScoredPair, Sink};
 use lookalike_io::{
     BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, PairsTsv, PayloadStore,
     RawRecord, ReportEntry, ReportJsonl,
@@ -89,7 +89,10 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     if let (Some(store), Some(p)) = (payloads.as_mut(), payload) {
                         store.push(&p)?;
                     }
-                    entries.push(ReportEntry::Doc { index: (run.len() + docs.len()) as u32, lang });
+                    entries.push(ReportEntry::Doc {
+                        index: DocId((run.len() + docs.len()) as u32),
+                        lang,
+                    });
                     docs.push(doc);
                 }
             }
@@ -204,13 +207,13 @@ impl Sink for Outputs<'_> {
         Ok(true)
     }
 
-    fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) -> Result<bool> {
+    fn unsigned(&mut self, ids: &[String], doc: DocId, reason: &str) -> Result<bool> {
         self.summary.unsigned(ids, doc, reason);
         push(&mut self.report, |s| s.unsigned(ids, doc, reason))?;
         Ok(true)
     }
 
-    fn document(&mut self, ids: &[String], doc: u32, status: &DocStatus) -> Result<bool> {
+    fn document(&mut self, ids: &[String], doc: DocId, status: &DocStatus) -> Result<bool> {
         self.summary.document(ids, doc, status);
         push(&mut self.report, |s| s.document(ids, doc, status))?;
         push(&mut self.kept, |s| s.document(ids, doc, status))?;

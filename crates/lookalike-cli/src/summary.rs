@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
 
-use lookalike::{Dedup, DedupStats, DocStatus};
+use lookalike::{Dedup, DedupStats, DocId, DocStatus};
 use lookalike_io::InputError;
 
 /// How many examples of each kind of problem the summary shows.
@@ -82,17 +82,17 @@ impl Summary {
     }
 
     /// A document's fate, as the run pushes it.
-    pub fn document(&mut self, ids: &[String], doc: u32, status: &DocStatus) {
+    pub fn document(&mut self, ids: &[String], doc: DocId, status: &DocStatus) {
         match status {
-            DocStatus::Skipped { reason } => self.skip(&ids[doc as usize], reason.as_str()),
+            DocStatus::Skipped { reason } => self.skip(&ids[doc.index()], reason.as_str()),
             DocStatus::Kept => self.kept += 1,
             DocStatus::Duplicate { .. } => {}
         }
     }
 
     /// A document the method could not sign.
-    pub fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) {
-        let id = &ids[doc as usize];
+    pub fn unsigned(&mut self, ids: &[String], doc: DocId, reason: &str) {
+        let id = &ids[doc.index()];
         self.unsigned.entry(class(reason)).or_default().add(format!("{id}: {reason}"));
     }
 

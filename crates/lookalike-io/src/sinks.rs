@@ -31,7 +31,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use lookalike::{Cluster, Contained, DocStatus, ScoredPair, Sink};
+use lookalike::{Cluster, Contained, DocId, DocStatus, ScoredPair, Sink};
 
 /// An error of a sink: writing failed, or the run itself failed.
 #[derive(Debug, thiserror::Error)]
@@ -93,8 +93,8 @@ impl<W: Write> Sink for PairsTsv<W> {
         write!(
             self.out,
             "{}\t{}\t{:.6}",
-            tsv_escape(&ids[first as usize]),
-            tsv_escape(&ids[second as usize]),
+            tsv_escape(&ids[first.index()]),
+            tsv_escape(&ids[second.index()]),
             p.similarity
         )?;
         if let Some(h) = p.hamming {
@@ -152,12 +152,12 @@ impl<W: Write> Sink for ClustersJsonl<W> {
         let line = ClusterLine {
             cluster: self.next,
             size: c.members.len() + 1,
-            representative: &ids[c.representative as usize],
+            representative: &ids[c.representative.index()],
             members: c
                 .members
                 .iter()
                 .map(|m| MemberLine {
-                    id: &ids[m.doc as usize],
+                    id: &ids[m.doc.index()],
                     similarity: round6(m.similarity),
                     kind: m.kind.as_str(),
                 })
@@ -180,7 +180,7 @@ pub enum ReportEntry {
     /// A document that reached the pipeline, by its pipeline index, with its language.
     Doc {
         /// Its index in the run.
-        index: u32,
+        index: DocId,
         /// Its detected language.
         lang: Option<&'static str>,
     },
@@ -236,7 +236,7 @@ pub struct ReportJsonl<W> {
     out: W,
     entries: Vec<ReportEntry>,
     next: usize,
-    unsigned: HashMap<u32, String>,
+    unsigned: HashMap<DocId, String>,
 }
 
 impl<W: Write> ReportJsonl<W> {
@@ -260,7 +260,7 @@ impl<W: Write> ReportJsonl<W> {
         while self.next < self.entries.len() {
             let entry = std::mem::replace(
                 &mut self.entries[self.next],
-                ReportEntry::Doc { index: u32::MAX, lang: None },
+                ReportEntry::Doc { index: DocId(u32::MAX), lang: None },
             );
             self.next += 1;
             match entry {
@@ -277,7 +277,7 @@ impl<W: Write> ReportJsonl<W> {
 impl<W: Write> Sink for ReportJsonl<W> {
     type Error = SinkError;
 
-    fn unsigned(&mut self, _ids: &[String], doc: u32, reason: &str) -> Result<bool, SinkError> {
+    fn unsigned(&mut self, _ids: &[String], doc: DocId, reason: &str) -> Result<bool, SinkError> {
         self.unsigned.insert(doc, reason.to_owned());
         Ok(true)
     }
@@ -285,11 +285,11 @@ impl<W: Write> Sink for ReportJsonl<W> {
     fn document(
         &mut self,
         ids: &[String],
-        doc: u32,
+        doc: DocId,
         status: &DocStatus,
     ) -> Result<bool, SinkError> {
         let lang = self.skipped_until_doc()?.flatten();
-        let id = &ids[doc as usize];
+        let id = &ids[doc.index()];
         let unsigned = self.unsigned.get(&doc).map(String::as_str);
         let line = match status {
             DocStatus::Kept => ReportLine {
@@ -306,7 +306,7 @@ impl<W: Write> Sink for ReportJsonl<W> {
                 id,
                 status: "duplicate",
                 lang,
-                of: Some(&ids[*of as usize]),
+                of: Some(&ids[of.index()]),
                 similarity: Some(round6(*similarity)),
                 kind: Some(kind.as_str()),
                 reason: None,
@@ -368,8 +368,8 @@ impl PayloadStore {
     }
 
     /// Reads payload `doc` into `buf`.
-    fn read(&mut self, doc: u32, buf: &mut Vec<u8>) -> io::Result<()> {
-        let (lo, hi) = (self.offsets[doc as usize], self.offsets[doc as usize + 1]);
+    fn read(&mut self, doc: DocId, buf: &mut Vec<u8>) -> io::Result<()> {
+        let (lo, hi) = (self.offsets[doc.index()], self.offsets[doc.index() + 1]);
         buf.resize((hi - lo) as usize, 0);
         let file = self.seal()?;
         read_exact_at(file, buf, lo)
@@ -408,7 +408,7 @@ impl<W: Write> Sink for KeptJsonl<W> {
     fn document(
         &mut self,
         _ids: &[String],
-        doc: u32,
+        doc: DocId,
         status: &DocStatus,
     ) -> Result<bool, SinkError> {
         if *status == DocStatus::Kept {

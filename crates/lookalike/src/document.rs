@@ -1,4 +1,21 @@
-//! The unit of work: a document with a stable id and its text.
+//! The unit of work: a document with a stable id and its text, and [`DocId`], its position in the
+//! input.
+
+/// A document's input index: the order in which [`crate::DedupRun::add`] received it, from 0.
+///
+/// Every result names documents by `DocId` ([`crate::ScoredPair`], [`crate::Cluster`],
+/// [`crate::DocStatus`], the [`crate::Sink`] calls); `ids[doc.index()]` is its printed id. It is
+/// distinct from [`crate::Slot`], a head's position inside a method. Serialized as the bare number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct DocId(pub u32);
+
+impl DocId {
+    /// The input index, to index per-document arrays (`ids`, statuses).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// One input document, as the readers hand it to the pipeline.
 ///

@@ -61,7 +61,7 @@ pub use config::{
     DedupConfig, IMatchSettings, Measure, MethodConfig, MinHashConfig, RefWordsSettings, Sample,
     SampleConfig, SimHashConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
 };
-pub use document::Document;
+pub use document::{DocId, Document};
 pub use error::{ConfigError, Error};
 pub use method::{Method, MethodKind, MethodStats, Slot};
 pub use pipeline::{

@@ -87,7 +87,7 @@ impl DedupBuilder {
 /// A configured near-duplicate detector. Cheap to share; each run is a [`DedupRun`].
 ///
 /// ```
-/// use lookalike::{Dedup, Document, DocStatus};
+/// use lookalike::{Dedup, DocId, DocStatus, Document};
 ///
 /// let dedup = Dedup::builder().threshold(0.7).build().unwrap();
 /// let mut run = dedup.start().unwrap();
@@ -97,7 +97,7 @@ impl DedupBuilder {
 ///     Document::from_text("c", "a completely different text about something else entirely"),
 /// ]).unwrap();
 /// let outcome = run.finish().unwrap();
-/// assert!(matches!(outcome.statuses[1], DocStatus::Duplicate { of: 0, .. }));
+/// assert!(matches!(outcome.statuses[1], DocStatus::Duplicate { of: DocId(0), .. }));
 /// assert_eq!(outcome.statuses[2], DocStatus::Kept);
 /// ```
 #[derive(Debug, Clone)]

@@ -2,6 +2,7 @@
 //! every document's fate) and the counts it reports".
 
 use crate::candidates::lsh::{CandidateStats, LshParams};
+use crate::document::DocId;
 use crate::method::MethodStats;
 
 /// Why the pipeline did not compare a document. The string form ([`SkipReason::as_str`]) is
@@ -55,13 +56,13 @@ impl MatchKind {
     }
 }
 
-/// A verified pair of documents (indices in input order, `a < b`).
+/// A verified pair of documents (`a < b` in input order).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ScoredPair {
     /// The earlier document.
-    pub a: u32,
+    pub a: DocId,
     /// The later document.
-    pub b: u32,
+    pub b: DocId,
     /// Their similarity (1.0 for exact copies); with [`crate::Measure::Containment`] the containment of
     /// the contained document in the other.
     pub similarity: f64,
@@ -88,7 +89,7 @@ pub enum Contained {
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ClusterMember {
     /// The document.
-    pub doc: u32,
+    pub doc: DocId,
     /// Its similarity to the representative (may be below the threshold when it joined through
     /// another member: clusters are the transitive closure of the pairs).
     pub similarity: f64,
@@ -100,7 +101,7 @@ pub struct ClusterMember {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Cluster {
     /// The document kept.
-    pub representative: u32,
+    pub representative: DocId,
     /// The others, in input order.
     pub members: Vec<ClusterMember>,
 }
@@ -113,7 +114,7 @@ pub enum DocStatus {
     /// Dropped as a duplicate of the representative `of`.
     Duplicate {
         /// The representative.
-        of: u32,
+        of: DocId,
         /// Similarity to the representative.
         similarity: f64,
         /// Exact or near.
@@ -164,7 +165,7 @@ pub struct RunReport {
     pub stats: DedupStats,
     /// Documents the method could not sign (lexical methods: too few lexicon terms, too short),
     /// with the reason, in input order. They are kept and compared by nothing but the exact stage.
-    pub unsigned: Vec<(u32, String)>,
+    pub unsigned: Vec<(DocId, String)>,
     /// Whether the sink stopped the delivery early (returned `false`).
     pub stopped: bool,
 }
@@ -184,5 +185,22 @@ pub struct DedupOutcome {
     pub stats: DedupStats,
     /// Documents the method could not sign (lexical methods: too few lexicon terms, too short),
     /// with the reason, in input order. They are kept and compared by nothing but the exact stage.
-    pub unsigned: Vec<(u32, String)>,
+    pub unsigned: Vec<(DocId, String)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_ids_serialize_as_bare_numbers() {
+        let cluster = Cluster {
+            representative: DocId(3),
+            members: vec![ClusterMember { doc: DocId(7), similarity: 1.0, kind: MatchKind::Near }],
+        };
+        assert_eq!(
+            serde_json::to_string(&cluster).unwrap(),
+            r#"{"representative":3,"members":[{"doc":7,"similarity":1.0,"kind":"near"}]}"#
+        );
+    }
 }

@@ -14,7 +14,7 @@ use super::sink::{Collect, Sink};
 use crate::candidates::lsh::decode_pair;
 use crate::cluster::{Keep, UnionFind};
 use crate::config::{DedupConfig, Measure};
-use crate::document::Document;
+use crate::document::{DocId, Document};
 use crate::error::Error;
 use crate::method::{Engine, MethodObject, Slot};
 use crate::store::ShingleStore;
@@ -25,11 +25,11 @@ enum DocKind {
     Skipped(SkipReason),
     /// Head of an exact group; `slot` indexes the method's per-head data and the store.
     Head {
-        slot: u32,
+        slot: Slot,
     },
     /// Exact copy of head document `of`.
     Copy {
-        of: u32,
+        of: DocId,
         bytes: bool,
     },
 }
@@ -58,9 +58,9 @@ pub struct DedupRun<'a> {
     dedup: &'a Dedup,
     docs: Vec<DocMeta>,
     /// Text fingerprint → (head document, its raw fingerprint).
-    exact: HashMap<u128, (u32, Option<u128>)>,
+    exact: HashMap<u128, (DocId, Option<u128>)>,
     /// Document index of every head, by slot.
-    heads: Vec<u32>,
+    heads: Vec<DocId>,
     /// The method and its per-head data.
     engine: Box<dyn Engine>,
     store: Option<ShingleStore>,
@@ -105,7 +105,7 @@ impl<'a> DedupRun<'a> {
         let mut kinds = Vec::with_capacity(batch.len());
         let mut new_heads = Vec::new();
         for (doc, p) in batch.iter().zip(&processed) {
-            let index = (self.docs.len() + kinds.len()) as u32;
+            let index = DocId((self.docs.len() + kinds.len()) as u32);
             let kind = if p.shingles.is_empty() {
                 DocKind::Skipped(if p.empty_text {
                     SkipReason::EmptyText
@@ -117,7 +117,7 @@ impl<'a> DedupRun<'a> {
                 DocKind::Copy { of, bytes }
             } else {
                 self.exact.insert(p.fingerprint, (index, doc.raw_fingerprint));
-                let slot = (self.heads.len() + new_heads.len()) as u32;
+                let slot = Slot((self.heads.len() + new_heads.len()) as u32);
                 new_heads.push(kinds.len());
                 DocKind::Head { slot }
             };
@@ -125,7 +125,7 @@ impl<'a> DedupRun<'a> {
         }
         self.engine.push_heads(&new_heads, &processed);
         for &i in &new_heads {
-            self.heads.push((self.docs.len() + i) as u32);
+            self.heads.push(DocId((self.docs.len() + i) as u32));
             if let Some(store) = &mut self.store {
                 store.push(&processed[i].shingles)?;
             }
@@ -203,11 +203,11 @@ impl<'a> DedupRun<'a> {
         let mut pairs = Vec::new();
         for (i, m) in self.docs.iter().enumerate() {
             if let DocKind::Copy { of, bytes } = m.kind {
-                uf.union(of, i as u32);
+                uf.union(of.0, i as u32);
                 let kind = if bytes { MatchKind::ExactBytes } else { MatchKind::ExactText };
                 pairs.push(ScoredPair {
                     a: of,
-                    b: i as u32,
+                    b: DocId(i as u32),
                     similarity: 1.0,
                     kind,
                     contained: None,
@@ -216,9 +216,9 @@ impl<'a> DedupRun<'a> {
             }
         }
         for &(sa, sb, sim, contained) in &near {
-            let (a, b) = (self.heads[sa as usize], self.heads[sb as usize]);
-            uf.union(a, b);
-            let hamming = method.hamming(Slot(sa), Slot(sb));
+            let (a, b) = (self.heads[sa.index()], self.heads[sb.index()]);
+            uf.union(a.0, b.0);
+            let hamming = method.hamming(sa, sb);
             pairs.push(ScoredPair {
                 a,
                 b,
@@ -232,10 +232,10 @@ impl<'a> DedupRun<'a> {
 
         let groups = uf.groups();
         let docs = &self.docs;
-        let head_slot = |doc: u32| -> u32 {
-            match docs[doc as usize].kind {
+        let head_slot = |doc: DocId| -> Slot {
+            match docs[doc.index()].kind {
                 DocKind::Head { slot } => slot,
-                DocKind::Copy { of, .. } => match docs[of as usize].kind {
+                DocKind::Copy { of, .. } => match docs[of.index()].kind {
                     DocKind::Head { slot } => slot,
                     DocKind::Copy { .. } | DocKind::Skipped(_) => {
                         unreachable!("an exact copy points at a head")
@@ -247,16 +247,17 @@ impl<'a> DedupRun<'a> {
         let clusters: Vec<Cluster> = groups
             .par_iter()
             .map_init(SetBuffers::default, |buf, group| -> Result<Cluster, Error> {
-                let rep = match c.keep {
+                // Union-find works on bare input indices.
+                let rep = DocId(match c.keep {
                     Keep::First => group[0],
                     Keep::Longest => *group
                         .iter()
                         .max_by_key(|&&m| (docs[m as usize].text_len, std::cmp::Reverse(m)))
                         .unwrap_or(&group[0]),
-                };
+                });
                 let rep_slot = head_slot(rep);
                 let mut members = Vec::with_capacity(group.len() - 1);
-                for &m in group.iter().filter(|&&m| m != rep) {
+                for m in group.iter().map(|&m| DocId(m)).filter(|&m| m != rep) {
                     let slot = head_slot(m);
                     let (similarity, kind) = if slot == rep_slot {
                         (1.0, exact_kind(docs, rep, m))
@@ -281,7 +282,7 @@ impl<'a> DedupRun<'a> {
         for c in &clusters {
             for m in &c.members {
                 duplicates += 1;
-                statuses[m.doc as usize] = DocStatus::Duplicate {
+                statuses[m.doc.index()] = DocStatus::Duplicate {
                     of: c.representative,
                     similarity: m.similarity,
                     kind: m.kind,
@@ -308,7 +309,7 @@ impl<'a> DedupRun<'a> {
             lsh: report.lsh,
             method: report.method,
         };
-        let unsigned: Vec<(u32, String)> = method
+        let unsigned: Vec<(DocId, String)> = method
             .unsigned()
             .iter()
             .map(|(slot, reason)| (self.heads[slot.index()], reason.clone()))
@@ -325,7 +326,7 @@ fn deliver<S: Sink>(
     ids: &[String],
     pairs: &[ScoredPair],
     clusters: &[Cluster],
-    unsigned: &[(u32, String)],
+    unsigned: &[(DocId, String)],
     statuses: &[DocStatus],
 ) -> Result<bool, S::Error> {
     for pair in pairs {
@@ -344,7 +345,7 @@ fn deliver<S: Sink>(
         }
     }
     for (doc, status) in statuses.iter().enumerate() {
-        if !sink.document(ids, doc as u32, status)? {
+        if !sink.document(ids, DocId(doc as u32), status)? {
             return Ok(false);
         }
     }
@@ -352,8 +353,8 @@ fn deliver<S: Sink>(
     Ok(true)
 }
 
-fn exact_kind(docs: &[DocMeta], rep: u32, member: u32) -> MatchKind {
-    let bytes_of = |d: u32| match docs[d as usize].kind {
+fn exact_kind(docs: &[DocMeta], rep: DocId, member: DocId) -> MatchKind {
+    let bytes_of = |d: DocId| match docs[d.index()].kind {
         DocKind::Copy { bytes, .. } => bytes,
         DocKind::Head { .. } | DocKind::Skipped(_) => true,
     };
@@ -368,7 +369,7 @@ struct SetBuffers {
 }
 
 /// A verified pair of slots: `(a, b, similarity, containment direction)`.
-type Verified = (u32, u32, f64, Option<Contained>);
+type Verified = (Slot, Slot, f64, Option<Contained>);
 
 /// Similarity between heads: exact from the shingle store, or the method's own estimate.
 struct Similarity<'a> {
@@ -395,12 +396,17 @@ impl Similarity<'_> {
 
     /// Similarity of a cluster member to its representative: resemblance, or with containment the
     /// containment of the member in the representative.
-    fn to_representative(&self, rep: u32, member: u32, buf: &mut SetBuffers) -> Result<f64, Error> {
+    fn to_representative(
+        &self,
+        rep: Slot,
+        member: Slot,
+        buf: &mut SetBuffers,
+    ) -> Result<f64, Error> {
         match self.store {
-            None => Ok(self.method.estimate(Slot(rep), Slot(member))),
+            None => Ok(self.method.estimate(rep, member)),
             Some(store) => {
-                store.read(rep as usize, &mut buf.a, &mut buf.raw)?;
-                store.read(member as usize, &mut buf.b, &mut buf.raw)?;
+                store.read(rep.index(), &mut buf.a, &mut buf.raw)?;
+                store.read(member.index(), &mut buf.b, &mut buf.raw)?;
                 Ok(match self.config.measure {
                     Measure::Jaccard => jaccard(&buf.a, &buf.b),
                     Measure::Containment if buf.b.is_empty() => 0.0,
@@ -432,7 +438,7 @@ impl Similarity<'_> {
                 .filter(|cand| cand.accepted)
                 .map(|cand| {
                     let (a, b) = decode_pair(cand.pair);
-                    (a, b, cand.estimate, contained(a, b))
+                    (Slot(a), Slot(b), cand.estimate, contained(a, b))
                 })
                 .collect());
         };
@@ -450,7 +456,7 @@ impl Similarity<'_> {
                     store.read(b as usize, &mut buf.b, &mut buf.raw)?;
                     let (sim, contained) = self.exact(&buf.a, &buf.b);
                     if sim >= threshold {
-                        out.push((a, b, sim, contained));
+                        out.push((Slot(a), Slot(b), sim, contained));
                     }
                 }
                 Ok(out)

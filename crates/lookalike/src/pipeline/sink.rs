@@ -5,14 +5,16 @@
 //! Python caller's table — is a [`Sink`], and a run pushes into it instead of returning one large
 //! value. [`Collect`] gathers everything in memory ([`crate::DedupRun::finish`] uses it).
 
+use crate::document::DocId;
 use crate::error::Error;
 use crate::pipeline::outcome::{Cluster, DocStatus, ScoredPair};
 
 /// Receives a run's results, in this order: every verified pair (exact copies and near
 /// duplicates, sorted by `(a, b)`), then every cluster (ordered by its smallest member), then the
 /// documents the method could not sign (in input order), then every document's fate (in input
-/// order), then [`finish`](Sink::finish). Documents are input indices; `ids[i]` is document i's
-/// id. Returning `Ok(false)` stops the delivery: nothing more is pushed, `finish` included.
+/// order), then [`finish`](Sink::finish). Documents are input indices ([`DocId`]);
+/// `ids[doc.index()]` is document `doc`'s id. Returning `Ok(false)` stops the delivery: nothing
+/// more is pushed, `finish` included.
 pub trait Sink {
     /// The sink's error; the run's own errors convert into it.
     type Error: From<Error>;
@@ -31,7 +33,7 @@ pub trait Sink {
 
     /// A document the method could not sign (lexical methods: too few lexicon terms, too
     /// short), with the reason; it is kept and compared by nothing but the exact stage.
-    fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) -> Result<bool, Self::Error> {
+    fn unsigned(&mut self, ids: &[String], doc: DocId, reason: &str) -> Result<bool, Self::Error> {
         let _ = (ids, doc, reason);
         Ok(true)
     }
@@ -40,7 +42,7 @@ pub trait Sink {
     fn document(
         &mut self,
         ids: &[String],
-        doc: u32,
+        doc: DocId,
         status: &DocStatus,
     ) -> Result<bool, Self::Error> {
         let _ = (ids, doc, status);
@@ -64,14 +66,14 @@ impl<S: Sink + ?Sized> Sink for &mut S {
         (**self).cluster(ids, cluster)
     }
 
-    fn unsigned(&mut self, ids: &[String], doc: u32, reason: &str) -> Result<bool, Self::Error> {
+    fn unsigned(&mut self, ids: &[String], doc: DocId, reason: &str) -> Result<bool, Self::Error> {
         (**self).unsigned(ids, doc, reason)
     }
 
     fn document(
         &mut self,
         ids: &[String],
-        doc: u32,
+        doc: DocId,
         status: &DocStatus,
     ) -> Result<bool, Self::Error> {
         (**self).document(ids, doc, status)
@@ -106,7 +108,12 @@ impl Sink for Collect {
         Ok(true)
     }
 
-    fn document(&mut self, _ids: &[String], _doc: u32, status: &DocStatus) -> Result<bool, Error> {
+    fn document(
+        &mut self,
+        _ids: &[String],
+        _doc: DocId,
+        status: &DocStatus,
+    ) -> Result<bool, Error> {
         self.statuses.push(status.clone());
         Ok(true)
     }

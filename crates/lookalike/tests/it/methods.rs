@@ -25,7 +25,7 @@ fn near_pairs(outcome: &lookalike::DedupOutcome) -> Vec<(u32, u32, f64)> {
         .pairs
         .iter()
         .filter(|p| p.kind == MatchKind::Near)
-        .map(|p| (p.a, p.b, p.similarity))
+        .map(|p| (p.a.0, p.b.0, p.similarity))
         .collect()
 }
 
@@ -44,8 +44,8 @@ fn sampled_methods_output_exact_pairs_and_reach_recall() {
                 truth.iter().map(|p| ((p.0, p.1), p.2)).collect();
             let outcome = run(&docs, &dedup);
             for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
-                let s = truth_map.get(&(p.a, p.b));
-                assert!(s.is_some(), "{method} seed {seed}: {} {} below threshold", p.a, p.b);
+                let s = truth_map.get(&(p.a.0, p.b.0));
+                assert!(s.is_some(), "{method} seed {seed}: {} {} below threshold", p.a.0, p.b.0);
                 assert!((s.unwrap() - p.similarity).abs() < 1e-12);
             }
             let found = found_pairs(&outcome);
@@ -79,7 +79,7 @@ fn sampled_methods_in_estimate_mode_output_their_estimates() {
             .collect();
         for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
             assert!(p.similarity >= 0.7, "{method}");
-            assert!(loose.contains_key(&(p.a, p.b)), "{method}: {} {} far below", p.a, p.b);
+            assert!(loose.contains_key(&(p.a.0, p.b.0)), "{method}: {} {} far below", p.a.0, p.b.0);
         }
     }
 }
@@ -104,7 +104,7 @@ fn supershingles_follow_their_match_probability() {
             truth.iter().map(|p| ((p.0, p.1), p.2)).collect();
         let outcome = run(&docs, &dedup);
         for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
-            let s = truth_map.get(&(p.a, p.b)).expect("output pairs are true pairs");
+            let s = truth_map.get(&(p.a.0, p.b.0)).expect("output pairs are true pairs");
             assert!((s - p.similarity).abs() < 1e-12);
         }
         let found = found_pairs(&outcome);
@@ -148,7 +148,7 @@ fn simhash_pairs_equal_all_pairs_hamming() {
             .unwrap();
         let outcome = run(&docs, &dedup);
         let copies: std::collections::BTreeSet<u32> =
-            outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near).map(|p| p.b).collect();
+            outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near).map(|p| p.b.0).collect();
         let hasher = SimHasher::new(seed);
         let fps: Vec<u64> = docs
             .iter()
@@ -197,7 +197,8 @@ fn containment_finds_contained_pairs_of_low_resemblance() {
                 truth.iter().map(|p| ((p.0, p.1), (p.2, p.3, p.4))).collect();
             let outcome = run(&docs, &dedup);
             for p in outcome.pairs.iter().filter(|p| p.kind == MatchKind::Near) {
-                let &(c, a_in_b, _) = by_pair.get(&(p.a, p.b)).expect("a true containment pair");
+                let &(c, a_in_b, _) =
+                    by_pair.get(&(p.a.0, p.b.0)).expect("a true containment pair");
                 assert!((c - p.similarity).abs() < 1e-12);
                 let dir = if a_in_b { Contained::AInB } else { Contained::BInA };
                 assert_eq!(p.contained, Some(dir));
@@ -289,7 +290,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
                 .unwrap();
             let outcome = run(&docs, &dedup);
             let copies: std::collections::BTreeSet<u32> =
-                outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near).map(|p| p.b).collect();
+                outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near).map(|p| p.b.0).collect();
             let heads: Vec<u32> = (0..docs.len() as u32).filter(|d| !copies.contains(d)).collect();
             // Direct signatures of the heads (statistics of the heads, as the pipeline counts).
             let mut builder = CollectionStats::builder();
@@ -342,7 +343,7 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
             if method != MethodKind::SpotSigs {
                 let unsigned: Vec<u32> =
                     heads.iter().copied().filter(|&h| sig(h).is_none()).collect();
-                let reported: Vec<u32> = outcome.unsigned.iter().map(|u| u.0).collect();
+                let reported: Vec<u32> = outcome.unsigned.iter().map(|u| u.0.0).collect();
                 assert_eq!(reported, unsigned, "{method} seed {seed}");
             }
         }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use lookalike::verify::jaccard;
-use lookalike::{Dedup, DocStatus, Document, MatchKind};
+use lookalike::{Dedup, DocId, DocStatus, Document, MatchKind};
 
 use crate::corpus::Rng;
 
@@ -66,7 +66,7 @@ fn variants_of_real_articles_cluster_with_their_originals() {
         let truth = jaccard(&sets[i], &sets[v]);
         match &out.statuses[v] {
             DocStatus::Duplicate { of, kind: MatchKind::Near, similarity } => {
-                assert_eq!(*of as usize, i, "{}", out.ids[v]);
+                assert_eq!(of.index(), i, "{}", out.ids[v]);
                 assert!((similarity - truth).abs() < 1e-12 && truth >= 0.7);
                 near += 1;
             }
@@ -75,7 +75,11 @@ fn variants_of_real_articles_cluster_with_their_originals() {
         let u = v + 1;
         assert_eq!(
             out.statuses[u],
-            DocStatus::Duplicate { of: i as u32, similarity: 1.0, kind: MatchKind::ExactText },
+            DocStatus::Duplicate {
+                of: DocId(i as u32),
+                similarity: 1.0,
+                kind: MatchKind::ExactText
+            },
             "{}",
             out.ids[u]
         );

@@ -12,13 +12,13 @@ pub fn found_pairs(outcome: &DedupOutcome) -> BTreeMap<(u32, u32), f64> {
     let mut head: BTreeMap<u32, u32> = BTreeMap::new();
     for p in &outcome.pairs {
         if p.kind != MatchKind::Near {
-            head.insert(p.b, p.a);
+            head.insert(p.b.0, p.a.0);
         }
     }
     let canon = |d: u32| *head.get(&d).unwrap_or(&d);
     let mut found = BTreeMap::new();
     for p in &outcome.pairs {
-        found.insert((p.a, p.b), p.similarity);
+        found.insert((p.a.0, p.b.0), p.similarity);
     }
     // Expand: any two documents whose heads are equal or whose heads form a found pair.
     let n = outcome.ids.len() as u32;
@@ -26,7 +26,7 @@ pub fn found_pairs(outcome: &DedupOutcome) -> BTreeMap<(u32, u32), f64> {
         .pairs
         .iter()
         .filter(|p| p.kind == MatchKind::Near)
-        .map(|p| ((p.a, p.b), p.similarity))
+        .map(|p| ((p.a.0, p.b.0), p.similarity))
         .collect();
     for a in 0..n {
         for b in a + 1..n {
@@ -76,8 +76,13 @@ fn every_pair_above_threshold_plus_margin_is_found_and_none_below_threshold_is_o
         let truth_map: BTreeMap<(u32, u32), f64> =
             truth.iter().map(|p| ((p.0, p.1), p.2)).collect();
         for p in &outcome.pairs {
-            let s = truth_map.get(&(p.a, p.b)).copied();
-            assert!(s.is_some(), "seed {seed}: output pair {} {} is below the threshold", p.a, p.b);
+            let s = truth_map.get(&(p.a.0, p.b.0)).copied();
+            assert!(
+                s.is_some(),
+                "seed {seed}: output pair {} {} is below the threshold",
+                p.a.0,
+                p.b.0
+            );
             assert!((s.unwrap() - p.similarity).abs() < 1e-12);
         }
     }
@@ -112,6 +117,11 @@ fn estimate_mode_outputs_only_pairs_whose_estimate_reaches_the_threshold() {
     for p in &outcome.pairs {
         assert!(p.similarity >= 0.7);
         // An estimate ≥ 0.7 from 128 values is essentially never a pair of true Jaccard < 0.5.
-        assert!(truth.contains(&(p.a, p.b)), "pair {} {} far below the threshold", p.a, p.b);
+        assert!(
+            truth.contains(&(p.a.0, p.b.0)),
+            "pair {} {} far below the threshold",
+            p.a.0,
+            p.b.0
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! and a sink that returns `false` stops the delivery.
 
 use lookalike::{
-    Cluster, Dedup, DedupOutcome, DocStatus, MethodKind, RunReport, ScoredPair, Sink, Verify,
+    Cluster, Dedup, DedupOutcome, DocId, DocStatus, MethodKind, RunReport, ScoredPair, Sink, Verify,
 };
 
 use crate::corpus::prose_collection;
@@ -26,19 +26,24 @@ impl Sink for Recorder {
     type Error = lookalike::Error;
 
     fn pair(&mut self, ids: &[String], p: &ScoredPair) -> Result<bool, Self::Error> {
-        self.record(format!("pair {} {} {:?}", ids[p.a as usize], ids[p.b as usize], p))
+        self.record(format!("pair {} {} {:?}", ids[p.a.index()], ids[p.b.index()], p))
     }
 
     fn cluster(&mut self, ids: &[String], c: &Cluster) -> Result<bool, Self::Error> {
-        self.record(format!("cluster {} {:?}", ids[c.representative as usize], c))
+        self.record(format!("cluster {} {:?}", ids[c.representative.index()], c))
     }
 
-    fn unsigned(&mut self, _ids: &[String], doc: u32, reason: &str) -> Result<bool, Self::Error> {
-        self.record(format!("unsigned {doc} {reason}"))
+    fn unsigned(&mut self, _ids: &[String], doc: DocId, reason: &str) -> Result<bool, Self::Error> {
+        self.record(format!("unsigned {} {reason}", doc.0))
     }
 
-    fn document(&mut self, _ids: &[String], doc: u32, s: &DocStatus) -> Result<bool, Self::Error> {
-        self.record(format!("document {doc} {s:?}"))
+    fn document(
+        &mut self,
+        _ids: &[String],
+        doc: DocId,
+        s: &DocStatus,
+    ) -> Result<bool, Self::Error> {
+        self.record(format!("document {} {s:?}", doc.0))
     }
 
     fn finish(&mut self) -> Result<(), Self::Error> {
@@ -51,13 +56,13 @@ impl Sink for Recorder {
 fn expected_calls(o: &DedupOutcome) -> Vec<String> {
     let mut calls = Vec::new();
     for p in &o.pairs {
-        calls.push(format!("pair {} {} {:?}", o.ids[p.a as usize], o.ids[p.b as usize], p));
+        calls.push(format!("pair {} {} {:?}", o.ids[p.a.index()], o.ids[p.b.index()], p));
     }
     for c in &o.clusters {
-        calls.push(format!("cluster {} {:?}", o.ids[c.representative as usize], c));
+        calls.push(format!("cluster {} {:?}", o.ids[c.representative.index()], c));
     }
     for (doc, reason) in &o.unsigned {
-        calls.push(format!("unsigned {doc} {reason}"));
+        calls.push(format!("unsigned {} {reason}", doc.0));
     }
     for (doc, s) in o.statuses.iter().enumerate() {
         calls.push(format!("document {doc} {s:?}"));
