@@ -21,8 +21,9 @@
 //!
 //! Adding a method: a file here with a type implementing [`Method`], a variant of
 //! [`MethodConfig`] with its settings (`config.rs`) and of [`MethodKind`] with its name, and one
-//! arm in each of `MethodConfig::build`, [`MethodConfig::kind`] and [`MethodKind::name`]; the
-//! compiler points at every one of them (no `_ =>` arm).
+//! arm in each of `MethodConfig::build`, [`MethodConfig::kind`], [`MethodKind::name`] and
+//! `From<MethodKind> for MethodConfig`, and an entry in [`MethodKind::ALL`]; the compiler points
+//! at every arm (no `_ =>` arm).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -373,6 +374,11 @@ pub trait Method: fmt::Debug + Send + Sync {
     fn compares(&self) -> bool {
         true
     }
+
+    /// The shingle sample of the sampling methods (default: none).
+    fn sample(&self) -> Option<crate::config::Sample> {
+        None
+    }
 }
 
 impl MethodConfig {
@@ -398,22 +404,7 @@ impl MethodConfig {
         if c.measure == Measure::Containment && !engine.method().reaches_containment() {
             return Err(crate::error::ConfigError::Containment {
                 method: self.kind(),
-                sample: match self {
-                    MethodConfig::ModM(s) | MethodConfig::MinS(s) | MethodConfig::Broder(s) => {
-                        Some(s.effective(matches!(self, MethodConfig::ModM(_)), c.measure))
-                    }
-                    MethodConfig::MinHash(_)
-                    | MethodConfig::SuperShingles(_)
-                    | MethodConfig::SimHash(_)
-                    | MethodConfig::IMatch(_)
-                    | MethodConfig::IMatchRand(_)
-                    | MethodConfig::Partitioned(_)
-                    | MethodConfig::TfRidf(_)
-                    | MethodConfig::LongSentences(_)
-                    | MethodConfig::RefWords(_)
-                    | MethodConfig::SpotSigs(_)
-                    | MethodConfig::Exact => None,
-                },
+                sample: engine.method().sample(),
             }
             .into());
         }
@@ -461,6 +452,7 @@ pub(crate) trait MethodObject: fmt::Debug + Send + Sync {
     fn sample_len(&self, slot: Slot) -> usize;
     fn reaches_containment(&self) -> bool;
     fn compares(&self) -> bool;
+    fn sample(&self) -> Option<crate::config::Sample>;
 }
 
 impl<M: Method> MethodObject for M {
@@ -496,6 +488,9 @@ impl<M: Method> MethodObject for M {
     }
     fn compares(&self) -> bool {
         Method::compares(self)
+    }
+    fn sample(&self) -> Option<crate::config::Sample> {
+        Method::sample(self)
     }
 }
 

@@ -178,4 +178,8 @@ impl<E: Estimator> Method for Sampled<E> {
     fn reaches_containment(&self) -> bool {
         self.estimator.reaches_containment(&self.samples)
     }
+
+    fn sample(&self) -> Option<Sample> {
+        Some(self.samples.sample)
+    }
 }
