@@ -85,13 +85,16 @@ impl Default for DedupConfig {
 }
 
 /// A method with its settings. Each variant's settings are those of that method alone; the
-/// settings every method shares are in [`DedupConfig`].
+/// settings every method shares are in [`DedupConfig`]. Serialized (in `--stats`) as
+/// `{"NAME": {settings}}` with the method's `--method` name.
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MethodConfig {
     /// MinHash signatures, LSH banding.
+    #[serde(rename = "minhash")]
     MinHash(MinHashConfig),
     /// Super-shingles and mega-shingles.
+    #[serde(rename = "supershingles")]
     SuperShingles(SuperShinglesConfig),
     /// MOD-m sampling (the sample must be `mod:M`).
     ModM(SampleConfig),
@@ -100,20 +103,26 @@ pub enum MethodConfig {
     /// Broder's collection algorithm.
     Broder(SampleConfig),
     /// SimHash fingerprints.
+    #[serde(rename = "simhash")]
     SimHash(SimHashConfig),
     /// I-Match (its extra lexicons are always 0).
+    #[serde(rename = "i-match")]
     IMatch(IMatchSettings),
     /// I-Match with randomized lexicons.
+    #[serde(rename = "i-match-rand")]
     IMatchRand(IMatchSettings),
     /// Partitioned fingerprints.
     Partitioned(PartitionConfig),
     /// TF*RIDF signatures.
+    #[serde(rename = "tf-ridf")]
     TfRidf(TfRidfSettings),
     /// Long-sentence signatures.
     LongSentences(LongSentenceConfig),
     /// Reference words.
+    #[serde(rename = "refwords")]
     RefWords(RefWordsSettings),
     /// SpotSigs.
+    #[serde(rename = "spotsigs")]
     SpotSigs(SpotSigsConfig),
     /// Exact copies only.
     Exact,
@@ -368,4 +377,23 @@ impl Default for RefWordsSettings {
 pub struct SpotSigsConfig {
     /// Chain length c (`None`: the language's default, 2; 4 for Chinese and Japanese).
     pub chain: Option<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_config_serializes_under_its_method_name() {
+        for &kind in MethodKind::ALL {
+            let config = MethodConfig::from(kind);
+            assert_eq!(config.kind(), kind);
+            let name = match serde_json::to_value(&config).unwrap() {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Object(m) => m.keys().next().cloned().unwrap_or_default(),
+                other => panic!("{kind}: {other}"),
+            };
+            assert_eq!(name, kind.name());
+        }
+    }
 }
