@@ -372,7 +372,7 @@ impl PayloadStore {
         let (lo, hi) = (self.offsets[doc.index()], self.offsets[doc.index() + 1]);
         buf.resize((hi - lo) as usize, 0);
         let file = self.seal()?;
-        read_exact_at(file, buf, lo)
+        lookalike::store::read_exact_at(file, buf, lo)
     }
 }
 
@@ -425,49 +425,9 @@ impl<W: Write> Sink for KeptJsonl<W> {
     }
 }
 
-/// Reads exactly `buf.len()` bytes of `file` at `offset` (a positioned read: the file's cursor is
-/// not used).
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-/// Reads exactly `buf.len()` bytes of `file` at `offset`.
-#[cfg(not(unix))]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    seek_read_exact_at(file, buf, offset)
-}
-
-/// [`read_exact_at`] without positioned reads: a seek, then a read. It moves the file's cursor,
-/// which is harmless where it is used: the store reads with `&mut self` and sets the position
-/// before every read.
-#[cfg_attr(unix, allow(dead_code))]
-fn seek_read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    file.seek(SeekFrom::Start(offset))?;
-    file.read_exact(buf)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn positioned_reads_agree_with_seek_and_read() -> io::Result<()> {
-        let mut file = tempfile::tempfile()?;
-        file.write_all(b"0123456789abcdef")?;
-        for (offset, len) in [(0, 4), (10, 6), (3, 0), (15, 1), (2, 9)] {
-            let (mut a, mut b) = (vec![0; len], vec![0; len]);
-            read_exact_at(&file, &mut a, offset)?;
-            seek_read_exact_at(&file, &mut b, offset)?;
-            assert_eq!(a, b);
-            assert_eq!(a, &b"0123456789abcdef"[offset as usize..offset as usize + len]);
-        }
-        let mut past_the_end = [0; 4];
-        assert!(read_exact_at(&file, &mut past_the_end, 14).is_err());
-        assert!(seek_read_exact_at(&file, &mut past_the_end, 14).is_err());
-        Ok(())
-    }
 
     #[test]
     fn tsv_ids_are_escaped() {

@@ -136,16 +136,16 @@ impl ShingleStore {
 }
 
 /// Reads exactly `buf.len()` bytes of `file` at `offset` with a positioned read (the file's
-/// cursor is not used, so threads can read at once).
+/// cursor is not used, so threads can read at once). Also used by `lookalike-io`'s payload store.
 #[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
 }
 
 /// Reads exactly `buf.len()` bytes of `file` at `offset`: without positioned reads, a seek and a
 /// read, under one process-wide lock so that concurrent readers do not move each other's cursor.
 #[cfg(not(unix))]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     seek_read_exact_at(file, buf, offset)
