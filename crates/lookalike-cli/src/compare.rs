@@ -11,9 +11,9 @@ use clap::ValueEnum;
 use lookalike::{MethodKind, MinHashScheme, Verify};
 use lookalike_io::ReadOptions;
 use lookalike_metrics::compare::{
-    CompareReport, CompareSettings, MethodResult, Reference, render_markdown,
+    ClusterScore, CompareReport, CompareSettings, MethodResult, Reference, render_markdown,
 };
-use lookalike_metrics::relation::read_pairs;
+use lookalike_metrics::relation::{read_clusters, read_pairs};
 use lookalike_metrics::{
     Ids, Judge, PoolJson, Relation, found_pairs, overlaps, pair_score, relation_ari,
 };
@@ -84,17 +84,32 @@ struct Stats {
     peak_rss_bytes: Option<u64>,
 }
 
+/// What one `lookalike dedup` child left: its figures, wall seconds, pairs and clusters.
+struct MethodFiles {
+    stats: Stats,
+    wall: f64,
+    pairs: PathBuf,
+    clusters: PathBuf,
+}
+
 /// One method's run.
 struct Done {
     run: MethodRun,
     stats: Stats,
     wall: f64,
     relation: Relation,
+    /// Its clusters as a relation, and the size of the largest.
+    clusters: (Relation, u64),
 }
 
 impl Done {
     /// The run with its scores.
-    fn result(self, score: lookalike_metrics::PairScore, ari: Option<f64>) -> MethodResult {
+    fn result(
+        self,
+        score: lookalike_metrics::PairScore,
+        ari: Option<f64>,
+        clusters: Option<ClusterScore>,
+    ) -> MethodResult {
         MethodResult {
             label: self.run.label,
             args: self.run.args,
@@ -107,6 +122,7 @@ impl Done {
             peak_rss_bytes: self.stats.peak_rss_bytes,
             seconds: self.stats.seconds,
             wall_seconds: self.wall,
+            clusters,
         }
     }
 }
@@ -153,9 +169,13 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         if !args.quiet {
             eprint!("lookalike compare: [{}/{}] {} ... ", k + 1, selected.len(), run.label);
         }
-        let (stats, wall, pairs_path) = run_method(&exe, &args.inputs, run, &common, &dir)?;
+        let MethodFiles { stats, wall, pairs: pairs_path, clusters: clusters_path } =
+            run_method(&exe, &args.inputs, run, &common, &dir)?;
         let file = read_pairs(&pairs_path, &mut ids).map_err(cli_error)?;
         let relation = found_pairs(&file);
+        let groups = read_clusters(&clusters_path, &mut ids).map_err(cli_error)?;
+        let largest = groups.iter().map(|g| g.len() as u64).max().unwrap_or(0);
+        let clusters = (Relation::from_clusters(&groups), largest);
         if !args.quiet {
             eprintln!(
                 "{} pairs, {wall:.2} s, {:.1} MB/s, peak {}",
@@ -166,7 +186,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                     .map_or("n/a".to_owned(), |b| format!("{:.1} MB", b as f64 / 1e6)),
             );
         }
-        done.push(Done { run: run.clone(), stats, wall, relation });
+        done.push(Done { run: run.clone(), stats, wall, relation, clusters });
     }
 
     let names: Vec<String> = done.iter().map(|d| d.run.label.clone()).collect();
@@ -183,7 +203,13 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                 .map(|d| {
                     let score = pair_score(&d.relation, &g.relation);
                     let ari = relation_ari(&d.relation, &g.relation, Some(documents)).value;
-                    d.result(score, Some(ari))
+                    let (crel, largest) = &d.clusters;
+                    let clusters = ClusterScore {
+                        score: pair_score(crel, &g.relation),
+                        ari: relation_ari(crel, &g.relation, Some(documents)).value,
+                        largest: *largest,
+                    };
+                    d.result(score, Some(ari), Some(clusters))
                 })
                 .collect();
             let text = format!(
@@ -215,7 +241,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             let rows: Vec<MethodResult> = done
                 .into_iter()
                 .zip(&report.runs)
-                .map(|(d, s)| d.result(s.score.clone(), None))
+                .map(|(d, s)| d.result(s.score.clone(), None, None))
                 .collect();
             let text = format!(
                 "Quality against the pool of all methods' pairs (no --gold): {} pooled pairs, {} \
@@ -327,8 +353,9 @@ fn run_method(
     run: &MethodRun,
     common: &[String],
     dir: &Path,
-) -> Result<(Stats, f64, PathBuf)> {
+) -> Result<MethodFiles> {
     let pairs = dir.join(format!("{}.pairs.tsv", run.label));
+    let clusters = dir.join(format!("{}.clusters.jsonl", run.label));
     let stats_path = dir.join(format!("{}.stats.json", run.label));
     let started = Instant::now();
     let out = Command::new(exe)
@@ -338,6 +365,8 @@ fn run_method(
         .args(common)
         .arg("--pairs")
         .arg(&pairs)
+        .arg("--clusters")
+        .arg(&clusters)
         .arg("--stats")
         .arg(&stats_path)
         .arg("-q")
@@ -360,7 +389,7 @@ fn run_method(
     let text = fs_err::read_to_string(&stats_path)?;
     let stats: Stats = serde_json::from_str(&text)
         .with_context(|| format!("{}: unexpected stats JSON", stats_path.display()))?;
-    Ok((stats, wall, pairs))
+    Ok(MethodFiles { stats, wall, pairs, clusters })
 }
 
 #[cfg(test)]

@@ -34,6 +34,20 @@ pub struct MethodResult {
     pub seconds: f64,
     /// Wall seconds of its process.
     pub wall_seconds: f64,
+    /// Its clusters against a gold standard (none against a pool).
+    pub clusters: Option<ClusterScore>,
+}
+
+/// A method's clusters scored as the pairs they imply: every two documents of one cluster are
+/// called duplicates, as a user who keeps one document per cluster assumes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterScore {
+    /// Cluster-implied pair precision, recall and F1.
+    pub score: PairScore,
+    /// Adjusted Rand index of the clustering.
+    pub ari: f64,
+    /// Documents in the largest cluster.
+    pub largest: u64,
 }
 
 /// What the methods were measured against.
@@ -129,6 +143,8 @@ pub struct MethodJson<'a> {
     pairs: u64,
     seconds: f64,
     wall_seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clusters: Option<&'a ClusterScore>,
 }
 
 impl<'a> MethodJson<'a> {
@@ -153,6 +169,7 @@ impl<'a> MethodJson<'a> {
             pairs: r.pairs,
             seconds: r.seconds,
             wall_seconds: r.wall_seconds,
+            clusters: r.clusters.as_ref(),
         }
     }
 }
@@ -207,6 +224,26 @@ pub fn render_markdown(
             r.pairs,
             r.wall_seconds,
         ));
+    }
+    if rows.iter().any(|r| r.clusters.is_some()) {
+        out.push_str(
+            "\nClusters, scored by the pairs they imply (every two documents of one cluster):\n\n\
+             | method | precision | recall | F1 | ARI | largest cluster |\n\
+             |---|---:|---:|---:|---:|---:|\n",
+        );
+        for r in rows {
+            if let Some(c) = &r.clusters {
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} |\n",
+                    r.label,
+                    fmt4(c.score.precision),
+                    fmt4(c.score.recall),
+                    fmt4(c.score.f1),
+                    fmt4(Some(c.ari)),
+                    c.largest,
+                ));
+            }
+        }
     }
     if !overlap.is_empty() {
         out.push_str("\nOverlap of the pairs found:\n\n| methods | shared pairs | Jaccard |\n|---|---:|---:|\n");

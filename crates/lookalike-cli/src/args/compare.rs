@@ -24,13 +24,16 @@ Examples:
 
 Methods: every method of `lookalike dedup --method` (today minhash and exact) and, for minhash,
 each non-default verification and scheme: minhash-estimate (--verify estimate) and minhash-perm
-(--minhash perm). Each runs as `lookalike dedup CORPUS... --method M [variant] --pairs --stats`
+(--minhash perm). Each runs as `lookalike dedup CORPUS... --method M [variant] --pairs --clusters --stats`
 with the shingle, threshold, MinHash, seed, thread and input options given here, in a child
 process, so its peak memory (resident set) is its own.
 
 Columns: precision, recall and F1 over pairs (as `lookalike eval`: exact-duplicate groups
 canonicalized for recall); docs/s and MB/s of input as the method's own --stats reports them;
 peak memory in MB (10^6 bytes); the distinct pairs found; wall seconds of the child process.
+With a gold standard, a second table scores each method's clusters by the pairs they imply (every
+two documents of one cluster: what keeping one document per cluster assumes), with the adjusted
+Rand index and the size of the largest cluster.
 
 Quality: with --gold FILE, against that gold standard (the formats of `lookalike eval --gold`;
 pairs with a similarity are duplicates at >= --threshold). Without it, against the pool of all

@@ -88,13 +88,22 @@ fn compare_runs_every_method_against_a_gold_standard() {
         (exact["precision"].as_f64(), exact["reference_found"].as_u64()),
         (Some(1.0), Some(4))
     );
+    // Its clusters are the exact-copy pairs: precision 1, 4 of 12 pairs, two documents each.
+    assert_eq!(exact["clusters"]["score"]["precision"], 1.0);
+    assert_eq!(exact["clusters"]["score"]["reference_found"], 4);
+    assert_eq!(exact["clusters"]["largest"], 2);
     let minhash = &j["methods"][0];
     assert_eq!(minhash["method"], "minhash");
     assert_eq!(minhash["recall"], 1.0);
+    // Clusters imply every pair found, and more: their recall is at least the pairs'.
+    assert_eq!(minhash["clusters"]["score"]["recall"], 1.0);
+    assert_eq!(minhash["clusters"]["largest"], 3);
     // The markdown table goes to stdout, progress to stderr.
     let md = stdout(&o);
     assert!(md.contains("| method | precision | recall | F1 | docs/s | MB/s |"), "{md}");
     assert!(md.contains("Quality against the gold standard"), "{md}");
+    assert!(md.contains("Clusters, scored by the pairs they imply"), "{md}");
+    assert!(md.contains("| method | precision | recall | F1 | ARI | largest cluster |"), "{md}");
     for label in &labels {
         assert!(md.contains(&format!("\n| {label} | ")), "{label}: {md}");
     }
