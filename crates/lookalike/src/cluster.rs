@@ -44,17 +44,34 @@ pub enum ClusterMode {
     /// is verified >= threshold with, else starts a new one. Every pair of members is verified
     /// (pair precision 1.0 against the verified pairs).
     Clique,
+    /// `center`, then local moves under the correlation-clustering objective: in the same order,
+    /// a document moves to the cluster (or to a new one) where it agrees with the most members
+    /// (verified pairs inside, unverified pairs outside), until no move lowers the number of
+    /// disagreeing pairs (at most 20 passes). No pair guarantee: a member may be below the
+    /// threshold to its representative (its similarity says so).
+    CenterRefine,
 }
+
+/// The most passes of [`ClusterMode::CenterRefine`] over the documents (a pass that moves nothing ends it
+/// earlier).
+pub const REFINE_PASSES: usize = 20;
 
 impl ClusterMode {
     /// The cluster of each node of `graph`, numbered from 0 in creation order (see each mode's
     /// function: [`connected_components`], [`center_clusters`], [`clique_clusters`]). `order` is
     /// the visiting order of the greedy modes, a permutation of the nodes.
-    pub fn cluster(self, graph: &Graph, order: &[u32]) -> Vec<u32> {
+    ///
+    /// `weight` is the number of documents each node stands for (an exact-copy group; missing
+    /// entries count as 1); only `center-refine` counts them, the other modes treat a node as one.
+    pub fn cluster(self, graph: &Graph, order: &[u32], weight: &[u32]) -> Vec<u32> {
         match self {
             ClusterMode::Connected => connected_components(graph),
             ClusterMode::Center => center_clusters(graph, order),
             ClusterMode::Clique => clique_clusters(graph, order),
+            ClusterMode::CenterRefine => {
+                let start = center_clusters(graph, order);
+                refine_clusters(graph, order, weight, start, REFINE_PASSES)
+            }
         }
     }
 }
@@ -228,6 +245,100 @@ pub fn clique_clusters(graph: &Graph, order: &[u32]) -> Vec<u32> {
     label
 }
 
+/// Local improvement of a clustering under the correlation-clustering objective: the number of
+/// disagreeing pairs of documents, adjacent pairs in two clusters plus non-adjacent pairs in one,
+/// each node counting as `weight[v]` documents (adjacent to each other; missing entries count as
+/// 1). Nodes are visited in `order`, at most `passes` times; each moves to the cluster where it
+/// agrees with the most weight (adjacent minus non-adjacent members), or alone when every cluster
+/// disagrees more than it agrees; ties keep it where it is, else pick the earliest label. Every
+/// move lowers the objective, so the passes end; clusters are renumbered by their first node in
+/// `order`.
+///
+/// Guarantee: when fewer than `passes` passes were needed, no single node can move to another
+/// cluster, or alone, and lower the number of disagreeing pairs. Nothing about any one pair.
+pub fn refine_clusters(
+    graph: &Graph,
+    order: &[u32],
+    weight: &[u32],
+    mut label: Vec<u32>,
+    passes: usize,
+) -> Vec<u32> {
+    let weight_of = |v: u32| i64::from(weight.get(v as usize).copied().unwrap_or(1));
+    let mut size: Vec<i64> = Vec::new();
+    for (v, &l) in label.iter().enumerate() {
+        if size.len() <= l as usize {
+            size.resize(l as usize + 1, 0);
+        }
+        size[l as usize] += weight_of(v as u32);
+    }
+    // Labels emptied by moves, reused for nodes that leave alone.
+    let mut free: Vec<u32> = (0..size.len() as u32).filter(|&l| size[l as usize] == 0).collect();
+    let mut tally: Vec<(u32, i64)> = Vec::new();
+    for _ in 0..passes {
+        let mut moved = false;
+        for &v in order {
+            let (current, w) = (label[v as usize], weight_of(v));
+            tally.clear();
+            tally.extend(graph.neighbours(v).iter().map(|&u| (label[u as usize], weight_of(u))));
+            tally.sort_unstable_by_key(|&(l, _)| l);
+            // Agreement with cluster l: adjacent weight minus non-adjacent weight, v excluded.
+            let score = |l: u32, adjacent: i64| {
+                let others = size[l as usize] - if l == current { w } else { 0 };
+                2 * adjacent - others
+            };
+            let here = tally.iter().filter(|&&(l, _)| l == current).map(|&(_, a)| a).sum();
+            let mut best = (score(current, here), current);
+            for run in tally.chunk_by(|a, b| a.0 == b.0) {
+                let l = run[0].0;
+                if l != current {
+                    let s = score(l, run.iter().map(|&(_, a)| a).sum());
+                    if s > best.0 {
+                        best = (s, l);
+                    }
+                }
+            }
+            let target = if best.0 < 0 && size[current as usize] > w {
+                // Every cluster disagrees more than it agrees: start a new one.
+                match free.pop() {
+                    Some(l) => l,
+                    None => {
+                        size.push(0);
+                        (size.len() - 1) as u32
+                    }
+                }
+            } else {
+                best.1
+            };
+            if target != current {
+                size[current as usize] -= w;
+                size[target as usize] += w;
+                if size[current as usize] == 0 {
+                    free.push(current);
+                }
+                label[v as usize] = target;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    // Renumber by first node in the order.
+    let mut renumber = vec![u32::MAX; size.len()];
+    let mut next = 0;
+    for &v in order {
+        let l = &mut renumber[label[v as usize] as usize];
+        if *l == u32::MAX {
+            *l = next;
+            next += 1;
+        }
+    }
+    for l in &mut label {
+        *l = renumber[*l as usize];
+    }
+    label
+}
+
 /// Disjoint sets over `0..n` with path halving and union by size.
 #[derive(Debug, Clone)]
 pub struct UnionFind {
@@ -357,7 +468,7 @@ mod tests {
     #[test]
     fn connected_equals_the_components() {
         for (graph, matrix, order) in cases() {
-            let label = ClusterMode::Connected.cluster(&graph, &order);
+            let label = ClusterMode::Connected.cluster(&graph, &order, &[]);
             assert_partition(&label);
             // Brute force: a depth-first search from every node, labels by smallest node.
             let n = matrix.len();
@@ -387,7 +498,7 @@ mod tests {
     #[test]
     fn center_follows_its_invariants() {
         for (graph, matrix, order) in cases() {
-            let label = ClusterMode::Center.cluster(&graph, &order);
+            let label = ClusterMode::Center.cluster(&graph, &order, &[]);
             assert_partition(&label);
             let position = |v: usize| order.iter().position(|&x| x as usize == v).unwrap();
             // The center of a cluster is its first member in the order.
@@ -426,7 +537,7 @@ mod tests {
     #[test]
     fn clique_members_are_pairwise_adjacent() {
         for (graph, matrix, order) in cases() {
-            let label = ClusterMode::Clique.cluster(&graph, &order);
+            let label = ClusterMode::Clique.cluster(&graph, &order, &[]);
             assert_partition(&label);
             let n = matrix.len();
             for a in 0..n {
@@ -456,15 +567,68 @@ mod tests {
         }
     }
 
+    /// Disagreeing pairs of documents: adjacent in two clusters, or non-adjacent in one.
+    fn disagreements(matrix: &[Vec<bool>], weight: &[u32], label: &[u32]) -> u64 {
+        let n = matrix.len();
+        let mut d = 0;
+        for a in 0..n {
+            for b in a + 1..n {
+                if matrix[a][b] != (label[a] == label[b]) {
+                    d += u64::from(weight[a]) * u64::from(weight[b]);
+                }
+            }
+        }
+        d
+    }
+
+    #[test]
+    fn refine_reaches_a_local_optimum_no_worse_than_center() {
+        for (seed, (graph, matrix, order)) in cases().enumerate() {
+            let n = matrix.len();
+            let weight: Vec<u32> = (0..n).map(|v| 1 + ((v * 7 + seed) % 3) as u32).collect();
+            let center = ClusterMode::Center.cluster(&graph, &order, &weight);
+            let refined = ClusterMode::CenterRefine.cluster(&graph, &order, &weight);
+            assert_partition(&refined);
+            let cost = disagreements(&matrix, &weight, &refined);
+            assert!(cost <= disagreements(&matrix, &weight, &center));
+            // No single node can move to another cluster, or alone, and lower the cost.
+            let k = refined.iter().copied().max().map_or(0, |m| m + 1);
+            for v in 0..n {
+                for target in 0..=k {
+                    let mut moved = refined.clone();
+                    moved[v] = target;
+                    assert!(
+                        disagreements(&matrix, &weight, &moved) >= cost,
+                        "seed {seed}: moving {v} to {target} helps"
+                    );
+                }
+            }
+            // Clusters are numbered by their first node in the order.
+            let mut firsts = Vec::new();
+            for &v in &order {
+                if !firsts.contains(&refined[v as usize]) {
+                    firsts.push(refined[v as usize]);
+                }
+            }
+            assert_eq!(firsts, (0..k).collect::<Vec<_>>());
+        }
+    }
+
     #[test]
     fn a_chain_is_one_cluster_only_when_connected() {
         // 0 - 1 - 2 - 3: a chain, no triangle.
         let graph = Graph::new(4, &[(0, 1), (1, 2), (2, 3)]);
         let order = [0, 1, 2, 3];
-        assert_eq!(ClusterMode::Connected.cluster(&graph, &order), vec![0, 0, 0, 0]);
-        assert_eq!(ClusterMode::Center.cluster(&graph, &order), vec![0, 0, 1, 1]);
-        assert_eq!(ClusterMode::Clique.cluster(&graph, &order), vec![0, 0, 1, 1]);
+        assert_eq!(ClusterMode::Connected.cluster(&graph, &order, &[]), vec![0, 0, 0, 0]);
+        assert_eq!(ClusterMode::Center.cluster(&graph, &order, &[]), vec![0, 0, 1, 1]);
+        assert_eq!(ClusterMode::Clique.cluster(&graph, &order, &[]), vec![0, 0, 1, 1]);
+        assert_eq!(ClusterMode::CenterRefine.cluster(&graph, &order, &[]), vec![0, 0, 1, 1]);
+        // A heavy node (many exact copies) in the middle pulls both ends of a path to it.
+        let path = Graph::new(3, &[(0, 1), (1, 2)]);
+        let heavy = [1, 5, 1];
+        assert_eq!(ClusterMode::Center.cluster(&path, &[0, 1, 2], &heavy), vec![0, 0, 1]);
+        assert_eq!(ClusterMode::CenterRefine.cluster(&path, &[0, 1, 2], &heavy), vec![0, 0, 0]);
         // Visited from the middle, the center takes both ends of its edges.
-        assert_eq!(ClusterMode::Center.cluster(&graph, &[1, 0, 2, 3]), vec![0, 0, 0, 1]);
+        assert_eq!(ClusterMode::Center.cluster(&graph, &[1, 0, 2, 3], &[]), vec![0, 0, 0, 1]);
     }
 }

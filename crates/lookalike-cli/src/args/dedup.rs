@@ -95,10 +95,11 @@ pub struct DedupArgs {
     #[arg(long, value_enum)]
     pub keep: Option<Keep>,
     /// How verified pairs become clusters: connected (transitive), center (every member verified
-    /// against its representative) or clique (every member verified against every member).
+    /// against its representative), clique (every member verified against every member) or
+    /// center-refine (center, then moves that agree with more verified pairs).
     ///
     /// The verified pairs (--pairs) are the same in every mode, and exact copies always share a
-    /// cluster. center and clique visit documents in --keep order (first: input order; longest:
+    /// cluster. The other modes visit documents in --keep order (first: input order; longest:
     /// longest first), so the representative is the document --keep picks.
     #[arg(long, value_enum, default_value = "connected", value_name = "MODE")]
     pub cluster: ClusterMode,

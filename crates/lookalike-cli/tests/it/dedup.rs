@@ -230,6 +230,7 @@ fn cluster_center_splits_a_chain_that_connected_joins() {
     assert_eq!(clusters("connected"), vec![vec!["a.txt", "b.txt", "c.txt"]]);
     assert_eq!(clusters("center"), vec![vec!["a.txt", "b.txt"]]);
     assert_eq!(clusters("clique"), vec![vec!["a.txt", "b.txt"]]);
+    assert_eq!(clusters("center-refine"), vec![vec!["a.txt", "b.txt"]]);
     // The pairs do not depend on the mode.
     let o = run(
         &["dedup", "a.txt", "b.txt", "c.txt", "-t", "0.6", "--cluster", "center", "--pairs", "-"],

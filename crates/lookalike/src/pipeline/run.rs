@@ -334,6 +334,13 @@ impl DedupRun<'_> {
     ) -> Vec<Vec<u32>> {
         let h = self.heads.len();
         let graph = Graph::new(h, edges);
+        // Documents per node: the head and its copies.
+        let mut weight = vec![1u32; h];
+        for (i, m) in self.docs.iter().enumerate() {
+            if let (DocKind::Copy { .. }, Some(slot)) = (&m.kind, head_slot(DocId(i as u32))) {
+                weight[slot.index()] += 1;
+            }
+        }
         let order: Vec<u32> = match c.keep {
             // Heads are numbered in input order, and a head precedes its copies.
             Keep::First => (0..h as u32).collect(),
@@ -359,7 +366,7 @@ impl DedupRun<'_> {
                 order
             }
         };
-        let label = c.cluster.cluster(&graph, &order);
+        let label = c.cluster.cluster(&graph, &order, &weight);
         let k = label.iter().copied().max().map_or(0, |m| m as usize + 1);
         let mut by_label: Vec<Vec<u32>> = vec![Vec::new(); k];
         for i in 0..self.docs.len() {

@@ -5,7 +5,8 @@ use lookalike::{ClusterMode, Dedup, DedupOutcome, DocId, Document, Keep, MatchKi
 
 use crate::corpus::{prose_collection, random_collection};
 
-const MODES: [ClusterMode; 3] = [ClusterMode::Connected, ClusterMode::Center, ClusterMode::Clique];
+const MODES: [ClusterMode; 4] =
+    [ClusterMode::Connected, ClusterMode::Center, ClusterMode::Clique, ClusterMode::CenterRefine];
 const THRESHOLD: f64 = 0.7;
 
 fn run(docs: &[Document], mode: ClusterMode, keep: Keep) -> (Dedup, DedupOutcome) {
@@ -137,6 +138,9 @@ fn connected_chains_and_the_other_modes_do_not() {
     assert!(clique.clusters.len() >= center.clusters.len());
     assert_eq!(format!("{:?}", center.pairs), format!("{:?}", connected.pairs));
     assert_eq!(format!("{:?}", clique.pairs), format!("{:?}", connected.pairs));
+    let (_, refined) = run(&docs, ClusterMode::CenterRefine, Keep::First);
+    assert_well_formed(&refined);
+    assert_eq!(format!("{:?}", refined.pairs), format!("{:?}", connected.pairs));
 }
 
 #[test]

@@ -80,7 +80,12 @@ fn every_method_gives_identical_outcomes_on_one_and_four_threads() {
 #[test]
 fn every_cluster_mode_gives_identical_outcomes_on_one_and_four_threads() {
     let docs = random_collection(15, 200, 300);
-    for mode in [ClusterMode::Connected, ClusterMode::Center, ClusterMode::Clique] {
+    for mode in [
+        ClusterMode::Connected,
+        ClusterMode::Center,
+        ClusterMode::Clique,
+        ClusterMode::CenterRefine,
+    ] {
         for keep in [Keep::First, Keep::Longest] {
             for verify in [Verify::Exact, Verify::Estimate] {
                 let dedup = Dedup::builder()
