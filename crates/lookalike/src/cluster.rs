@@ -414,20 +414,22 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let mut matrix = vec![vec![false; n]; n];
         let mut edges = Vec::new();
-        for a in 0..n {
-            for b in a + 1..n {
+        for a in 0..n as u32 {
+            for b in a + 1..n as u32 {
                 if next() % 100 < percent {
-                    matrix[a][b] = true;
-                    matrix[b][a] = true;
                     // Both directions and a repeat: the graph must not care.
-                    edges.push((b as u32, a as u32));
+                    edges.push((b, a));
                     if next() % 4 == 0 {
-                        edges.push((a as u32, b as u32));
+                        edges.push((a, b));
                     }
                 }
             }
+        }
+        let mut matrix = vec![vec![false; n]; n];
+        for &(a, b) in &edges {
+            matrix[a as usize][b as usize] = true;
+            matrix[b as usize][a as usize] = true;
         }
         edges.push((0, 0));
         let mut order: Vec<u32> = (0..n as u32).collect();
