@@ -89,6 +89,7 @@ impl TryFrom<&DedupArgs> for DedupConfig {
             threshold: args.sketch.threshold,
             verify: args.verify,
             keep,
+            cluster: args.cluster,
             measure,
             spill_dir: args.spill_dir.clone(),
             memory: args.memory,

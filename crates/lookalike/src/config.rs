@@ -2,16 +2,16 @@
 //! and how; I tell you what is out of range".
 //!
 //! [`DedupConfig`] holds what every method shares (shingles, seed, threshold, verification,
-//! representative choice, measure, memory) and one [`MethodConfig`]: an exhaustive enum with one
-//! typed settings struct per method. The seed lives only in [`DedupConfig::seed`]; the method
-//! settings carry none, and the method is built from both ([`crate::method`]).
+//! representative choice, cluster mode, measure, memory) and one [`MethodConfig`]: an exhaustive
+//! enum with one typed settings struct per method. The seed lives only in [`DedupConfig::seed`];
+//! the method settings carry none, and the method is built from both ([`crate::method`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::candidates::lsh::{DEFAULT_MAX_BUCKET, ErrorWeights, LshParams};
 use crate::candidates::sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE;
-use crate::cluster::Keep;
+use crate::cluster::{ClusterMode, Keep};
 use crate::lexical::collection::Lexicon;
 use crate::lexical::imatch::IMatchConfig;
 use crate::lexical::lexsig::{LongSentenceConfig, TfRidfConfig};
@@ -58,6 +58,8 @@ pub struct DedupConfig {
     pub verify: Verify,
     /// Representative choice (default the first in input order).
     pub keep: Keep,
+    /// How verified pairs become clusters (default connected components).
+    pub cluster: ClusterMode,
     /// Resemblance or containment.
     pub measure: Measure,
     /// Directory of the spill files (default the system temporary directory).
@@ -77,6 +79,7 @@ impl Default for DedupConfig {
             threshold: 0.8,
             verify: Verify::default(),
             keep: Keep::default(),
+            cluster: ClusterMode::default(),
             measure: Measure::default(),
             spill_dir: None,
             memory: crate::store::DEFAULT_MEMORY_BUDGET,

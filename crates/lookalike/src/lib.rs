@@ -56,7 +56,7 @@ pub mod text;
 pub mod verify;
 
 pub use candidates::lsh::{CandidateStats, ErrorWeights, LshParams};
-pub use cluster::Keep;
+pub use cluster::{ClusterMode, Keep};
 pub use config::{
     DedupConfig, IMatchSettings, Measure, MethodConfig, MinHashConfig, RefWordsSettings, Sample,
     SampleConfig, SimHashConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use lookalike::{Keep, MethodKind, MinHashScheme, Segmentation, ShingleKind, Verify};
+use lookalike::{ClusterMode, Keep, MethodKind, MinHashScheme, Segmentation, ShingleKind, Verify};
 
 use super::input::InputArgs;
 use super::method::{MethodArgs, SketchArgs};
@@ -94,6 +94,15 @@ pub struct DedupArgs {
     /// (default with --measure containment).
     #[arg(long, value_enum)]
     pub keep: Option<Keep>,
+    /// How verified pairs become clusters: connected (transitive), center (every member verified
+    /// against its representative), clique (every member verified against every member) or
+    /// center-refine (center, then moves that agree with more verified pairs).
+    ///
+    /// The verified pairs (--pairs) are the same in every mode, and exact copies always share a
+    /// cluster. The other modes visit documents in --keep order (first: input order; longest:
+    /// longest first), so the representative is the document --keep picks.
+    #[arg(long, value_enum, default_value = "connected", value_name = "MODE")]
+    pub cluster: ClusterMode,
     /// LSH buckets larger than this are compared against a few anchors instead of all pairs.
     #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET)]
     pub max_bucket: usize,

@@ -198,3 +198,44 @@ fn estimate_verification_and_longest_representative() {
     assert_eq!(c["representative"], "long.txt");
     assert_eq!(c["members"][0]["id"], "short.txt");
 }
+
+#[test]
+fn cluster_center_splits_a_chain_that_connected_joins() {
+    // a~b and b~c (J ≈ 0.67) but a and c share little (J ≈ 0.43): a chain at threshold 0.6.
+    let tmp = tempfile::tempdir().unwrap();
+    let block: Vec<String> = (20..27).map(|s| words(s, 100)).collect();
+    let text = |from: usize| block[from..from + 5].join(" ");
+    write(tmp.path(), "a.txt", text(0).as_bytes());
+    write(tmp.path(), "b.txt", text(1).as_bytes());
+    write(tmp.path(), "c.txt", text(2).as_bytes());
+    let clusters = |mode: &str| {
+        let args = ["dedup", "a.txt", "b.txt", "c.txt", "--threshold", "0.6", "--clusters", "-"];
+        let o = run(&[&args[..], &["--cluster", mode, "-q"]].concat(), None, tmp.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .map(|l| {
+                let c: Value = serde_json::from_str(l).unwrap();
+                let mut ids = vec![c["representative"].as_str().unwrap().to_owned()];
+                for m in c["members"].as_array().unwrap() {
+                    // Connected chains c to a through b: its similarity shows it.
+                    let chained = mode == "connected" && m["id"] == "c.txt";
+                    assert_eq!(m["similarity"].as_f64().unwrap() < 0.6, chained, "{mode}: {m}");
+                    ids.push(m["id"].as_str().unwrap().to_owned());
+                }
+                ids
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(clusters("connected"), vec![vec!["a.txt", "b.txt", "c.txt"]]);
+    assert_eq!(clusters("center"), vec![vec!["a.txt", "b.txt"]]);
+    assert_eq!(clusters("clique"), vec![vec!["a.txt", "b.txt"]]);
+    assert_eq!(clusters("center-refine"), vec![vec!["a.txt", "b.txt"]]);
+    // The pairs do not depend on the mode.
+    let o = run(
+        &["dedup", "a.txt", "b.txt", "c.txt", "-t", "0.6", "--cluster", "center", "--pairs", "-"],
+        None,
+        tmp.path(),
+    );
+    assert_eq!(pairs(&stdout(&o)).len(), 2, "{}", stderr(&o));
+}

@@ -27,7 +27,7 @@ pub use sink::{Collect, Sink};
 
 use std::path::PathBuf;
 
-use crate::cluster::Keep;
+use crate::cluster::{ClusterMode, Keep};
 use crate::config::{DedupConfig, Measure, MethodConfig};
 use crate::error::{ConfigError, Error};
 use crate::shingles::{ShingleKind, Shingler};
@@ -63,6 +63,8 @@ impl DedupBuilder {
         verify: Verify,
         /// Sets the representative choice.
         keep: Keep,
+        /// Sets how verified pairs become clusters.
+        cluster: ClusterMode,
         /// Sets the measure (resemblance or containment).
         measure: Measure,
         /// Sets the spill directory.

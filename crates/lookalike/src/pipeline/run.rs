@@ -1,6 +1,7 @@
 //! A run in progress. Contract: "give me batches in input order; at the end I verify, cluster
 //! and push the results into a sink".
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -12,7 +13,7 @@ use super::outcome::{
 };
 use super::sink::{Collect, Sink};
 use crate::candidates::lsh::decode_pair;
-use crate::cluster::{Keep, UnionFind};
+use crate::cluster::{Graph, Keep};
 use crate::config::{DedupConfig, Measure};
 use crate::document::{DocId, Document};
 use crate::error::Error;
@@ -199,11 +200,9 @@ impl<'a> DedupRun<'a> {
 
         phase("clustering");
         let n = self.docs.len();
-        let mut uf = UnionFind::new(n);
         let mut pairs = Vec::new();
         for (i, m) in self.docs.iter().enumerate() {
             if let DocKind::Copy { of, bytes } = m.kind {
-                uf.union(of.0, i as u32);
                 let kind = if bytes { MatchKind::ExactBytes } else { MatchKind::ExactText };
                 pairs.push(ScoredPair {
                     a: of,
@@ -215,9 +214,10 @@ impl<'a> DedupRun<'a> {
                 });
             }
         }
+        let mut edges = Vec::with_capacity(near.len());
         for &(sa, sb, sim, contained) in &near {
             let (a, b) = (self.heads[sa.index()], self.heads[sb.index()]);
-            uf.union(a.0, b.0);
+            edges.push((sa.0, sb.0));
             let hamming = method.hamming(sa, sb);
             pairs.push(ScoredPair {
                 a,
@@ -230,19 +230,20 @@ impl<'a> DedupRun<'a> {
         }
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
-        let groups = uf.groups();
         let docs = &self.docs;
-        let head_slot = |doc: DocId| -> Slot {
+        let head_slot = |doc: DocId| -> Option<Slot> {
             match docs[doc.index()].kind {
-                DocKind::Head { slot } => slot,
+                DocKind::Head { slot } => Some(slot),
                 DocKind::Copy { of, .. } => match docs[of.index()].kind {
-                    DocKind::Head { slot } => slot,
-                    DocKind::Copy { .. } | DocKind::Skipped(_) => {
-                        unreachable!("an exact copy points at a head")
-                    }
+                    DocKind::Head { slot } => Some(slot),
+                    DocKind::Copy { .. } | DocKind::Skipped(_) => None,
                 },
-                DocKind::Skipped(_) => unreachable!("skipped documents are never paired"),
+                DocKind::Skipped(_) => None,
             }
+        };
+        let groups = self.groups(&edges, c, &head_slot);
+        let head_slot = |doc: DocId| -> Slot {
+            head_slot(doc).unwrap_or_else(|| unreachable!("clustered documents have a head"))
         };
         let clusters: Vec<Cluster> = groups
             .par_iter()
@@ -252,7 +253,7 @@ impl<'a> DedupRun<'a> {
                     Keep::First => group[0],
                     Keep::Longest => *group
                         .iter()
-                        .max_by_key(|&&m| (docs[m as usize].text_len, std::cmp::Reverse(m)))
+                        .max_by_key(|&&m| (docs[m as usize].text_len, Reverse(m)))
                         .unwrap_or(&group[0]),
                 });
                 let rep_slot = head_slot(rep);
@@ -317,6 +318,65 @@ impl<'a> DedupRun<'a> {
         let ids: Vec<String> = self.docs.into_iter().map(|m| m.id).collect();
         let stopped = !deliver(sink, &ids, &pairs, &clusters, &unsigned, &statuses)?;
         Ok(RunReport { ids, stats, unsigned, stopped })
+    }
+}
+
+impl DedupRun<'_> {
+    /// The clusters of documents (input indices) of at least two members, each in input order,
+    /// ordered by their smallest member. The nodes clustered are the exact-copy groups (a head and
+    /// its copies always share a cluster), visited in the order `keep` implies, so that the
+    /// representative `keep` picks in a cluster is its first node in that order.
+    fn groups(
+        &self,
+        edges: &[(u32, u32)],
+        c: &DedupConfig,
+        head_slot: &dyn Fn(DocId) -> Option<Slot>,
+    ) -> Vec<Vec<u32>> {
+        let h = self.heads.len();
+        let graph = Graph::new(h, edges);
+        // Documents per node: the head and its copies.
+        let mut weight = vec![1u32; h];
+        for (i, m) in self.docs.iter().enumerate() {
+            if let (DocKind::Copy { .. }, Some(slot)) = (&m.kind, head_slot(DocId(i as u32))) {
+                weight[slot.index()] += 1;
+            }
+        }
+        let order: Vec<u32> = match c.keep {
+            // Heads are numbered in input order, and a head precedes its copies.
+            Keep::First => (0..h as u32).collect(),
+            Keep::Longest => {
+                // Each exact group's longest member (ties: the first), as `Keep::Longest` picks.
+                let mut best: Vec<(u64, Reverse<u32>)> = self
+                    .heads
+                    .iter()
+                    .map(|&d| (self.docs[d.index()].text_len, Reverse(d.0)))
+                    .collect();
+                for (i, m) in self.docs.iter().enumerate() {
+                    if let (DocKind::Copy { .. }, Some(slot)) =
+                        (&m.kind, head_slot(DocId(i as u32)))
+                    {
+                        let key = (m.text_len, Reverse(i as u32));
+                        if key > best[slot.index()] {
+                            best[slot.index()] = key;
+                        }
+                    }
+                }
+                let mut order: Vec<u32> = (0..h as u32).collect();
+                order.sort_unstable_by_key(|&s| Reverse(best[s as usize]));
+                order
+            }
+        };
+        let label = c.cluster.cluster(&graph, &order, &weight);
+        let k = label.iter().copied().max().map_or(0, |m| m as usize + 1);
+        let mut by_label: Vec<Vec<u32>> = vec![Vec::new(); k];
+        for i in 0..self.docs.len() {
+            if let Some(slot) = head_slot(DocId(i as u32)) {
+                by_label[label[slot.index()] as usize].push(i as u32);
+            }
+        }
+        let mut groups: Vec<Vec<u32>> = by_label.into_iter().filter(|g| g.len() > 1).collect();
+        groups.sort_unstable_by_key(|g| g[0]);
+        groups
     }
 }
 

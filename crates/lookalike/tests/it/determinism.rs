@@ -1,6 +1,6 @@
 //! Same input, settings and seed → identical outcome, whatever the thread count.
 
-use lookalike::{Dedup, DedupOutcome, Keep, Measure, MethodKind, Verify};
+use lookalike::{ClusterMode, Dedup, DedupOutcome, Keep, Measure, MethodKind, Verify};
 
 use crate::corpus::{prose_collection, random_collection};
 
@@ -75,4 +75,30 @@ fn every_method_gives_identical_outcomes_on_one_and_four_threads() {
         fingerprint(&outcome_in_pool(1, &dedup, &docs)),
         fingerprint(&outcome_in_pool(4, &dedup, &docs))
     );
+}
+
+#[test]
+fn every_cluster_mode_gives_identical_outcomes_on_one_and_four_threads() {
+    let docs = random_collection(15, 200, 300);
+    for mode in [
+        ClusterMode::Connected,
+        ClusterMode::Center,
+        ClusterMode::Clique,
+        ClusterMode::CenterRefine,
+    ] {
+        for keep in [Keep::First, Keep::Longest] {
+            for verify in [Verify::Exact, Verify::Estimate] {
+                let dedup = Dedup::builder()
+                    .threshold(0.7)
+                    .cluster(mode)
+                    .keep(keep)
+                    .verify(verify)
+                    .build()
+                    .unwrap();
+                let one = fingerprint(&outcome_in_pool(1, &dedup, &docs));
+                let many = fingerprint(&outcome_in_pool(4, &dedup, &docs));
+                assert_eq!(one, many, "{mode:?} {keep:?} {verify:?}");
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Integration tests of the core pipeline (one test binary, several modules).
 
+mod clusters;
 mod corpus;
 mod determinism;
 mod methods;
