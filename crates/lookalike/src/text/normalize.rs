@@ -18,7 +18,7 @@
 //!    lower-case and an upper-case letter (cases of the text before folding) ends a sentence
 //!    typed without a space after it, so `речення.Наступне` and `end.Next` are two tokens each,
 //!    as they are with the space; `e.g.`, `U.S.A.`, `README.md`, `3.14` and host names
-//!    (`example.com`, `www.Example.org`: see [`is_host_tail`]) stay whole. A property test
+//!    (`example.com`, `www.Example.org`: see `is_host_tail`) stay whole. A property test
 //!    checks the tokens against the `unicode-segmentation` crate's words, split by that rule, on
 //!    random text.
 //! 4. **Tokens**: runs of letters, digits and marks are tokens, separated by one space in the
