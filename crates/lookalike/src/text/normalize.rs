@@ -14,13 +14,8 @@
 //!    apostrophe, `.` or `:` between two letters (`don't`, `м'ясо`, `e.g`), `.` `,` `;` or an
 //!    apostrophe between two digits (`3.14`, `1,000`), and connector punctuation (`foo_bar`)
 //!    give `dont`, `мясо`, `eg`, `314`, `1000`, `foobar`. Invisible format characters (soft
-//!    hyphen, zero-width joiners) are dropped. One departure from UAX #29: a full stop between a
-//!    lower-case and an upper-case letter (cases of the text before folding) ends a sentence
-//!    typed without a space after it, so `речення.Наступне` and `end.Next` are two tokens each,
-//!    as they are with the space; `e.g.`, `U.S.A.`, `README.md`, `3.14` and host names
-//!    (`example.com`, `www.Example.org`: see `is_host_tail`) stay whole. A property test
-//!    checks the tokens against the `unicode-segmentation` crate's words, split by that rule, on
-//!    random text.
+//!    hyphen, zero-width joiners) are dropped. A property test checks the tokens against the
+//!    `unicode-segmentation` crate's words on random text.
 //! 4. **Tokens**: runs of letters, digits and marks are tokens, separated by one space in the
 //!    output. Scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar,
 //!    Tibetan) have no word separators to find, so each of their characters (with its combining
@@ -31,7 +26,7 @@
 //! full-content copies, see [`crate::fingerprint`]) and its token spans (the input of word shingles).
 
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
-use unicode_properties::{GeneralCategory, GeneralCategoryGroup, UnicodeGeneralCategory};
+use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
 /// A normalized text and the byte spans of its tokens. Reuse one value across documents to avoid
 /// allocations ([`NormalizedText::clear`] is called by [`normalize_into`]).
@@ -330,73 +325,13 @@ fn fullwidth_to_ascii(c: char) -> char {
 /// Whether joiner `c`, between `prev` and the character starting at byte `next_at`, keeps the word
 /// whole.
 fn joins_before(input: &str, next_at: usize, prev: char, c: char) -> bool {
-    let rest = &input[next_at..];
     // Format characters and marks are transparent (UAX #29 WB4).
-    rest.char_indices()
-        .find(|&(_, n)| !matches!(classify(n), Class::Ignore | Class::Mark))
-        .is_some_and(|(k, next)| {
-            joins_word(prev, c, next)
-                && matches!(classify(next), Class::Word | Class::Silent)
-                && !ends_sentence(prev, c, next, &rest[k..])
+    input[next_at..]
+        .chars()
+        .find(|&n| !matches!(classify(n), Class::Ignore | Class::Mark))
+        .is_some_and(|next| {
+            joins_word(prev, c, next) && matches!(classify(next), Class::Word | Class::Silent)
         })
-}
-
-/// A full stop that UAX #29 keeps inside a word but that ends a sentence typed without a space
-/// after it: a lower-case letter, the full stop, an upper-case (or title-case) letter, as in
-/// `речення.Наступне` or `end.Next`. The cases are those of the text before folding. Not a
-/// sentence end when the word from `next` on looks like the rest of a host name (see
-/// [`is_host_tail`]) after an ASCII letter: `www.Example.org` stays whole.
-///
-/// The other shapes never split: `e.g.` and `example.com` (lower, lower), `U.S.A.` (upper,
-/// upper), `README.md` (upper, lower), and numbers (`3.14`), whose full stops sit between digits.
-fn ends_sentence(prev: char, c: char, next: char, rest: &str) -> bool {
-    is_full_stop(c)
-        && prev.is_lowercase()
-        && (next.is_uppercase() || next.general_category() == GeneralCategory::TitlecaseLetter)
-        && !(prev.is_ascii() && is_host_tail(rest))
-}
-
-/// The full stop and the characters NFKC maps to it (one dot leader, small and full-width full
-/// stops), so that the fast path and the NFKC path agree.
-fn is_full_stop(c: char) -> bool {
-    matches!(c, '.' | '\u{2024}' | '\u{FE52}' | '\u{FF0E}')
-}
-
-/// Whether `rest`, the word after a full stop, is the rest of a host name: two or more labels of
-/// ASCII letters and digits joined by full stops (as UAX #29 joins them: not after a digit
-/// before a letter), the last one (the top-level domain) two or more
-/// lower-case letters, and nothing after it that continues the word. `Example.org` and
-/// `Google.co.uk` are; `Next` (one label), `Next.Then` (upper-case last label) and `Next.є`
-/// are not. Host names are the one common shape with a lower-case letter, a full stop and an
-/// upper-case letter that is not a sentence end, and their top-level domain is written in
-/// lower case in practice; one-word sentences typed without spaces (`Yes.No.maybe`) are rare.
-fn is_host_tail(rest: &str) -> bool {
-    let mut chars = rest.chars().map(fullwidth_to_ascii).peekable();
-    let (mut dots, mut len, mut lower, mut last) = (0usize, 0usize, true, ' ');
-    while let Some(ch) = chars.next() {
-        if ch.is_ascii_alphanumeric() {
-            len += 1;
-            lower &= ch.is_ascii_lowercase();
-        } else if ch == '.'
-            && len > 0
-            && chars.peek().is_some_and(|&n| n.is_ascii_alphanumeric() && joins_word(last, ch, n))
-        {
-            dots += 1;
-            len = 0;
-            lower = true;
-        } else {
-            // The host ends here, unless the word goes on (another script, a mark, `_`, an
-            // apostrophe between letters): then the word is no host name.
-            let goes_on = match classify(ch) {
-                Class::Separator => false,
-                Class::Joiner => chars.peek().is_some_and(|&n| joins_word(last, ch, n)),
-                _ => true,
-            };
-            return !goes_on && dots > 0 && len >= 2 && lower;
-        }
-        last = ch;
-    }
-    dots > 0 && len >= 2 && lower
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -664,61 +599,12 @@ mod tests {
         assert_eq!(toks("नमस्ते दुनिया"), ["नमस्ते", "दुनिया"]);
     }
 
-    /// Whether `c` is skipped by UAX #29 when it looks at a word's neighbours (WB4).
-    fn transparent(c: char) -> bool {
-        c.general_category() == GeneralCategory::Format
-            || c.general_category_group() == GeneralCategoryGroup::Mark
-    }
-
-    /// A UAX #29 word cut at its sentence-end full stops, written out on the word's own
-    /// characters: lower case before, upper or title case after, unless an ASCII letter comes
-    /// before and the rest of the word is a host name's (labels of ASCII letters and digits,
-    /// the last one lower-case letters).
-    fn split_sentences(w: &str) -> Vec<String> {
-        let chars: Vec<char> = w.chars().collect();
-        let mut parts = vec![String::new()];
-        let mut after_cut = false;
-        for (k, &c) in chars.iter().enumerate() {
-            let before = chars[..k].iter().rev().find(|&&p| !transparent(p));
-            let after = chars[k + 1..].iter().position(|&n| !transparent(n)).map(|j| k + 1 + j);
-            let cut = c == '.'
-                && before.is_some_and(|p| p.is_lowercase())
-                && after.is_some_and(|j| {
-                    let n = chars[j];
-                    let upper = n.is_uppercase()
-                        || n.general_category() == GeneralCategory::TitlecaseLetter;
-                    let rest: String = chars[j..].iter().collect();
-                    let labels: Vec<&str> = rest.split('.').collect();
-                    let host = before.is_some_and(char::is_ascii)
-                        && labels.len() >= 2
-                        && labels
-                            .iter()
-                            .all(|l| !l.is_empty() && l.chars().all(|x| x.is_ascii_alphanumeric()))
-                        && labels.last().is_some_and(|l| {
-                            l.len() >= 2 && l.chars().all(|x| x.is_ascii_lowercase())
-                        });
-                    upper && !host
-                });
-            if cut {
-                parts.push(String::new());
-                after_cut = true;
-            } else if after_cut && transparent(c) {
-                // Marks after the full stop are its own (WB4), dropped with it.
-            } else if let Some(last) = parts.last_mut() {
-                after_cut = false;
-                last.push(c);
-            }
-        }
-        parts
-    }
-
-    /// The slow reference: NFKC, UAX #29 words (unicode-segmentation) cut at sentence ends, then
-    /// the same folding, keeping only the letters, digits and marks of each word.
+    /// The slow reference: NFKC, UAX #29 words (unicode-segmentation), then the same folding,
+    /// keeping only the letters, digits and marks of each word.
     fn reference_tokens(s: &str) -> Vec<String> {
         use unicode_segmentation::UnicodeSegmentation;
         let nfkc: String = s.nfkc().collect();
         nfkc.unicode_words()
-            .flat_map(split_sentences)
             .map(|w| {
                 w.chars()
                     .filter(|&c| {
@@ -742,108 +628,10 @@ mod tests {
         fn tokens_match_unicode_word_boundaries(chars in proptest::collection::vec(proptest::sample::select(vec![
             'a', 'b', 'Z', 'é', 'ж', 'Ж', 'ß', 'ς', 'Σ', '1', '2', '０', 'ﬁ', ' ', ' ', '\n', '\u{A0}',
             '.', ',', '\'', ':', ';', '_', '-', '!', '(', '’', '‘', '\u{AD}', '\u{2BC}', '…', '/',
-            'ᾼ', '．', '\u{2024}',
         ]), 0..40)) {
             let s: String = chars.into_iter().collect();
             let ours: Vec<String> = normalize(&s).token_strs().map(str::to_owned).collect();
             proptest::prop_assert_eq!(ours, reference_tokens(&s), "input {:?}", s);
-        }
-
-        /// Dense in full stops and case changes, to reach host names and sentence ends.
-        #[test]
-        fn sentence_ends_match_the_reference(chars in proptest::collection::vec(proptest::sample::select(vec![
-            'a', 'o', 'Z', 'ж', 'Ж', 'ǅ', '1', '.', '.', '.', '．', '\'', ' ', '/', '\u{AD}', '\u{301}',
-        ]), 0..24)) {
-            let s: String = chars.into_iter().collect();
-            let ours: Vec<String> = normalize(&s).token_strs().map(str::to_owned).collect();
-            proptest::prop_assert_eq!(ours, reference_tokens(&s), "input {:?}", s);
-        }
-    }
-
-    #[test]
-    fn a_full_stop_between_lower_and_upper_case_ends_a_sentence() {
-        // Ukrainian, Russian, English, Greek, Armenian, and across scripts.
-        assert_eq!(toks("Це речення.Наступне"), ["це", "речення", "наступне"]);
-        assert_eq!(toks("Это предложение.Следующее"), ["это", "предложение", "следующее"]);
-        assert_eq!(toks("the end.Next one"), ["the", "end", "next", "one"]);
-        assert_eq!(toks("μία πρόταση.Επόμενη"), ["μία", "πρόταση", "επόμενη"]);
-        assert_eq!(toks("նախադասություն.Հաջորդ"), ["նախադասություն", "հաջորդ"]);
-        assert_eq!(toks("кінець.Next end.Кінець"), ["кінець", "next", "end", "кінець"]);
-        // With marks, format characters, title case, full-width and other full stops.
-        assert_eq!(toks("cafe\u{301}.E\u{301}te\u{301}"), ["café", "été"]);
-        assert_eq!(toks("word\u{AD}.\u{AD}Next"), ["word", "next"]);
-        assert_eq!(toks("word.ᾼ"), toks("word ᾼ"));
-        assert_eq!(toks("ｗｏｒｄ．Ｎｅｘｔ"), ["word", "next"]);
-        assert_eq!(toks("word\u{2024}Next word\u{FE52}Next"), ["word", "next", "word", "next"]);
-        // Every sentence of a run typed without spaces.
-        assert_eq!(toks("Один.Два.Три"), ["один", "два", "три"]);
-        assert_eq!(toks("i.e.The end"), ["ie", "the", "end"]);
-    }
-
-    #[test]
-    fn abbreviations_numbers_file_and_host_names_stay_whole() {
-        assert_eq!(toks("e.g. i.e. т.е. т.ч."), ["eg", "ie", "те", "тч"]);
-        assert_eq!(toks("U.S.A. С.Ш.А."), ["usa", "сша"]);
-        assert_eq!(toks("README.md Cargo.toml"), ["readmemd", "cargotoml"]);
-        assert_eq!(toks("3.14 1.2.3 2.5.Next"), ["314", "123", "25", "next"]);
-        assert_eq!(
-            toks("example.com www.Example.org mail.Google.co.uk"),
-            ["examplecom", "wwwexampleorg", "mailgooglecouk"]
-        );
-        // Not host names: an upper-case last label, one label, a word that goes on in another
-        // script or past an apostrophe.
-        assert_eq!(toks("end.Next.Then"), ["end", "next", "then"]);
-        assert_eq!(toks("www.Example.orgє"), ["www", "exampleorgє"]);
-        assert_eq!(toks("www.Example.org's"), ["www", "exampleorgs"]);
-        // A host name ends at punctuation: a trailing full stop, a slash, a space.
-        assert_eq!(toks("see www.Example.org."), ["see", "wwwexampleorg"]);
-        assert_eq!(toks("https://www.Example.org/Path"), ["https", "wwwexampleorg", "path"]);
-    }
-
-    #[test]
-    fn spans_after_a_sentence_split_point_at_their_tokens() {
-        let input = "Перше речення.Друге,the end.Next ｅｎｄ．Ｎｅｘｔ";
-        let n = normalize(input);
-        assert_eq!(n.text, "перше речення друге the end next end next");
-        let words = ["перше", "речення", "друге", "the", "end", "next", "end", "next"];
-        assert_eq!(n.len(), words.len());
-        for (&(s, e), w) in n.tokens.iter().zip(words) {
-            assert_eq!(&n.text[s as usize..e as usize], w);
-        }
-        // The same tokens as the text with the spaces typed in.
-        assert_eq!(n, normalize("Перше речення. Друге, the end. Next ｅｎｄ． Ｎｅｘｔ"));
-    }
-
-    #[test]
-    fn missing_spaces_after_full_stops_do_not_change_word_shingles() {
-        use crate::shingles::{ShingleKind, Shingler};
-        use crate::verify::jaccard;
-        let essays = [
-            "Near-duplicate detection finds documents that differ only in small edits. \
-             A corrected copy of an essay is one. The words stay, the spaces move. \
-             See e.g. the lecture notes at www.Example.org for more.",
-            "Пошук дублікатів знаходить документи, що відрізняються дрібними правками. \
-             Виправлена копія есею є таким документом. Слова лишаються, пробіли зникають. \
-             Так само в російській: Это копия. Она почти такая же.",
-        ];
-        let shingler = Shingler::new(ShingleKind::Words(5), 1);
-        for essay in essays {
-            // The corrected copy's spaces after sentence ends removed (not the one after `e.g.`).
-            let chars: Vec<char> = essay.chars().collect();
-            let squeezed: String = (0..chars.len())
-                .filter(|&k| {
-                    !(chars[k] == ' '
-                        && k > 0
-                        && chars[k - 1] == '.'
-                        && chars.get(k + 1).is_some_and(|c| c.is_uppercase()))
-                })
-                .map(|k| chars[k])
-                .collect();
-            assert_ne!(essay, squeezed);
-            // Before sentence ends were split, `edits.A`, `one.The`, `правками.Виправлена` ...
-            // were single tokens and these pairs had word 5-shingle Jaccard 0.27 and 0.07.
-            let j = jaccard(&shingler.shingle_set(essay), &shingler.shingle_set(&squeezed));
-            assert_eq!(j, 1.0, "{squeezed}");
         }
     }
 
