@@ -41,12 +41,26 @@ impl Keys {
         &self.unsigned
     }
 
-    /// Pairs of heads sharing at least `min_shared` keys.
-    pub fn candidates(&self, min_shared: usize, emit: &mut dyn FnMut(Slot, Slot)) {
+    /// Pairs of heads sharing at least `min_shared` keys, and the report of a signature method:
+    /// the unsigned heads and the lexicon size (when it has one).
+    pub fn candidates(
+        &self,
+        min_shared: usize,
+        lexicon_terms: Option<u64>,
+        emit: &mut dyn FnMut(Slot, Slot),
+    ) -> CandidateReport {
         let keys: Vec<Vec<u64>> =
             (0..self.ends.len() as u32).map(|s| self.of(Slot(s)).to_vec()).collect();
         for (a, b) in shared_keys::candidate_pairs(&keys, min_shared) {
             emit(Slot(a), Slot(b));
+        }
+        CandidateReport {
+            method: MethodStats {
+                unsigned: self.unsigned.len() as u64,
+                lexicon_terms,
+                ..MethodStats::default()
+            },
+            ..CandidateReport::default()
         }
     }
 
@@ -194,15 +208,7 @@ impl<S: Signer> Method for StatSigned<S> {
     }
 
     fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
-        self.keys.candidates(1, emit);
-        Ok(CandidateReport {
-            method: MethodStats {
-                unsigned: self.keys.unsigned().len() as u64,
-                lexicon_terms: self.signer.as_ref().map(S::terms),
-                ..MethodStats::default()
-            },
-            ..CandidateReport::default()
-        })
+        Ok(self.keys.candidates(1, self.signer.as_ref().map(S::terms), emit))
     }
 
     fn estimate(&self, a: Slot, b: Slot) -> f64 {
@@ -264,14 +270,7 @@ impl<S: DocSigner> Method for DocSigned<S> {
     }
 
     fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
-        self.keys.candidates(self.signer.min_shared(), emit);
-        Ok(CandidateReport {
-            method: MethodStats {
-                unsigned: self.keys.unsigned().len() as u64,
-                ..MethodStats::default()
-            },
-            ..CandidateReport::default()
-        })
+        Ok(self.keys.candidates(self.signer.min_shared(), None, emit))
     }
 
     fn estimate(&self, a: Slot, b: Slot) -> f64 {
