@@ -334,38 +334,23 @@ impl DedupRun<'_> {
     ) -> Vec<Vec<u32>> {
         let h = self.heads.len();
         let graph = Graph::new(h, edges);
-        // Documents per node: the head and its copies.
+        // Per node (exact group): documents in it, and its longest member (ties: the first), as
+        // `Keep::Longest` picks it; one pass over the copies.
         let mut weight = vec![1u32; h];
+        let mut best: Vec<(u64, Reverse<u32>)> =
+            self.heads.iter().map(|&d| (self.docs[d.index()].text_len, Reverse(d.0))).collect();
         for (i, m) in self.docs.iter().enumerate() {
             if let (DocKind::Copy { .. }, Some(slot)) = (&m.kind, head_slot(DocId(i as u32))) {
                 weight[slot.index()] += 1;
+                best[slot.index()] = best[slot.index()].max((m.text_len, Reverse(i as u32)));
             }
         }
-        let order: Vec<u32> = match c.keep {
+        let mut order: Vec<u32> = (0..h as u32).collect();
+        match c.keep {
             // Heads are numbered in input order, and a head precedes its copies.
-            Keep::First => (0..h as u32).collect(),
-            Keep::Longest => {
-                // Each exact group's longest member (ties: the first), as `Keep::Longest` picks.
-                let mut best: Vec<(u64, Reverse<u32>)> = self
-                    .heads
-                    .iter()
-                    .map(|&d| (self.docs[d.index()].text_len, Reverse(d.0)))
-                    .collect();
-                for (i, m) in self.docs.iter().enumerate() {
-                    if let (DocKind::Copy { .. }, Some(slot)) =
-                        (&m.kind, head_slot(DocId(i as u32)))
-                    {
-                        let key = (m.text_len, Reverse(i as u32));
-                        if key > best[slot.index()] {
-                            best[slot.index()] = key;
-                        }
-                    }
-                }
-                let mut order: Vec<u32> = (0..h as u32).collect();
-                order.sort_unstable_by_key(|&s| Reverse(best[s as usize]));
-                order
-            }
-        };
+            Keep::First => {}
+            Keep::Longest => order.sort_unstable_by_key(|&s| Reverse(best[s as usize])),
+        }
         let label = c.cluster.cluster(&graph, &order, &weight);
         let k = label.iter().copied().max().map_or(0, |m| m as usize + 1);
         let mut by_label: Vec<Vec<u32>> = vec![Vec::new(); k];
