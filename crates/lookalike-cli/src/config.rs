@@ -93,6 +93,7 @@ impl TryFrom<&DedupArgs> for DedupConfig {
             measure,
             spill_dir: args.spill_dir.clone(),
             memory: args.memory,
+            max_pairs_per_group: args.max_pairs_per_group,
         })
     }
 }

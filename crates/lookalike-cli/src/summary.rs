@@ -161,8 +161,8 @@ impl Summary {
         );
         let _ = writeln!(
             s,
-            "  near-duplicate pairs {}   clusters {}   candidates {}",
-            st.near_pairs, st.clusters, st.candidates.pairs
+            "  near-duplicate pairs {}   pairs listed {}   clusters {}   candidates {}",
+            st.near_pairs, st.pairs, st.clusters, st.candidates.pairs
         );
         let _ = writeln!(s, "  {}", dedup.describe());
         if let Some(b) = &st.method.broder {
@@ -191,10 +191,25 @@ impl Summary {
         if st.candidates.capped_buckets > 0 {
             let _ = writeln!(
                 s,
-                "  capped LSH buckets: {} (largest {} documents; {} pairs not compared; see --max-bucket)",
+                "  large LSH buckets: {} (largest {} documents), {} distinct groups compared all-pairs{}",
                 st.candidates.capped_buckets,
                 st.candidates.largest_bucket,
-                st.candidates.capped_pairs_skipped
+                st.candidates.groups - st.candidates.groups_over_bound,
+                if st.candidates.groups_over_bound > 0 {
+                    format!(
+                        "; {} over --max-pairs-per-group compared with anchors ({} pairs not compared)",
+                        st.candidates.groups_over_bound, st.candidates.capped_pairs_skipped
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        if st.pair_groups_over_bound > 0 {
+            let _ = writeln!(
+                s,
+                "  pairs not listed: {} in {} groups over --max-pairs-per-group (listed by their first document)",
+                st.pairs_not_listed, st.pair_groups_over_bound
             );
         }
         let _ = writeln!(

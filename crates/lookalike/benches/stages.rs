@@ -106,7 +106,9 @@ fn bench_lsh(c: &mut Criterion) {
     g.throughput(Throughput::Elements(docs as u64));
     g.bench_function("band_candidates/20k docs/14x9", |b| {
         b.iter(|| {
-            band_candidates(black_box(&sigs), n, LshParams { bands: 14, rows: 9 }, 200).0.len()
+            band_candidates(black_box(&sigs), n, LshParams { bands: 14, rows: 9 }, 200, u64::MAX)
+                .0
+                .len()
         })
     });
     g.finish();

@@ -67,6 +67,13 @@ pub struct DedupConfig {
     /// Bytes of shingle sets kept in memory for exact verification before spilling to disk; also
     /// the cap of each external sort of Broder's algorithm.
     pub memory: usize,
+    /// Most pairs one group is expanded to (default
+    /// [`DEFAULT_MAX_PAIRS_PER_GROUP`](crate::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP)): the
+    /// documents of a capped LSH bucket are all compared with each other up to this many pairs,
+    /// and the pairs list holds every pair of an exact-copy group (and every pair of copies of two
+    /// near-duplicates) up to this many; larger groups are compared with anchors and listed by
+    /// their first documents, and counted.
+    pub max_pairs_per_group: u64,
 }
 
 impl Default for DedupConfig {
@@ -83,6 +90,7 @@ impl Default for DedupConfig {
             measure: Measure::default(),
             spill_dir: None,
             memory: crate::store::DEFAULT_MEMORY_BUDGET,
+            max_pairs_per_group: crate::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP,
         }
     }
 }
@@ -194,7 +202,8 @@ pub struct MinHashConfig {
     pub lsh: Option<LshParams>,
     /// Weights of false positives and negatives used when choosing bands and rows.
     pub weights: ErrorWeights,
-    /// Buckets larger than this are not expanded to all pairs (compared with anchors instead).
+    /// Buckets larger than this are set aside as groups, expanded once however many bands they
+    /// come back in (up to [`DedupConfig::max_pairs_per_group`] pairs).
     pub max_bucket: usize,
 }
 

@@ -103,9 +103,16 @@ pub struct DedupArgs {
     /// longest first), so the representative is the document --keep picks.
     #[arg(long, value_enum, default_value = "connected", value_name = "MODE")]
     pub cluster: ClusterMode,
-    /// LSH buckets larger than this are compared against a few anchors instead of all pairs.
+    /// LSH buckets larger than this are set aside as groups (pages sharing a template come back
+    /// in many bands; each group is compared once).
     #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET)]
     pub max_bucket: usize,
+    /// Most pairs one group is expanded to: the documents of a large LSH bucket are all verified
+    /// against each other, and --pairs lists every pair of an exact-copy group and of the copies
+    /// of two near-duplicates, up to this many pairs per group. Larger groups are compared with a
+    /// few anchors and listed by their first document; the summary counts them.
+    #[arg(long, value_name = "N", default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP)]
+    pub max_pairs_per_group: u64,
 
     /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
     #[arg(long, value_name = "FILE")]

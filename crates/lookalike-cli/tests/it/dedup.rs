@@ -44,12 +44,17 @@ fn a_folder_gives_pairs_clusters_output_and_report() {
     assert!(o.status.success(), "{}", stderr(&o));
     let read = |n: &str| std::fs::read_to_string(tmp.path().join(n)).unwrap();
     let p = pairs(&read("pairs.tsv"));
-    assert_eq!(p.len(), 2, "{p:?}");
+    // Every pair: the near copy with the page and with the page's exact copy.
+    assert_eq!(p.len(), 3, "{p:?}");
     assert_eq!((p[0].0.as_str(), p[0].1.as_str()), ("pages/a.txt", "pages/sub/b.html"));
     assert!(p[0].2 >= 0.8 && p[0].2 < 1.0);
     assert_eq!(
         (p[1].0.as_str(), p[1].1.as_str(), p[1].2),
         ("pages/a.txt", "pages/sub/c.txt.gz", 1.0)
+    );
+    assert_eq!(
+        (p[2].0.as_str(), p[2].1.as_str(), p[2].2),
+        ("pages/sub/b.html", "pages/sub/c.txt.gz", p[0].2)
     );
 
     let clusters: Vec<Value> =
@@ -93,9 +98,11 @@ fn stdin_jsonl_with_custom_fields_and_pairs_on_stdout() {
     assert!(o.status.success(), "{}", stderr(&o));
     let p = pairs(&stdout(&o));
     let ids: Vec<(&str, &str)> = p.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
-    // The record without an id is named by its line; it is an exact copy of the first record.
-    assert_eq!(ids, [("http://a/1", "http://a/2"), ("http://a/1", "-:4")]);
+    // The record without an id is named by its line; it is an exact copy of the first record,
+    // so the near copy of the first is listed with it too.
+    assert_eq!(ids, [("http://a/1", "http://a/2"), ("http://a/1", "-:4"), ("http://a/2", "-:4")]);
     assert_eq!(p[1].2, 1.0);
+    assert_eq!(p[2].2, p[0].2);
 }
 
 #[test]

@@ -10,11 +10,14 @@
 //! Grouping is done by sorting, not by hash maps of vectors: for each band, every document
 //! contributes one compact `(band key, doc)` pair of 12 bytes; the pairs are sorted and each run of
 //! equal keys is a bucket. A bucket of m documents yields m(m−1)/2 pairs, which explodes for the
-//! huge buckets real collections have (thousands of near-empty template pages). Buckets larger than
-//! `max_bucket` are therefore not expanded to all pairs: each member is paired only with the
-//! bucket's first [`ANCHORS`] members and with its predecessor in the bucket. That keeps the
-//! bucket connected for clustering at a cost linear in m; the pairs not generated are counted in
-//! [`CandidateStats`].
+//! huge buckets real collections have (thousands of pages sharing one template). Buckets larger
+//! than `max_bucket` are therefore set aside as *groups*: the same group usually comes back in many
+//! bands (pages that share a template share most bands), so the distinct groups are collected
+//! first and each is expanded once, to all its m(m−1)/2 pairs when that is at most
+//! `max_pairs_per_group`. Only a group above that bound is not expanded: each member is then paired
+//! with the group's first [`ANCHORS`] members and with its predecessor, which keeps the group
+//! connected for clustering at a cost linear in m; the groups over the bound and the pairs not
+//! generated are counted in [`CandidateStats`].
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -22,8 +25,14 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 /// Members of an over-sized bucket that every other member is compared with.
 pub const ANCHORS: usize = 8;
 
-/// Default bucket size beyond which a bucket is not expanded to all pairs.
+/// Default bucket size beyond which a bucket is set aside as a group (expanded once, however many
+/// bands it comes back in).
 pub const DEFAULT_MAX_BUCKET: usize = 200;
+
+/// Default bound on the pairs one group of candidates is expanded to (a group of about 3,160
+/// documents): a capped LSH bucket, an exact-copy group in the pairs list, or the copies of two
+/// near-duplicate documents.
+pub const DEFAULT_MAX_PAIRS_PER_GROUP: u64 = 5_000_000;
 
 /// Banding parameters: `bands` bands of `rows` rows each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -110,7 +119,12 @@ pub struct CandidateStats {
     pub pairs: u64,
     /// Buckets larger than `max_bucket` (over all bands).
     pub capped_buckets: u64,
-    /// Pairs of capped buckets that were not generated.
+    /// Distinct groups among the capped buckets (a group coming back in several bands counts
+    /// once).
+    pub groups: u64,
+    /// Groups of more than `max_pairs_per_group` pairs, compared with anchors only.
+    pub groups_over_bound: u64,
+    /// Pairs of groups over the bound that were not generated.
     pub capped_pairs_skipped: u64,
     /// Size of the largest bucket seen.
     pub largest_bucket: u64,
@@ -127,12 +141,14 @@ fn band_key(values: &[u32], band: usize, buf: &mut Vec<u8>) -> u64 {
 
 /// Candidate pairs among `n` documents whose signatures (`num_perm` values each) are stored one
 /// after the other in `signatures`. Pairs are `(i, j)` with `i < j`, encoded as `i << 32 | j`,
-/// sorted and deduplicated.
+/// sorted and deduplicated. Buckets of more than `max_bucket` documents become groups, expanded
+/// to all pairs up to `max_pairs_per_group` pairs each (see the module documentation).
 pub fn band_candidates(
     signatures: &[u32],
     num_perm: usize,
     params: LshParams,
     max_bucket: usize,
+    max_pairs_per_group: u64,
 ) -> (Vec<u64>, CandidateStats) {
     assert!(params.bands * params.rows <= num_perm, "bands × rows exceeds the signature length");
     let n = signatures.len() / num_perm.max(1);
@@ -141,6 +157,9 @@ pub fn band_candidates(
     let mut stats = CandidateStats::default();
     let mut pairs: Vec<u64> = Vec::new();
     let mut entries: Vec<(u64, u32)> = Vec::with_capacity(n);
+    // Members of the capped buckets (sorted, as the entries are), keyed by a hash of the members
+    // so that a group coming back in another band is kept once.
+    let mut groups: Vec<(u64, Vec<u32>)> = Vec::new();
     for band in 0..params.bands {
         let lo = band * params.rows;
         entries.clear();
@@ -149,22 +168,36 @@ pub fn band_candidates(
             (band_key(&sig[lo..lo + params.rows], band, buf), d as u32)
         }));
         entries.par_sort_unstable();
-        let mut start = 0;
-        while start < entries.len() {
-            let key = entries[start].0;
-            let mut end = start + 1;
-            while end < entries.len() && entries[end].0 == key {
-                end += 1;
+        for bucket in entries.chunk_by(|x, y| x.0 == y.0).filter(|b| b.len() > 1) {
+            let m = bucket.len();
+            stats.largest_bucket = stats.largest_bucket.max(m as u64);
+            if m <= max_bucket {
+                push_all_pairs(bucket.iter().map(|e| e.1), m, &mut pairs);
+            } else {
+                stats.capped_buckets += 1;
+                let members: Vec<u32> = bucket.iter().map(|e| e.1).collect();
+                groups.push((members_key(&members), members));
             }
-            let m = end - start;
-            if m > 1 {
-                stats.largest_bucket = stats.largest_bucket.max(m as u64);
-                let members = &entries[start..end];
-                emit_bucket(members, max_bucket, &mut pairs, &mut stats);
-            }
-            start = end;
         }
         // Keep memory bounded by the distinct pairs, not pairs × bands.
+        if pairs.len() > 1 << 24 {
+            pairs.par_sort_unstable();
+            pairs.dedup();
+        }
+    }
+    groups.sort_unstable();
+    groups.dedup();
+    stats.groups = groups.len() as u64;
+    for (_, members) in &groups {
+        let m = members.len();
+        let all = (m as u64) * (m as u64 - 1) / 2;
+        if all <= max_pairs_per_group {
+            push_all_pairs(members.iter().copied(), m, &mut pairs);
+        } else {
+            stats.groups_over_bound += 1;
+            let emitted = push_anchor_pairs(members, &mut pairs);
+            stats.capped_pairs_skipped += all - emitted;
+        }
         if pairs.len() > 1 << 24 {
             pairs.par_sort_unstable();
             pairs.dedup();
@@ -176,38 +209,38 @@ pub fn band_candidates(
     (pairs, stats)
 }
 
-fn emit_bucket(
-    members: &[(u64, u32)],
-    max_bucket: usize,
-    pairs: &mut Vec<u64>,
-    stats: &mut CandidateStats,
-) {
-    let m = members.len();
-    let pair = |a: u32, b: u32| (u64::from(a) << 32) | u64::from(b);
-    if m <= max_bucket {
-        for i in 0..m {
-            for j in i + 1..m {
-                pairs.push(pair(members[i].1, members[j].1));
-            }
-        }
-        return;
+/// A hash of a group's members, so that equal groups sort next to each other.
+fn members_key(members: &[u32]) -> u64 {
+    let bytes: Vec<u8> = members.iter().flat_map(|m| m.to_le_bytes()).collect();
+    xxh3_64_with_seed(&bytes, members.len() as u64)
+}
+
+fn pair(a: u32, b: u32) -> u64 {
+    (u64::from(a) << 32) | u64::from(b)
+}
+
+/// Every pair of `m` members given in increasing order.
+fn push_all_pairs(members: impl Iterator<Item = u32> + Clone, m: usize, pairs: &mut Vec<u64>) {
+    pairs.reserve(m * (m - 1) / 2);
+    for (i, a) in members.clone().enumerate() {
+        pairs.extend(members.clone().skip(i + 1).map(|b| pair(a, b)));
     }
-    stats.capped_buckets += 1;
+}
+
+/// Each member with the group's first [`ANCHORS`] members and with its predecessor; returns the
+/// number of pairs pushed.
+fn push_anchor_pairs(members: &[u32], pairs: &mut Vec<u64>) -> u64 {
     let mut emitted = 0u64;
-    for i in 1..m {
-        let d = members[i].1;
+    for (i, &d) in members.iter().enumerate().skip(1) {
         let anchors = i.min(ANCHORS);
-        for a in &members[..anchors] {
-            pairs.push(pair(a.1, d));
-        }
+        pairs.extend(members[..anchors].iter().map(|&a| pair(a, d)));
         emitted += anchors as u64;
         if i > anchors {
-            pairs.push(pair(members[i - 1].1, d));
+            pairs.push(pair(members[i - 1], d));
             emitted += 1;
         }
     }
-    let all = (m as u64) * (m as u64 - 1) / 2;
-    stats.capped_pairs_skipped += all - emitted;
+    emitted
 }
 
 /// Splits an encoded pair into `(i, j)`.
@@ -247,7 +280,7 @@ mod tests {
             .map(|_| (crate::sketch::minhash::splitmix64(&mut state) % 3) as u32)
             .collect();
         let params = LshParams { bands: 4, rows: 3 };
-        let (pairs, stats) = band_candidates(&sigs, num_perm, params, usize::MAX);
+        let (pairs, stats) = band_candidates(&sigs, num_perm, params, usize::MAX, u64::MAX);
         let mut expect = Vec::new();
         for i in 0..n {
             for j in i + 1..n {
@@ -263,11 +296,13 @@ mod tests {
     }
 
     #[test]
-    fn huge_buckets_are_capped_linearly_and_stay_connected() {
+    fn groups_over_the_bound_are_compared_with_anchors_and_stay_connected() {
         let (n, num_perm) = (1000, 4);
         let sigs = vec![7u32; n * num_perm];
-        let (pairs, stats) = band_candidates(&sigs, num_perm, LshParams { bands: 1, rows: 4 }, 100);
+        let params = LshParams { bands: 1, rows: 4 };
+        let (pairs, stats) = band_candidates(&sigs, num_perm, params, 100, 10_000);
         assert_eq!(stats.capped_buckets, 1);
+        assert_eq!((stats.groups, stats.groups_over_bound), (1, 1));
         assert_eq!(stats.largest_bucket, 1000);
         assert!(pairs.len() < n * (ANCHORS + 1));
         assert_eq!(stats.capped_pairs_skipped, (n * (n - 1) / 2 - pairs.len()) as u64);
@@ -275,5 +310,21 @@ mod tests {
         let linked: std::collections::BTreeSet<u32> =
             pairs.iter().map(|&p| decode_pair(p)).filter(|p| p.0 == 0).map(|p| p.1).collect();
         assert_eq!(linked.len(), n - 1);
+    }
+
+    #[test]
+    fn capped_buckets_within_the_bound_give_every_pair_once() {
+        // 300 documents share every band (one template), 50 others are alone; 4 bands, so the
+        // group comes back 4 times and is expanded once.
+        let (num_perm, params) = (8, LshParams { bands: 4, rows: 2 });
+        let mut sigs = vec![7u32; 300 * num_perm];
+        sigs.extend((0..50 * num_perm as u32).map(|v| v + 100));
+        let (pairs, stats) = band_candidates(&sigs, num_perm, params, 100, 300 * 299 / 2);
+        assert_eq!((stats.capped_buckets, stats.groups, stats.groups_over_bound), (4, 1, 0));
+        assert_eq!(stats.capped_pairs_skipped, 0);
+        assert_eq!(pairs.len(), 300 * 299 / 2);
+        assert!(pairs.iter().map(|&p| decode_pair(p)).all(|(a, b)| a < b && b < 300));
+        // The same candidates as with no cap at all.
+        assert_eq!(band_candidates(&sigs, num_perm, params, usize::MAX, 0).0, pairs);
     }
 }

@@ -79,8 +79,13 @@ impl Method for MinHash {
     }
 
     fn candidates(&self, emit: &mut dyn FnMut(Slot, Slot)) -> Result<CandidateReport, Error> {
-        let (pairs, stats) =
-            band_candidates(&self.sigs, self.config.num_perm, self.lsh, self.config.max_bucket);
+        let (pairs, stats) = band_candidates(
+            &self.sigs,
+            self.config.num_perm,
+            self.lsh,
+            self.config.max_bucket,
+            self.cx.max_pairs_per_group,
+        );
         for p in pairs {
             let (a, b) = decode_pair(p);
             emit(Slot(a), Slot(b));

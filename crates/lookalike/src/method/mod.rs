@@ -238,6 +238,8 @@ pub struct Context {
     pub spill_dir: Option<PathBuf>,
     /// Memory budget of external sorts.
     pub memory: usize,
+    /// Most pairs a group of candidates is expanded to.
+    pub max_pairs_per_group: u64,
 }
 
 impl Context {
@@ -251,6 +253,7 @@ impl Context {
             shingle: c.shingle,
             spill_dir: c.spill_dir.clone(),
             memory: c.memory,
+            max_pairs_per_group: c.max_pairs_per_group,
         }
     }
 

@@ -71,6 +71,8 @@ impl DedupBuilder {
         spill_dir: Option<PathBuf>,
         /// Sets the memory budget of the shingle sets before they spill to disk.
         memory: usize,
+        /// Sets the most pairs one group (capped LSH bucket, exact-copy group) is expanded to.
+        max_pairs_per_group: u64,
     }
 
     /// Sets the method and its settings: a [`MethodConfig`], or a [`crate::MethodKind`] for

@@ -85,6 +85,16 @@ pub enum Contained {
     BInA,
 }
 
+impl Contained {
+    /// The direction with the two documents swapped.
+    pub fn flipped(self) -> Contained {
+        match self {
+            Contained::AInB => Contained::BInA,
+            Contained::BInA => Contained::AInB,
+        }
+    }
+}
+
 /// A member of a cluster other than its representative.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ClusterMember {
@@ -140,8 +150,16 @@ pub struct DedupStats {
     pub sketched: u64,
     /// Candidate generation figures.
     pub candidates: CandidateStats,
-    /// Verified near-duplicate pairs.
+    /// Verified near-duplicate pairs of distinct texts (heads of exact groups).
     pub near_pairs: u64,
+    /// Pairs delivered to the sink: every pair of documents of an exact group, and every pair of
+    /// documents of two verified groups, up to `max_pairs_per_group` per group.
+    pub pairs: u64,
+    /// Groups whose pairs were over `max_pairs_per_group`: an exact group listed as its head with
+    /// each copy, or a verified pair of groups listed as the pair of their heads.
+    pub pair_groups_over_bound: u64,
+    /// Pairs of those groups not listed.
+    pub pairs_not_listed: u64,
     /// Clusters of two or more documents.
     pub clusters: u64,
     /// Documents dropped as duplicates (exact or near).

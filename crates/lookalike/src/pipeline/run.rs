@@ -200,33 +200,63 @@ impl<'a> DedupRun<'a> {
 
         phase("clustering");
         let n = self.docs.len();
-        let mut pairs = Vec::new();
+        let bound = c.max_pairs_per_group;
+        // Members of every exact group: its head, then its copies in input order.
+        let mut members: Vec<Vec<DocId>> = self.heads.iter().map(|&h| vec![h]).collect::<Vec<_>>();
         for (i, m) in self.docs.iter().enumerate() {
-            if let DocKind::Copy { of, bytes } = m.kind {
-                let kind = if bytes { MatchKind::ExactBytes } else { MatchKind::ExactText };
-                pairs.push(ScoredPair {
-                    a: of,
-                    b: DocId(i as u32),
-                    similarity: 1.0,
-                    kind,
-                    contained: None,
-                    hamming: None,
-                });
+            if let DocKind::Copy { of, .. } = m.kind
+                && let DocKind::Head { slot } = self.docs[of.index()].kind
+            {
+                members[slot.index()].push(DocId(i as u32));
+            }
+        }
+        let mut listing = PairListing::default();
+        let mut pairs = Vec::new();
+        for group in members.iter().filter(|g| g.len() > 1) {
+            let k = group.len() as u64;
+            let all = k * (k - 1) / 2;
+            let exact = |a: DocId, b: DocId| ScoredPair {
+                a,
+                b,
+                similarity: 1.0,
+                kind: exact_kind(&self.docs, a, b),
+                contained: None,
+                hamming: None,
+            };
+            if all <= bound {
+                for (i, &a) in group.iter().enumerate() {
+                    pairs.extend(group[i + 1..].iter().map(|&b| exact(a, b)));
+                }
+            } else {
+                pairs.extend(group[1..].iter().map(|&b| exact(group[0], b)));
+                listing.groups_over_bound += 1;
+                listing.pairs_not_listed += all - (k - 1);
             }
         }
         let mut edges = Vec::with_capacity(near.len());
         for &(sa, sb, sim, contained) in &near {
-            let (a, b) = (self.heads[sa.index()], self.heads[sb.index()]);
             edges.push((sa.0, sb.0));
             let hamming = method.hamming(sa, sb);
-            pairs.push(ScoredPair {
-                a,
-                b,
-                similarity: sim,
-                kind: MatchKind::Near,
-                contained,
-                hamming,
-            });
+            let (ga, gb) = (&members[sa.index()], &members[sb.index()]);
+            let all = ga.len() as u64 * gb.len() as u64;
+            let near_pair = |a: DocId, b: DocId| {
+                // Heads are in input order, but a copy of the first may follow the second head.
+                let (a, b, contained) = if a < b {
+                    (a, b, contained)
+                } else {
+                    (b, a, contained.map(Contained::flipped))
+                };
+                ScoredPair { a, b, similarity: sim, kind: MatchKind::Near, contained, hamming }
+            };
+            if all <= bound {
+                for &a in ga {
+                    pairs.extend(gb.iter().map(|&b| near_pair(a, b)));
+                }
+            } else {
+                pairs.push(near_pair(ga[0], gb[0]));
+                listing.groups_over_bound += 1;
+                listing.pairs_not_listed += all - 1;
+            }
         }
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
@@ -303,6 +333,9 @@ impl<'a> DedupRun<'a> {
             sketched: self.heads.len() as u64,
             candidates: cand_stats,
             near_pairs: near.len() as u64,
+            pairs: pairs.len() as u64,
+            pair_groups_over_bound: listing.groups_over_bound,
+            pairs_not_listed: listing.pairs_not_listed,
             clusters: clusters.len() as u64,
             duplicates,
             bytes: self.bytes,
@@ -404,6 +437,13 @@ fn exact_kind(docs: &[DocMeta], rep: DocId, member: DocId) -> MatchKind {
         DocKind::Head { .. } | DocKind::Skipped(_) => true,
     };
     if bytes_of(rep) && bytes_of(member) { MatchKind::ExactBytes } else { MatchKind::ExactText }
+}
+
+/// What the bound on pairs per group left out of the pairs list.
+#[derive(Debug, Default)]
+struct PairListing {
+    groups_over_bound: u64,
+    pairs_not_listed: u64,
 }
 
 #[derive(Default)]

@@ -4,6 +4,7 @@ mod clusters;
 mod corpus;
 mod determinism;
 mod methods;
+mod pairs;
 mod real_text;
 mod recall;
 mod sink;

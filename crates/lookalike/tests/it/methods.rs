@@ -20,6 +20,16 @@ use crate::recall::{found_pairs, run};
 const SAMPLED: [MethodKind; 3] = [MethodKind::ModM, MethodKind::MinS, MethodKind::Broder];
 
 /// The near-duplicate pairs of an outcome (not the exact copies), as (a, b, similarity).
+/// Each document's exact group, as its first document (from the exact pairs, which list every
+/// pair of a group).
+fn head_of(outcome: &lookalike::DedupOutcome) -> Vec<u32> {
+    let mut head: Vec<u32> = (0..outcome.ids.len() as u32).collect();
+    for p in outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near) {
+        head[p.b.index()] = head[p.b.index()].min(p.a.0);
+    }
+    head
+}
+
 fn near_pairs(outcome: &lookalike::DedupOutcome) -> Vec<(u32, u32, f64)> {
     outcome
         .pairs
@@ -147,8 +157,7 @@ fn simhash_pairs_equal_all_pairs_hamming() {
             .build()
             .unwrap();
         let outcome = run(&docs, &dedup);
-        let copies: std::collections::BTreeSet<u32> =
-            outcome.pairs.iter().filter(|p| p.kind != MatchKind::Near).map(|p| p.b.0).collect();
+        let head = head_of(&outcome);
         let hasher = SimHasher::new(seed);
         let fps: Vec<u64> = docs
             .iter()
@@ -160,7 +169,8 @@ fn simhash_pairs_equal_all_pairs_hamming() {
         for i in 0..docs.len() as u32 {
             for j in i + 1..docs.len() as u32 {
                 let h = hamming(fps[i as usize], fps[j as usize]);
-                if !copies.contains(&i) && !copies.contains(&j) && h <= k {
+                // Every pair of documents of two groups within k (copies included).
+                if head[i as usize] != head[j as usize] && h <= k {
                     expected.push((i, j, 1.0 - f64::from(h) / 64.0));
                 }
             }
@@ -317,24 +327,29 @@ fn lexical_methods_equal_all_pairs_signature_comparison() {
                 }
             };
             let mut expected = Vec::new();
-            for (i, &a) in heads.iter().enumerate() {
-                for &b in &heads[i + 1..] {
-                    let hit = if method == MethodKind::SpotSigs {
-                        let (x, y) = (
-                            spotter.spots_normalized(&norms[a as usize]),
-                            spotter.spots_normalized(&norms[b as usize]),
-                        );
-                        let j = weighted_jaccard(&x, &y);
-                        (j >= 0.6).then_some(j)
-                    } else {
-                        match (sig(a), sig(b)) {
-                            (Some(x), Some(y)) if x == y => Some(1.0),
-                            _ => None,
-                        }
-                    };
-                    if let Some(s) = hit {
-                        expected.push((a, b, s));
+            let head = head_of(&outcome);
+            let n = docs.len() as u32;
+            for (a, b) in (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))) {
+                // Every pair of documents of two groups, from their heads' signatures.
+                let (ha, hb) = (head[a as usize], head[b as usize]);
+                if ha == hb {
+                    continue;
+                }
+                let hit = if method == MethodKind::SpotSigs {
+                    let (x, y) = (
+                        spotter.spots_normalized(&norms[ha as usize]),
+                        spotter.spots_normalized(&norms[hb as usize]),
+                    );
+                    let j = weighted_jaccard(&x, &y);
+                    (j >= 0.6).then_some(j)
+                } else {
+                    match (sig(ha), sig(hb)) {
+                        (Some(x), Some(y)) if x == y => Some(1.0),
+                        _ => None,
                     }
+                };
+                if let Some(s) = hit {
+                    expected.push((a, b, s));
                 }
             }
             let got = near_pairs(&outcome);
