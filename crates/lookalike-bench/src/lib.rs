@@ -55,6 +55,7 @@ pub mod edits;
 pub mod extract;
 pub mod extraction;
 pub mod files;
+pub mod plant;
 pub mod pool;
 pub mod rng;
 pub mod score;

@@ -33,6 +33,8 @@ struct Cli {
 enum Command {
     /// Build a JSONL corpus of real text with planted near-duplicates.
     GenCorpus(GenArgs),
+    /// Add planted near-duplicates to a JSONL of whole pages (template and all).
+    Plant(PlantArgs),
     /// Find every pair of documents with Jaccard ≥ a threshold, exactly.
     Truth(TruthArgs),
     /// Score found pairs (TSV id1 id2 similarity) against a truth file.
@@ -86,6 +88,30 @@ struct GenArgs {
     /// Seed of the shingle hashes (use the `--seed` of the `lookalike dedup` run).
     #[arg(long, default_value_t = 1)]
     shingle_seed: u64,
+}
+
+#[derive(Debug, Args)]
+struct PlantArgs {
+    /// Pages (JSONL with id and text, e.g. from `lookalike extract --jsonl`).
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Output corpus (JSONL: id, text): the pages, then the variants (ids PARENT~vN).
+    #[arg(long)]
+    out: PathBuf,
+    /// Variants to add, as a fraction of the pages.
+    #[arg(long, default_value_t = 0.3)]
+    variant_fraction: f64,
+    /// Fraction of variants made from an earlier variant.
+    #[arg(long, default_value_t = 0.2)]
+    chain_fraction: f64,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Language of the pages (word edits and dates).
+    #[arg(long, default_value = "en")]
+    lang: String,
+    #[command(flatten)]
+    fields: FieldArgs,
 }
 
 #[derive(Debug, Args)]
@@ -182,6 +208,7 @@ fn run(cli: Cli) -> Result<()> {
     }
     match cli.command {
         Command::GenCorpus(a) => gen_corpus(a),
+        Command::Plant(a) => run_plant(a),
         Command::Truth(a) => run_truth(a),
         Command::Score(a) => run_score(a),
         Command::Baseline(a) => run_baseline(a),
@@ -309,6 +336,31 @@ fn run_score(a: ScoreArgs) -> Result<()> {
     } else {
         stdout_write(&score::render_text(&s))
     }
+}
+
+fn run_plant(a: PlantArgs) -> Result<()> {
+    if !(0.0..=10.0).contains(&a.variant_fraction) || !(0.0..=1.0).contains(&a.chain_fraction) {
+        bail!("need 0 ≤ --variant-fraction ≤ 10 and 0 ≤ --chain-fraction ≤ 1");
+    }
+    let input = std::fs::File::open(&a.corpus)
+        .with_context(|| format!("opening {}", a.corpus.display()))?;
+    let opts = lookalike_bench::plant::PlantOptions {
+        variant_fraction: a.variant_fraction,
+        chain_fraction: a.chain_fraction,
+        seed: a.seed,
+        lang: a.lang.clone(),
+    };
+    let mut out = AtomicFile::create(&a.out)?;
+    let stats = lookalike_bench::plant::plant(
+        std::io::BufReader::new(input),
+        &a.fields.fields(),
+        &opts,
+        &mut out,
+    )?;
+    out.commit()?;
+    let kinds: Vec<String> = stats.variants.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    eprintln!("{} pages, variants: {}", stats.pages, kinds.join(", "));
+    Ok(())
 }
 
 fn run_baseline(a: BaselineArgs) -> Result<()> {

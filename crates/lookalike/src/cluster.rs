@@ -31,14 +31,15 @@ pub enum Keep {
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ClusterMode {
-    /// Connected components of the verified pairs (transitive closure, default): no verified pair
-    /// is ever split, but chains join documents that share little (A~B, B~C puts A with C).
-    #[default]
+    /// Connected components of the verified pairs (transitive closure): no verified pair is ever
+    /// split, but chains join documents that share little (A~B, B~C puts A with C).
     Connected,
-    /// Center clustering: documents are visited in the order `--keep` implies; an unassigned one
-    /// becomes a center (the representative) and every unassigned document verified >= threshold
-    /// with it joins it. Every member is verified >= t against its representative, so with
-    /// Jaccard (a metric distance) any two members are >= 2t-1 to each other.
+    /// Center clustering (default): documents are visited in the order `--keep` implies; an
+    /// unassigned one becomes a center (the representative) and every unassigned document
+    /// verified >= threshold with it joins it. Every member is verified >= t against its
+    /// representative, so with Jaccard (a metric distance) any two members are >= 2t-1 to each
+    /// other.
+    #[default]
     Center,
     /// Greedy cliques in the same order: a document joins the first cluster whose every member it
     /// is verified >= threshold with, else starts a new one. Every pair of members is verified

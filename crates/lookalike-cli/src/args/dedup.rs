@@ -94,14 +94,18 @@ pub struct DedupArgs {
     /// (default with --measure containment).
     #[arg(long, value_enum)]
     pub keep: Option<Keep>,
-    /// How verified pairs become clusters: connected (transitive), center (every member verified
-    /// against its representative), clique (every member verified against every member) or
-    /// center-refine (center, then moves that agree with more verified pairs).
+    /// How verified pairs become clusters: center (default: every member verified >= threshold
+    /// against its representative, so two members are >= 2t-1 to each other), clique (every
+    /// member verified against every member), center-refine (center, then moves that agree with
+    /// more verified pairs; no per-member guarantee) or connected (transitive closure: chains of
+    /// pairs join documents that share little).
     ///
     /// The verified pairs (--pairs) are the same in every mode, and exact copies always share a
-    /// cluster. The other modes visit documents in --keep order (first: input order; longest:
-    /// longest first), so the representative is the document --keep picks.
-    #[arg(long, value_enum, default_value = "connected", value_name = "MODE")]
+    /// cluster. Documents are visited in --keep order (first: input order; longest: longest
+    /// first), so the representative is the document --keep picks. Center is the default because
+    /// on template-heavy documentation pages its clusters stay 0.98-0.99 precise where connected
+    /// ones fall to 0.15 (bench/RESULTS.md, "Clusters").
+    #[arg(long, value_enum, default_value = "center", value_name = "MODE")]
     pub cluster: ClusterMode,
     /// LSH buckets larger than this are set aside as groups (pages sharing a template come back
     /// in many bands; each group is compared once).

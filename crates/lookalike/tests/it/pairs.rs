@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use lookalike::{Dedup, DedupOutcome, MatchKind, MethodConfig, MinHashConfig};
+use lookalike::{ClusterMode, Dedup, DedupOutcome, MatchKind, MethodConfig, MinHashConfig};
 
 use crate::corpus::{brute_force_pairs, template_collection};
 use crate::recall::run;
@@ -65,6 +65,7 @@ fn a_group_over_the_bound_is_counted_and_stays_connected() {
     let minhash = MinHashConfig { max_bucket: 20, ..MinHashConfig::default() };
     let dedup = Dedup::builder()
         .method(MethodConfig::MinHash(minhash))
+        .cluster(ClusterMode::Connected)
         .max_pairs_per_group(1000)
         .build()
         .unwrap();
