@@ -43,8 +43,11 @@ impl TryFrom<&DedupArgs> for DedupConfig {
             None => None,
         };
         let m = &args.methods;
-        let sample =
-            SampleConfig { sample: m.sample, max_docs_per_shingle: m.max_docs_per_shingle };
+        let sample = SampleConfig {
+            sample: m.sample,
+            max_docs_per_shingle: m.max_docs_per_shingle,
+            frequent: m.frequent_shingles,
+        };
         let method = match kind {
             MethodKind::MinHash => MethodConfig::MinHash(MinHashConfig {
                 num_perm: args.sketch.num_perm,

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::candidates::lsh::{DEFAULT_MAX_BUCKET, ErrorWeights, LshParams};
-use crate::candidates::sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE;
+use crate::candidates::sorted_pairs::{DEFAULT_MAX_DOCS_PER_SHINGLE, FrequentShingles};
 use crate::cluster::{ClusterMode, Keep};
 use crate::lexical::collection::Lexicon;
 use crate::lexical::imatch::IMatchConfig;
@@ -276,13 +276,19 @@ pub struct SampleConfig {
     /// The sample; `None`: MOD-8 for `mod-m` and for containment, else MIN-128
     /// ([`SampleConfig::effective`]).
     pub sample: Option<Sample>,
-    /// L of Broder's algorithm: shingles shared by more documents are skipped.
+    /// L of Broder's algorithm: shingles shared by more documents emit no pairs.
     pub max_docs_per_shingle: usize,
+    /// Whether those shingles stay in the sketch sizes of the estimate (default: they do not).
+    pub frequent: FrequentShingles,
 }
 
 impl Default for SampleConfig {
     fn default() -> Self {
-        SampleConfig { sample: None, max_docs_per_shingle: DEFAULT_MAX_DOCS_PER_SHINGLE }
+        SampleConfig {
+            sample: None,
+            max_docs_per_shingle: DEFAULT_MAX_DOCS_PER_SHINGLE,
+            frequent: FrequentShingles::default(),
+        }
     }
 }
 

@@ -57,6 +57,13 @@ pub struct MethodArgs {
     /// (boilerplate) emit no pairs; they are counted in the summary.
     #[arg(long, value_name = "L", default_value_t = lookalike::candidates::sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE)]
     pub max_docs_per_shingle: usize,
+    /// What a shingle shared by more than L documents does to the estimate of mod-m, min-s and
+    /// broder candidates: discount (default) leaves it out of the shared count and of both
+    /// sketch sizes, so the estimate is over the rest of the sketches and recall holds as the
+    /// collection grows; skip counts it as not shared (the lecture's rule: large collections
+    /// lose near-duplicates whose shingles are common).
+    #[arg(long, value_enum, value_name = "RULE", default_value = "discount")]
+    pub frequent_shingles: lookalike::candidates::sorted_pairs::FrequentShingles,
     #[command(flatten)]
     pub supers: SuperShingleArgs,
     #[command(flatten)]

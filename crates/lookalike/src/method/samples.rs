@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::minhash::verify_short;
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
-use crate::candidates::sorted_pairs::{self, BroderConfig};
+use crate::candidates::sorted_pairs::{self, BroderConfig, FrequentShingles};
 use crate::config::{Sample, SampleConfig};
 use crate::error::{ConfigError, Error};
 use crate::sketch::sample::{MinSketch, ModSketch};
@@ -131,6 +131,7 @@ impl<E: Estimator> Method for Sampled<E> {
         let config = BroderConfig {
             memory_bytes: s.cx.memory,
             max_docs_per_shingle: s.config.max_docs_per_shingle,
+            frequent: s.config.frequent,
             threshold: s.threshold(),
             tmp_dir: s.cx.spill_dir.clone(),
         };
@@ -157,11 +158,15 @@ impl<E: Estimator> Method for Sampled<E> {
     fn describe(&self) -> String {
         let s = &self.samples;
         format!(
-            "method {}: {} shingles, sample {}, L = {} documents per shingle, {}, {}",
+            "method {}: {} shingles, sample {}, L = {} documents per shingle ({}), {}, {}",
             E::NAME,
             s.cx.shingle,
             s.sample,
             s.config.max_docs_per_shingle,
+            match s.config.frequent {
+                FrequentShingles::Discount => "frequent shingles discounted",
+                FrequentShingles::Skip => "frequent shingles skipped",
+            },
             s.cx.measure_text(),
             verify_short(&s.cx)
         )
