@@ -61,38 +61,31 @@ pub struct DedupArgs {
 
     /// Method (default minhash; mod-m with --measure containment): every method, named from the
     /// value enum by `method_help`.
-    #[arg(long, short = 'm', value_enum, help = method_help())]
+    #[arg(long, short = 'm', value_enum, help = method_help(), help_heading = METHOD)]
     pub method: Option<MethodKind>,
 
     #[command(flatten)]
     pub sketch: SketchArgs,
 
-    #[command(flatten)]
-    pub methods: MethodArgs,
-
     /// Shingles compared: words:N (N consecutive words) or chars:N (N consecutive characters).
     /// In Chinese, Japanese, Thai and other scripts without spaces every character is a word.
-    #[arg(long, default_value = "words:5", value_parser = parse_shingle)]
+    #[arg(long, default_value = "words:5", value_parser = parse_shingle, help_heading = METHOD)]
     pub shingle: ShingleKind,
     /// Tokens of Chinese, Japanese, Thai and other scripts written without spaces: chars (every
     /// character is a word) or dictionary (ICU dictionary word segmentation, built in).
-    #[arg(long, value_enum, default_value = "chars", value_name = "MODE")]
+    #[arg(long, value_enum, default_value = "chars", value_name = "MODE", help_heading = METHOD)]
     pub cjk: Segmentation,
-    /// MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash
-    /// function per value).
-    #[arg(long, value_enum, default_value = "oph")]
-    pub minhash: MinHashScheme,
     /// Seed of all hashes (same seed, same input, same options: byte-identical output).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, help_heading = METHOD)]
     pub seed: u64,
     /// How candidate pairs are checked: exact (Jaccard or containment of the shingle sets) or
     /// estimate (the method's own decision: fraction of equal MinHash values, the sample
     /// estimators, Broder's count over sketch size, SimHash distance ≤ K).
-    #[arg(long, value_enum, default_value = "exact")]
+    #[arg(long, value_enum, default_value = "exact", help_heading = METHOD)]
     pub verify: Verify,
     /// Which document of a cluster is kept: the first in input order (default) or the longest
     /// (default with --measure containment).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = METHOD)]
     pub keep: Option<Keep>,
     /// How verified pairs become clusters: connected (transitive), center (every member verified
     /// against its representative), clique (every member verified against every member) or
@@ -101,47 +94,82 @@ pub struct DedupArgs {
     /// The verified pairs (--pairs) are the same in every mode, and exact copies always share a
     /// cluster. The other modes visit documents in --keep order (first: input order; longest:
     /// longest first), so the representative is the document --keep picks.
-    #[arg(long, value_enum, default_value = "connected", value_name = "MODE")]
+    #[arg(long, value_enum, default_value = "connected", value_name = "MODE", help_heading = METHOD)]
     pub cluster: ClusterMode,
-    /// LSH buckets larger than this are compared against a few anchors instead of all pairs.
-    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET)]
+    /// MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash
+    /// function per value).
+    #[arg(long, value_enum, default_value = "oph", help_heading = METHOD)]
+    pub minhash: MinHashScheme,
+    /// MinHash: LSH buckets larger than this are compared against a few anchors instead of all
+    /// pairs.
+    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET, help_heading = METHOD)]
     pub max_bucket: usize,
 
-    /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub pairs: Option<String>,
-    /// Write clusters as JSONL to FILE (- for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub clusters: Option<String>,
-    /// Write the kept documents as JSONL to FILE (- for stdout).
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<String>,
-    /// Write every input document's fate as JSONL to FILE (- for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<String>,
-    /// Write the run's figures (counts, times, MB/s, peak memory, settings) as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub stats: Option<String>,
+    #[command(flatten)]
+    pub methods: MethodArgs,
 
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub pairs: Option<String>,
+    /// Write clusters as JSONL to FILE (- for stdout).
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub clusters: Option<String>,
+    /// Write the deduplicated collection as JSONL to FILE (- for stdout): the kept documents and,
+    /// unless --skipped drop, the skipped records.
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = OUTPUT)]
+    pub output: Option<String>,
+    /// Write every input document's fate as JSONL to FILE (- for stdout).
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub report: Option<String>,
+    /// Write the run's figures (counts, times, MB/s, peak memory, settings) as JSON to FILE.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub stats: Option<String>,
+    /// What --output does with the records that were skipped (unreadable, empty, no text): keep
+    /// (write them as they were read, so that rewriting a file in place loses only the
+    /// duplicates) or drop (the kept documents only).
+    #[arg(long, value_enum, default_value = "keep", value_name = "MODE", help_heading = OUTPUT)]
+    pub skipped: SkippedInOutput,
+
     /// Worker threads (default: all cores).
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', help_heading = PERFORMANCE)]
     pub threads: Option<usize>,
-    /// Directory for the temporary shingle file of exact verification.
-    #[arg(long, value_name = "DIR")]
+    /// Directory for the temporary files: the shingle sets of exact verification, the --output
+    /// records until the fates are known, the sorted runs of Broder's algorithm (default: the
+    /// system temporary directory).
+    #[arg(long, value_name = "DIR", help_heading = PERFORMANCE)]
     pub spill_dir: Option<PathBuf>,
-    /// Memory for the shingle sets of exact verification before they spill to disk (bytes, or
-    /// with a K, M or G suffix).
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
-    pub memory: usize,
-    /// Fail (exit 1) if any input could not be read or any document was skipped.
+    /// Memory for the shingle sets of exact verification before they spill to --spill-dir, and
+    /// for each sort of Broder's algorithm (mod-m, min-s, broder) before it spills sorted runs
+    /// (bytes, or with a K, M or G suffix). Not a bound on the process: signatures, ids and the
+    /// reading buffers come on top (bench/memory.sh measures it).
+    #[arg(long, visible_alias = "memory", value_name = "SIZE", default_value = "256M", value_parser = parse_size, help_heading = PERFORMANCE)]
+    pub spill_memory: usize,
+
+    /// Fail (exit 1) if any input could not be read or any document was skipped. Without it, a
+    /// run fails only when no document at all could be read.
     #[arg(long)]
     pub strict: bool,
     /// No summary and no progress on stderr (errors are still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// The headings of `dedup --help`.
+pub const METHOD: &str = "Method options";
+pub const OUTPUT: &str = "Output options";
+pub const PERFORMANCE: &str = "Performance options";
+
+/// What `--output` does with skipped records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SkippedInOutput {
+    /// Written as they were read (the original JSONL line or Parquet row; for files and WARC
+    /// records `{id, ..., "skipped": reason}`).
+    Keep,
+    /// Left out: --output holds the kept documents only.
+    Drop,
 }
 
 /// The help of `--method`: the names of all the methods clap accepts, so that it cannot go stale

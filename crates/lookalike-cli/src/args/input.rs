@@ -9,6 +9,7 @@ use super::parse::{parse_extract, parse_format};
 /// How inputs are read and turned into documents; shared by every subcommand that reads a
 /// corpus.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Input options")]
 pub struct InputArgs {
     /// JSONL/Parquet field holding the document id (absent: file:line).
     #[arg(long, default_value = "id")]

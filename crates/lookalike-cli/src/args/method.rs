@@ -16,6 +16,7 @@ use super::parse::{parse_distance, parse_features, parse_sample};
 
 /// Options shared by `dedup` and `params` that decide the MinHash/LSH setting.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Method options")]
 pub struct SketchArgs {
     /// Similarity threshold: pairs with Jaccard resemblance at or above it are duplicates.
     #[arg(long, short = 't', default_value_t = 0.8)]
@@ -40,7 +41,7 @@ pub struct SketchArgs {
 /// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
 /// Broder's algorithm, SimHash.
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Method options")]
+#[command(next_help_heading = "Options of particular methods")]
 pub struct MethodArgs {
     /// What similarity means: jaccard (resemblance |A∩B|/|A∪B|) or containment (|A∩B|/|A| of the
     /// smaller document A: finds excerpts, quoted articles, print versions; pairs are written
@@ -108,7 +109,7 @@ pub struct MethodArgs {
     /// Long sentences: sentences in the signature (Zelenkov & Segalovich: 2).
     #[arg(long, value_name = "N", default_value_t = LongSentenceConfig::default().sentences)]
     pub sentences: usize,
-    /// Reference words: how many words to choose from the collection (the study in seed 002:
+    /// Reference words: how many words to choose from the collection (Zelenkov & Segalovich's study:
     /// 3-5 thousand); `--lexicon` files built by `lexicon build` carry a selection.
     #[arg(long, value_name = "N", default_value_t = RefWordsConfig::default().words)]
     pub refwords: usize,
