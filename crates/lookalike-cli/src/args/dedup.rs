@@ -35,22 +35,33 @@ Examples:
 
   # Other methods: SimHash, Broder's algorithm in 2 GB, I-Match with a saved lexicon, SpotSigs
   lookalike dedup corpus.jsonl --method simhash --max-distance auto --pairs -
-  lookalike dedup big.jsonl.gz --method broder --memory 2G --spill-dir /scratch --pairs -
+  lookalike dedup big.jsonl.gz --method broder --spill-memory 2G --spill-dir /scratch --pairs -
   lookalike dedup batch.jsonl --method i-match --lexicon lex.bin --report report.jsonl
   lookalike dedup news.warc.gz --method spotsigs --threshold 0.6 --pairs -
 
 Outputs:
   --pairs     TSV, one line per verified pair: id1<TAB>id2<TAB>similarity (id1 first in input
-              order). Exact copies appear as (first copy, later copy, 1.000000). With
-              --measure containment the contained document comes first and the similarity is
-              its containment; SimHash adds the Hamming distance and the cosine estimate.
-  --clusters  JSONL, one line per group of duplicates: the representative and every member
-              with its similarity to the representative and how it matched.
-  --output    JSONL, the kept documents (JSONL and Parquet inputs: the original record; files and
-              WARC responses: {id, title, lang, text}).
-  --report    JSONL, one line per input document: kept, duplicate (of whom, how similar) or
-              skipped (why).
-  A summary goes to stderr. Exit codes: 0 done, 1 failure, 2 bad usage.";
+              order). Exact copies (same bytes or same normalized text) appear as (first copy,
+              later copy, 1.000000): one line from the first copy to each later one, not between
+              the later copies. With --measure containment the contained document comes first
+              and the similarity is its containment; SimHash adds the Hamming distance and the
+              cosine estimate.
+  --clusters  JSONL, one line per group of duplicates: {cluster, size, representative, members:
+              [{id, similarity, match}]} (match: exact-bytes, exact-text or near).
+  --output    JSONL, the deduplicated collection in input order: the kept documents (JSONL and
+              Parquet inputs: the original record; files and WARC responses: {id, title, lang,
+              text}) and, unless --skipped drop, the skipped records (as read; built lines get
+              \"skipped\": reason). Duplicates are left out.
+  --report    JSONL, one line per input record: {id, status: kept|duplicate|skipped, lang, of,
+              similarity, match, reason}.
+  A name ending in .gz or .zst is compressed (gzip, zstd). Outputs are committed together: each
+  is written to a temporary file beside it (.lookalike-tmp-<pid>-<random>), synced, and renamed
+  over the old file only when every output is complete; a failed or interrupted run (Ctrl-C,
+  SIGTERM) leaves the old files as they were and removes its temporary files, and the next run
+  writing into a folder removes those of a killed run. A new file gets 0666 less the umask; a
+  replaced file keeps its mode.
+  A summary goes to stderr. Exit codes: 0 done, 1 failure (also: no document could be read, or
+  --strict and a problem), 2 bad usage, 130/143 interrupted by SIGINT/SIGTERM.";
 
 /// `lookalike dedup`.
 #[derive(Debug, Args)]
@@ -58,6 +69,13 @@ pub struct DedupArgs {
     /// Files, directories (read recursively), glob patterns, or - for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
+    /// Fail (exit 1) if any input could not be read or any document was skipped. Without it, a
+    /// run fails only when no document at all could be read.
+    #[arg(long)]
+    pub strict: bool,
+    /// No summary and no progress on stderr (errors are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 
     /// Method (default minhash; mod-m with --measure containment): every method, named from the
     /// value enum by `method_help`.
@@ -147,14 +165,6 @@ pub struct DedupArgs {
     /// reading buffers come on top (bench/memory.sh measures it).
     #[arg(long, visible_alias = "memory", value_name = "SIZE", default_value = "256M", value_parser = parse_size, help_heading = PERFORMANCE)]
     pub spill_memory: usize,
-
-    /// Fail (exit 1) if any input could not be read or any document was skipped. Without it, a
-    /// run fails only when no document at all could be read.
-    #[arg(long)]
-    pub strict: bool,
-    /// No summary and no progress on stderr (errors are still printed).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
 }
 
 /// The headings of `dedup --help`.

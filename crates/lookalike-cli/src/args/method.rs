@@ -16,25 +16,24 @@ use super::parse::{parse_distance, parse_features, parse_sample};
 
 /// Options shared by `dedup` and `params` that decide the MinHash/LSH setting.
 #[derive(Debug, Args, Clone)]
-#[command(next_help_heading = "Method options")]
 pub struct SketchArgs {
     /// Similarity threshold: pairs with Jaccard resemblance at or above it are duplicates.
-    #[arg(long, short = 't', default_value_t = 0.8)]
+    #[arg(long, short = 't', default_value_t = 0.8, help_heading = "Method options")]
     pub threshold: f64,
     /// Number of MinHash values per document.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, help_heading = "Method options")]
     pub num_perm: usize,
     /// LSH bands (with --rows; default: chosen from the threshold).
-    #[arg(long, requires = "rows")]
+    #[arg(long, requires = "rows", help_heading = "Method options")]
     pub bands: Option<usize>,
     /// LSH rows per band (with --bands).
-    #[arg(long, requires = "bands")]
+    #[arg(long, requires = "bands", help_heading = "Method options")]
     pub rows: Option<usize>,
     /// Weight of the false-positive area when choosing bands and rows.
-    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_positive)]
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_positive, help_heading = "Method options")]
     pub fp_weight: f64,
     /// Weight of the false-negative area when choosing bands and rows.
-    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_negative)]
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_negative, help_heading = "Method options")]
     pub fn_weight: f64,
 }
 
@@ -47,7 +46,7 @@ pub struct MethodArgs {
     /// smaller document A: finds excerpts, quoted articles, print versions; pairs are written
     /// contained-first). Containment works with --method mod-m (the default then) or broder with
     /// a mod:M sample, and keeps the longest document of a cluster unless --keep says otherwise.
-    #[arg(long, value_enum, default_value = "jaccard")]
+    #[arg(long, value_enum, default_value = "jaccard", help_heading = "Method options")]
     pub measure: Measure,
     /// Shingle sample of mod-m, min-s and broder: mod:M keeps the shingles whose hash is ≡ 0 mod
     /// M (about 1 in M, variable size), min:S keeps the S smallest hashes (bottom-S sketch).
@@ -72,7 +71,7 @@ pub struct MethodArgs {
     #[arg(long, value_name = "FEATURES", value_parser = parse_features)]
     pub features: Option<SimFeatures>,
 
-    /// Lexical methods (i-match, i-match-rand, tf-ridf): sign with the collection statistics
+    /// Lexical methods (i-match, i-match-rand, tf-ridf, refwords): sign with the collection statistics
     /// saved by `lookalike lexicon build` instead of those of the input itself, so that a new
     /// batch gets the same signatures as an old one.
     #[arg(long, value_name = "FILE")]
