@@ -15,6 +15,7 @@ use crate::UsageError;
 use crate::args::{DedupArgs, SkippedInOutput};
 use crate::output::{self, OutputFile};
 use crate::summary::Summary;
+use crate::tmpfiles;
 
 pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
@@ -29,7 +30,19 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         )
         .into());
     }
-    let dedup = Dedup::new(DedupConfig::try_from(&args)?)?;
+    // Every spill file of the run goes into one directory of its own, removed at the end, on a
+    // signal, or (after a kill -9) by the next run using the same spill directory.
+    let spill_parent = args.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
+    output::clean_once(&spill_parent);
+    let run_dir =
+        tmpfiles::RunDir::create_in(&spill_parent).map_err(|e| match &args.spill_dir {
+            // A bad directory fails now, named once, rather than after the reading.
+            Some(d) => UsageError(format!("cannot use --spill-dir {}: {e}", d.display())).into(),
+            None => anyhow::anyhow!("cannot create a directory in {}: {e}", spill_parent.display()),
+        })?;
+    let mut config = DedupConfig::try_from(&args)?;
+    config.spill_dir = Some(run_dir.path().to_path_buf());
+    let dedup = Dedup::new(config)?;
 
     crate::setup::check_method_options(&args, matches)?;
     check_distinct_outputs(&args)?;
@@ -45,15 +58,10 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
     let progress = Progress::new(args.quiet, known_input_bytes(&expanded.inputs));
 
-    if let Some(dir) = &args.spill_dir {
-        // A bad directory fails now, named once, rather than after the reading.
-        tempfile::tempfile_in(dir)
-            .map_err(|e| UsageError(format!("cannot use --spill-dir {}: {e}", dir.display())))?;
-    }
     let spill = |e: lookalike::Error| in_spill_dir(e, args.spill_dir.as_deref());
     let mut run = dedup.start().map_err(spill)?;
     let mut payloads = match args.output {
-        Some(_) => Some(PayloadStore::new(args.spill_dir.as_deref()).map_err(|e| {
+        Some(_) => Some(PayloadStore::new(Some(run_dir.path())).map_err(|e| {
             anyhow::anyhow!(
                 "cannot create the temporary file of --output in {}: {e}",
                 spill_dir_name(args.spill_dir.as_deref())
@@ -155,7 +163,9 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     summary.threads = rayon::current_num_threads();
     summary.stats = report_run.stats;
     if let Some(mut s) = stats {
-        let json = summary.to_json(&dedup);
+        let mut json = summary.to_json(&dedup);
+        // The directory the user chose, not the run's own directory inside it.
+        json["config"]["spill_dir"] = serde_json::json!(args.spill_dir);
         serde_json::to_writer_pretty(&mut s, &json)
             .map_err(std::io::Error::from)
             .and_then(|()| std::io::Write::write_all(&mut s, b"\n"))

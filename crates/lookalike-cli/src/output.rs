@@ -187,7 +187,7 @@ impl OutputFile {
 }
 
 /// Every run cleans a folder once, before its first output there.
-fn clean_once(dir: &Path) {
+pub fn clean_once(dir: &Path) {
     static CLEANED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
     let mut cleaned = CLEANED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());

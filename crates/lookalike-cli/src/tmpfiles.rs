@@ -1,6 +1,6 @@
-//! The temporary files of outputs: named so that a later run can recognise them, removed when
-//! the process is interrupted, and cleaned up (or finished) by the next run writing into the same
-//! folder when the process that made them was killed.
+//! The temporary files of outputs and the run's spill directory: named so that a later run can
+//! recognise them, removed when the process is interrupted, and cleaned up (or finished) by the
+//! next run writing into the same folder when the process that made them was killed.
 //!
 //! Names: `.lookalike-tmp-<pid>-<random>` for an output being written, and
 //! `.lookalike-tmp-<pid>-<random>.commit` for the journal of a commit in progress (the list of
@@ -38,7 +38,7 @@ pub fn handle_signals() -> io::Result<()> {
         if let Some(sig) = signals.forever().next() {
             let mut files = registry();
             for path in files.drain(..) {
-                let _ = std::fs::remove_file(&path);
+                let _ = remove_any(&path);
             }
             let name = match sig {
                 SIGINT => "SIGINT",
@@ -82,6 +82,49 @@ pub fn remove(path: &Path) {
     let mut files = registry();
     files.retain(|p| p != path);
     let _ = std::fs::remove_file(path);
+}
+
+/// Removes a temporary file or directory (with what it holds).
+fn remove_any(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) => Err(e),
+    }
+}
+
+/// A directory of this run's spill files (`.lookalike-tmp-<pid>-<random>` in `parent`), removed
+/// with its content when dropped, on a signal, or by the next run after a kill.
+#[derive(Debug)]
+pub struct RunDir {
+    path: PathBuf,
+}
+
+impl RunDir {
+    /// Creates it in `parent`.
+    pub fn create_in(parent: &Path) -> io::Result<RunDir> {
+        let mut files = registry();
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{PREFIX}{}-", std::process::id()))
+            .rand_bytes(8)
+            .tempdir_in(parent)?
+            .keep();
+        files.push(dir.clone());
+        Ok(RunDir { path: dir })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let mut files = registry();
+        files.retain(|p| p != &self.path);
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
 }
 
 /// One output to move into place: its temporary file and its final path.
@@ -249,8 +292,9 @@ fn alive(pid: u32) -> bool {
     }
 }
 
-/// Finishes or removes what killed runs left in `dir`: the files named `.lookalike-tmp-<pid>-…`
-/// of processes that are no longer alive (never this process's, never a live one's).
+/// Finishes or removes what killed runs left in `dir`: the files (and spill directories) named
+/// `.lookalike-tmp-<pid>-…` of processes that are no longer alive (never this process's, never a
+/// live one's).
 pub fn clean_dir(dir: &Path) -> io::Result<Cleaned> {
     let me = std::process::id();
     let mut leftovers = Vec::new();
@@ -285,7 +329,7 @@ pub fn clean_dir(dir: &Path) -> io::Result<Cleaned> {
         std::fs::remove_file(journal)?;
     }
     for path in leftovers.iter().filter(|p| !p.to_string_lossy().ends_with(JOURNAL_SUFFIX)) {
-        match std::fs::remove_file(path) {
+        match remove_any(path) {
             Ok(()) => cleaned.removed += 1,
             // Renamed by a journal above, or removed by another run meanwhile.
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}

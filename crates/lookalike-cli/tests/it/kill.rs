@@ -1,7 +1,7 @@
 //! The kill test (issue 12, item 4): a `lookalike dedup` writing several outputs over old ones is
 //! killed with SIGKILL and with SIGTERM at random points. Afterwards either every old output or
 //! every new output is there, byte for byte, never a mix; after the next run in the folder no
-//! temporary file remains.
+//! temporary file remains, in the outputs' folder or in the spill directory.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -36,7 +36,8 @@ fn corpus(dir: &Path) {
 }
 
 fn args() -> Vec<String> {
-    let mut a: Vec<String> = ["dedup", "../corpus.jsonl", "-q"].map(String::from).to_vec();
+    let mut a: Vec<String> =
+        ["dedup", "../corpus.jsonl", "-q", "--spill-dir", "../spill"].map(String::from).to_vec();
     for (flag, name) in OUTPUTS {
         a.push((*flag).to_owned());
         a.push((*name).to_owned());
@@ -114,6 +115,8 @@ fn killed_runs_leave_all_old_or_all_new_outputs_and_no_temporary_file() {
     corpus(tmp.path());
     let out = tmp.path().join("out");
     std::fs::create_dir(&out).unwrap();
+    let spill = tmp.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
 
     // The complete run, for the new bytes and the length of a run.
     let started = Instant::now();
@@ -150,6 +153,7 @@ fn killed_runs_leave_all_old_or_all_new_outputs_and_no_temporary_file() {
             // Our handler exits with 128 + 15; a run that had ended first exits with 0.
             assert!(matches!(status.code(), Some(0 | 143)), "round {round}: {status:?}");
             assert!(temporary_files(&out).is_empty(), "round {round}: SIGTERM left files");
+            assert!(temporary_files(&spill).is_empty(), "round {round}: SIGTERM left spill files");
         }
         if !finished {
             interrupted[usize::from(term)] += 1;
@@ -164,9 +168,14 @@ fn killed_runs_leave_all_old_or_all_new_outputs_and_no_temporary_file() {
         }
 
         // The next run writing into the folder (another output) cleans up.
-        let next = run(&["dedup", "../tiny.txt", "-q", "--stats", "stats.json"], None, &out);
+        let next = run(
+            &["dedup", "../tiny.txt", "-q", "--stats", "stats.json", "--spill-dir", "../spill"],
+            None,
+            &out,
+        );
         assert!(next.status.success(), "{}", stderr(&next));
         assert!(temporary_files(&out).is_empty(), "round {round}: {:?}", temporary_files(&out));
+        assert!(temporary_files(&spill).is_empty(), "round {round}: {:?}", temporary_files(&spill));
         let after = state(&out, &new);
         assert!(after.is_ok(), "round {round}: a mix after the next run: {}", after.unwrap_err());
         if before.is_ok() {
