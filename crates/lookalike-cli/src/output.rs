@@ -196,6 +196,9 @@ pub fn clean_once(dir: &Path) {
     }
     cleaned.push(key);
     match tmpfiles::clean_dir(dir) {
+        // A folder that does not exist holds no leftovers; creating the output there will fail
+        // with a message of its own.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Ok(c) => {
             if c.finished > 0 {
                 eprintln!(

@@ -28,9 +28,17 @@ fn registry() -> MutexGuard<'static, Vec<PathBuf>> {
     REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Elsewhere than Unix no handler is installed: an interrupted run's temporary files stay, as
+/// after a kill (and without a liveness check there, later runs leave them alone).
+#[cfg(not(unix))]
+pub fn handle_signals() -> io::Result<()> {
+    Ok(())
+}
+
 /// Starts the thread that, on SIGINT, SIGTERM or SIGHUP, removes this process's temporary files
 /// and exits with 128 + the signal number (130, 143, 129). Called once, before any output is
 /// opened.
+#[cfg(unix)]
 pub fn handle_signals() -> io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
@@ -62,19 +70,43 @@ pub fn create_in(dir: &Path) -> io::Result<(File, PathBuf)> {
 }
 
 fn create_unregistered(dir: &Path, suffix: &str) -> io::Result<(File, PathBuf)> {
-    let file = tempfile::Builder::new()
-        .prefix(&format!("{PREFIX}{}-", std::process::id()))
-        .suffix(suffix)
-        .rand_bytes(8)
-        .make_in(dir, |path| {
-            let mut o = OpenOptions::new();
-            o.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o666);
-            o.open(path)
-        })?;
-    let (file, path) = file.keep().map_err(|e| e.error)?;
-    Ok((file, path))
+    create_named(dir, suffix, |path| {
+        let mut o = OpenOptions::new();
+        o.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o666);
+        o.open(path)
+    })
+}
+
+/// Creates `.lookalike-tmp-<pid>-<random><suffix>` in `dir` with `make`, trying another random
+/// part when the name is taken. The error is the OS error alone (callers name the folder).
+fn create_named<T>(
+    dir: &Path,
+    suffix: &str,
+    make: impl Fn(&Path) -> io::Result<T>,
+) -> io::Result<(T, PathBuf)> {
+    use std::hash::BuildHasher;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let pid = std::process::id();
+    let mut last = None;
+    for _ in 0..64 {
+        // A per-process random key (std's hasher seed), the time and a counter.
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let r = std::collections::hash_map::RandomState::new().hash_one((
+            std::time::SystemTime::now(),
+            n,
+            pid,
+        ));
+        let path = dir.join(format!("{PREFIX}{pid}-{:08x}{suffix}", r as u32));
+        match make(&path) {
+            Ok(t) => return Ok((t, path)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
 }
 
 /// Removes a temporary file of this process (a failed or abandoned output).
@@ -104,11 +136,13 @@ impl RunDir {
     /// Creates it in `parent`.
     pub fn create_in(parent: &Path) -> io::Result<RunDir> {
         let mut files = registry();
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{PREFIX}{}-", std::process::id()))
-            .rand_bytes(8)
-            .tempdir_in(parent)?
-            .keep();
+        let ((), dir) = create_named(parent, "", |path| {
+            let mut b = std::fs::DirBuilder::new();
+            // Private: the spill files hold the documents' text.
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+            b.create(path)
+        })?;
         files.push(dir.clone());
         Ok(RunDir { path: dir })
     }
