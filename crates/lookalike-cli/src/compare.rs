@@ -164,13 +164,14 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     };
     let exe = std::env::current_exe().context("cannot find the lookalike binary")?;
     let common = common_args(&args);
+    let minhash = minhash_args(&args);
     let mut done: Vec<Done> = Vec::with_capacity(selected.len());
     for (k, run) in selected.iter().enumerate() {
         if !args.quiet {
             eprint!("lookalike compare: [{}/{}] {} ... ", k + 1, selected.len(), run.label);
         }
         let MethodFiles { stats, wall, pairs: pairs_path, clusters: clusters_path } =
-            run_method(&exe, &args.inputs, run, &common, &dir)?;
+            run_method(&exe, &args.inputs, run, &[&common, &minhash], &dir)?;
         let file = read_pairs(&pairs_path, &mut ids).map_err(cli_error)?;
         let relation = found_pairs(&file);
         let groups = read_clusters(&clusters_path, &mut ids).map_err(cli_error)?;
@@ -320,27 +321,34 @@ fn read_options(args: &CompareArgs) -> ReadOptions {
 
 /// The `dedup` options every run shares.
 fn common_args(args: &CompareArgs) -> Vec<String> {
-    let s = &args.sketch;
     let mut v: Vec<String> = vec![
         "--threshold".into(),
-        s.threshold.to_string(),
-        "--num-perm".into(),
-        s.num_perm.to_string(),
-        "--fp-weight".into(),
-        s.fp_weight.to_string(),
-        "--fn-weight".into(),
-        s.fn_weight.to_string(),
+        args.sketch.threshold.to_string(),
         "--shingle".into(),
         args.shingle.to_string(),
         "--seed".into(),
         args.seed.to_string(),
     ];
     v.extend(args.input.to_cli_args());
-    if let (Some(b), Some(r)) = (s.bands, s.rows) {
-        v.extend(["--bands".into(), b.to_string(), "--rows".into(), r.to_string()]);
-    }
     if let Some(t) = args.threads {
         v.extend(["--threads".into(), t.to_string()]);
+    }
+    v
+}
+
+/// The `dedup` options of the MinHash runs alone (`dedup` refuses them with other methods).
+fn minhash_args(args: &CompareArgs) -> Vec<String> {
+    let s = &args.sketch;
+    let mut v: Vec<String> = vec![
+        "--num-perm".into(),
+        s.num_perm.to_string(),
+        "--fp-weight".into(),
+        s.fp_weight.to_string(),
+        "--fn-weight".into(),
+        s.fn_weight.to_string(),
+    ];
+    if let (Some(b), Some(r)) = (s.bands, s.rows) {
+        v.extend(["--bands".into(), b.to_string(), "--rows".into(), r.to_string()]);
     }
     v
 }
@@ -351,9 +359,10 @@ fn run_method(
     exe: &Path,
     inputs: &[String],
     run: &MethodRun,
-    common: &[String],
+    [common, minhash]: &[&[String]; 2],
     dir: &Path,
 ) -> Result<MethodFiles> {
+    let is_minhash = run.args.get(1).is_some_and(|m| m == MethodKind::MinHash.name());
     let pairs = dir.join(format!("{}.pairs.tsv", run.label));
     let clusters = dir.join(format!("{}.clusters.jsonl", run.label));
     let stats_path = dir.join(format!("{}.stats.json", run.label));
@@ -362,7 +371,8 @@ fn run_method(
         .arg("dedup")
         .args(inputs)
         .args(&run.args)
-        .args(common)
+        .args(*common)
+        .args(if is_minhash { *minhash } else { &[] })
         .arg("--pairs")
         .arg(&pairs)
         .arg("--clusters")

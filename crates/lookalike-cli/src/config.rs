@@ -21,11 +21,7 @@ impl TryFrom<&DedupArgs> for DedupConfig {
     /// seed or segmentation).
     fn try_from(args: &DedupArgs) -> Result<DedupConfig> {
         let measure = args.methods.measure;
-        let kind = args.method.unwrap_or(if measure == Measure::Containment {
-            MethodKind::ModM
-        } else {
-            MethodKind::default()
-        });
+        let kind = method_kind(args);
         let keep = args.keep.unwrap_or(if measure == Measure::Containment {
             Keep::Longest
         } else {
@@ -95,8 +91,17 @@ impl TryFrom<&DedupArgs> for DedupConfig {
             cluster: args.cluster,
             measure,
             spill_dir: args.spill_dir.clone(),
-            memory: args.memory,
+            memory: args.spill_memory,
             max_pairs_per_group: args.max_pairs_per_group,
         })
     }
+}
+
+/// The method a run uses: `--method`, or by default minhash (mod-m with `--measure containment`).
+pub fn method_kind(args: &DedupArgs) -> MethodKind {
+    args.method.unwrap_or(if args.methods.measure == Measure::Containment {
+        MethodKind::ModM
+    } else {
+        MethodKind::default()
+    })
 }

@@ -12,11 +12,12 @@ use lookalike_io::{
 };
 
 use crate::UsageError;
-use crate::args::DedupArgs;
-use crate::output::OutputFile;
+use crate::args::{DedupArgs, SkippedInOutput};
+use crate::output::{self, OutputFile};
 use crate::summary::Summary;
+use crate::tmpfiles;
 
-pub fn run(args: DedupArgs) -> Result<ExitCode> {
+pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
     crate::setup::set_threads(args.threads)?;
     let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report, &args.stats]
@@ -29,8 +30,22 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         )
         .into());
     }
-    let dedup = Dedup::new(DedupConfig::try_from(&args)?)?;
+    // Every spill file of the run goes into one directory of its own, removed at the end, on a
+    // signal, or (after a kill -9) by the next run using the same spill directory.
+    let spill_parent = args.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
+    output::clean_once(&spill_parent);
+    let run_dir =
+        tmpfiles::RunDir::create_in(&spill_parent).map_err(|e| match &args.spill_dir {
+            // A bad directory fails now, named once, rather than after the reading.
+            Some(d) => UsageError(format!("cannot use --spill-dir {}: {e}", d.display())).into(),
+            None => anyhow::anyhow!("cannot create a directory in {}: {e}", spill_parent.display()),
+        })?;
+    let mut config = DedupConfig::try_from(&args)?;
+    config.spill_dir = Some(run_dir.path().to_path_buf());
+    let dedup = Dedup::new(config)?;
 
+    crate::setup::check_method_options(&args, matches)?;
+    check_distinct_outputs(&args)?;
     let expanded = crate::setup::expand_nonempty(&args.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.
     let pairs = args.pairs.as_deref().map(OutputFile::open).transpose()?;
@@ -43,12 +58,15 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
     let progress = Progress::new(args.quiet, known_input_bytes(&expanded.inputs));
 
-    let mut run = dedup.start()?;
+    let spill = |e: lookalike::Error| in_spill_dir(e, args.spill_dir.as_deref());
+    let mut run = dedup.start().map_err(spill)?;
     let mut payloads = match args.output {
-        Some(_) => Some(
-            PayloadStore::new(args.spill_dir.as_deref())
-                .context("cannot create a temporary file for --output")?,
-        ),
+        Some(_) => Some(PayloadStore::new(Some(run_dir.path())).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot create the temporary file of --output in {}: {e}",
+                spill_dir_name(args.spill_dir.as_deref())
+            )
+        })?),
         None => None,
     };
     let want_payload = payloads.is_some();
@@ -58,12 +76,20 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     // Read on one thread; decode, detect the language and build the payload on the workers.
     let per_record = |rec: &RawRecord, decoded: Decoded| {
         let (mut payload, mut lang) = (None, None);
-        if let Decoded::Doc { doc, title, .. } = &decoded {
-            if want_lang {
-                lang = lookalike::text::lang::detect(&doc.text).map(|d| d.code);
+        match &decoded {
+            Decoded::Doc { doc, title, .. } => {
+                if want_lang {
+                    lang = lookalike::text::lang::detect(&doc.text).map(|d| d.code);
+                }
+                if want_payload {
+                    payload = Some(payload_of(rec, doc, title.as_deref(), lang));
+                }
             }
-            if want_payload {
-                payload = Some(payload_of(rec, doc, title.as_deref(), lang));
+            Decoded::Skip { id, reason } => {
+                // WARC records other than responses are records, not documents: not in --output.
+                if want_payload && !crate::extract::is_warc_record_type(reason) {
+                    payload = Some(skipped_payload(rec, id, reason));
+                }
             }
         }
         DecodedRecord { decoded, payload, lang }
@@ -78,7 +104,10 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     progress.println(&format!("lookalike: warning: {e}"), summary.input_errors());
                     summary.input_error(e);
                 }
-                Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, .. }) => {
+                Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, payload, .. }) => {
+                    if let (Some(store), Some((p, _))) = (payloads.as_mut(), payload) {
+                        store.push_skipped(&p)?;
+                    }
                     summary.skip(&id, &reason);
                     entries.push(ReportEntry::Skipped { id, reason });
                 }
@@ -86,8 +115,8 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     if let Some(w) = warning {
                         summary.warning(&doc.id, &w);
                     }
-                    if let (Some(store), Some(p)) = (payloads.as_mut(), payload) {
-                        store.push(&p)?;
+                    if let (Some(store), Some((p, built))) = (payloads.as_mut(), payload) {
+                        store.push(&p, built)?;
                     }
                     entries.push(ReportEntry::Doc {
                         index: DocId((run.len() + docs.len()) as u32),
@@ -99,7 +128,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         }
         summary.records += docs.len() as u64;
         summary.bytes += docs.iter().map(|d| d.raw_len).sum::<u64>();
-        run.add(docs)?;
+        run.add(docs).map_err(spill)?;
         progress.reading(summary.records, summary.bytes, started.elapsed());
     }
     summary.read_time = started.elapsed();
@@ -110,54 +139,118 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         clusters: clusters.map(|f| Named::new(f, ClustersJsonl::new)),
         report: report.map(|f| Named::new(f, |w| ReportJsonl::new(w, entries))),
         kept: match (output, payloads) {
-            (Some(f), Some(store)) => Some(Named::new(f, |w| KeptJsonl::new(w, store))),
+            (Some(f), Some(store)) => Some(Named::new(f, |w| {
+                KeptJsonl::new(w, store).keep_skipped(args.skipped == SkippedInOutput::Keep)
+            })),
             _ => None,
         },
         summary: &mut summary,
     };
-    let report_run = run.finish_into_with(&mut outputs, &mut |phase| progress.phase(phase))?;
+    let report_run = run
+        .finish_into_with(&mut outputs, &mut |phase| progress.phase(phase))
+        .map_err(|e| match e.downcast::<lookalike::Error>() {
+            Ok(e) => in_spill_dir(e, args.spill_dir.as_deref()),
+            Err(e) => e,
+        })?;
     progress.phase("writing outputs");
     let Outputs { pairs, clusters, report, kept, .. } = outputs;
-    if let Some(s) = pairs {
-        s.sink.into_inner().commit()?;
-    }
-    if let Some(s) = clusters {
-        s.sink.into_inner().commit()?;
-    }
-    if let Some(s) = report {
-        s.sink.into_inner().commit()?;
-    }
-    if let Some(s) = kept {
-        s.sink.into_inner().commit()?;
-    }
-    progress.finish();
+    let mut files: Vec<OutputFile> = Vec::new();
+    files.extend(pairs.map(|s| s.sink.into_inner()));
+    files.extend(clusters.map(|s| s.sink.into_inner()));
+    files.extend(report.map(|s| s.sink.into_inner()));
+    files.extend(kept.map(|s| s.sink.into_inner()));
     summary.total_time = started.elapsed();
     summary.threads = rayon::current_num_threads();
     summary.stats = report_run.stats;
     if let Some(mut s) = stats {
-        let json = summary.to_json(&dedup);
+        let mut json = summary.to_json(&dedup);
+        // The directory the user chose, not the run's own directory inside it.
+        json["config"]["spill_dir"] = serde_json::json!(args.spill_dir);
         serde_json::to_writer_pretty(&mut s, &json)
             .map_err(std::io::Error::from)
             .and_then(|()| std::io::Write::write_all(&mut s, b"\n"))
             .with_context(|| format!("cannot write {}", s.name()))?;
-        s.commit()?;
+        files.push(s);
     }
+    // A run that fails replaces no output: the check comes before the commit.
+    let failure = if summary.nothing_read() {
+        Some(format!(
+            "no document could be read ({}); no output was written",
+            summary.failures_line()
+        ))
+    } else if args.strict && summary.has_problems() {
+        Some(
+            "--strict: some inputs could not be read or documents were skipped; no output was written"
+                .to_owned(),
+        )
+    } else {
+        None
+    };
+    if failure.is_none() {
+        output::commit_all(files)?;
+    } else {
+        drop(files);
+    }
+    progress.finish();
     if !args.quiet {
         eprint!("{}", summary.render(&dedup));
     }
-    if args.strict && summary.has_problems() {
-        eprintln!(
-            "lookalike: error: --strict: some inputs could not be read or documents were skipped"
-        );
+    if let Some(msg) = failure {
+        eprintln!("lookalike: error: {msg}");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// A decoded record, the line `--output` writes for it if it is kept, and its language.
+/// The spill directory for messages: the one given, or the system's.
+fn spill_dir_name(dir: Option<&std::path::Path>) -> String {
+    match dir {
+        Some(d) => d.display().to_string(),
+        None => format!("{} (the system temporary directory)", std::env::temp_dir().display()),
+    }
+}
+
+/// A run error, naming the spill directory when a temporary file there failed.
+fn in_spill_dir(e: lookalike::Error, dir: Option<&std::path::Path>) -> anyhow::Error {
+    match e {
+        lookalike::Error::Io(_) => anyhow::Error::new(e)
+            .context(format!("cannot use the temporary files in {}", spill_dir_name(dir))),
+        e => e.into(),
+    }
+}
+
+/// Two outputs naming one file would overwrite each other: a usage error.
+fn check_distinct_outputs(args: &DedupArgs) -> Result<()> {
+    let named = [
+        ("--pairs", &args.pairs),
+        ("--clusters", &args.clusters),
+        ("--output", &args.output),
+        ("--report", &args.report),
+        ("--stats", &args.stats),
+    ];
+    let files: Vec<(&str, std::path::PathBuf)> = named
+        .iter()
+        .filter_map(|(flag, t)| t.as_deref().filter(|t| *t != "-").map(|t| (*flag, t)))
+        .map(|(flag, t)| {
+            let p = std::path::Path::new(t);
+            (flag, std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+        })
+        .collect();
+    for (i, (a, pa)) in files.iter().enumerate() {
+        if let Some((b, _)) = files[i + 1..].iter().find(|(_, pb)| pb == pa) {
+            return Err(
+                UsageError(format!("{a} and {b} name the same file {}", pa.display())).into()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A decoded record, the line `--output` writes for it (with whether it was built here rather
+/// than the original record), and its language.
 struct DecodedRecord {
     decoded: Decoded,
-    payload: Option<Vec<u8>>,
+    payload: Option<(Vec<u8>, bool)>,
     lang: Option<&'static str>,
 }
 
@@ -231,14 +324,35 @@ impl Sink for Outputs<'_> {
 
 /// The `--output` line of a document: the original record for JSONL and Parquet rows,
 /// `{id, title, lang, text}` otherwise.
-fn payload_of(rec: &RawRecord, doc: &Document, title: Option<&str>, lang: Option<&str>) -> Vec<u8> {
+fn payload_of(
+    rec: &RawRecord,
+    doc: &Document,
+    title: Option<&str>,
+    lang: Option<&str>,
+) -> (Vec<u8>, bool) {
     if matches!(rec.format, Format::Jsonl | Format::Parquet) {
-        rec.bytes.clone()
+        (rec.bytes.clone(), false)
     } else {
         let line =
             serde_json::json!({"id": doc.id, "title": title, "lang": lang, "text": doc.text});
-        serde_json::to_vec(&line).unwrap_or_default()
+        (serde_json::to_vec(&line).unwrap_or_default(), true)
     }
+}
+
+/// The `--output` line of a record the reader skipped: the original record when it is JSON (a
+/// JSONL line, a Parquet row), so that an in-place rewrite keeps it as it was; otherwise
+/// `{id, skipped}`, with the line itself as `raw` for a JSONL line that is not JSON.
+fn skipped_payload(rec: &RawRecord, id: &str, reason: &str) -> (Vec<u8>, bool) {
+    let json = matches!(rec.format, Format::Jsonl | Format::Parquet);
+    if json && serde_json::from_slice::<serde::de::IgnoredAny>(&rec.bytes).is_ok() {
+        return (rec.bytes.clone(), false);
+    }
+    let line = if json {
+        serde_json::json!({"id": id, "skipped": reason, "raw": String::from_utf8_lossy(&rec.bytes)})
+    } else {
+        serde_json::json!({"id": id, "skipped": reason})
+    };
+    (serde_json::to_vec(&line).unwrap_or_default(), false)
 }
 
 /// A spinner on stderr when it is a terminal; nothing otherwise.

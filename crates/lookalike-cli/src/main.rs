@@ -12,6 +12,7 @@ mod output;
 mod params;
 mod setup;
 mod summary;
+mod tmpfiles;
 
 use std::process::ExitCode;
 
@@ -47,8 +48,15 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Interrupted runs remove their temporary files (and exit 130, 143 or 129).
+    if let Err(e) = tmpfiles::handle_signals() {
+        eprintln!("lookalike: warning: cannot handle SIGINT and SIGTERM: {e}");
+    }
     let result = match cli.command {
-        Command::Dedup(args) => dedup::run(*args),
+        Command::Dedup(args) => match matches.subcommand_matches("dedup") {
+            Some(m) => dedup::run(*args, m),
+            None => Err(anyhow::anyhow!("the arguments of dedup were parsed, not their matches")),
+        },
         Command::Params(args) => match matches.subcommand_matches("params") {
             Some(m) => params::run(&args, m),
             None => Err(anyhow::anyhow!("the arguments of params were parsed, not their matches")),
@@ -61,7 +69,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("lookalike: error: {err:#}");
+            eprintln!("lookalike: error: {}", message(&err));
             if err.downcast_ref::<UsageError>().is_some()
                 || err
                     .downcast_ref::<lookalike::Error>()
@@ -73,4 +81,21 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The error and its causes, `: `-separated, each said once: a cause whose text its parent
+/// already ends with (an error that prints its source) is not repeated.
+fn message(err: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if msg.ends_with(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
 }

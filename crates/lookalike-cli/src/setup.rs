@@ -1,6 +1,11 @@
 //! What the subcommands do before their work: start the worker threads, expand the inputs.
 
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+use lookalike::MethodKind;
+
 use crate::UsageError;
+use crate::args::DedupArgs;
 
 /// The files named by `inputs` (files, directories, globs, `-`); a usage error when there are
 /// none, saying how many files were ignored for their extension.
@@ -29,4 +34,74 @@ pub fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
     }
     Ok(())
+}
+
+/// The options that only some methods use: the arg id, the flag, and the methods that read it.
+const METHOD_OPTIONS: &[(&str, &str, &[MethodKind])] = {
+    use MethodKind::*;
+    const SAMPLES: &[MethodKind] = &[ModM, MinS, Broder];
+    const IMATCH: &[MethodKind] = &[IMatch, IMatchRand];
+    &[
+        ("num_perm", "--num-perm", &[MinHash]),
+        ("bands", "--bands", &[MinHash]),
+        ("rows", "--rows", &[MinHash]),
+        ("fp_weight", "--fp-weight", &[MinHash]),
+        ("fn_weight", "--fn-weight", &[MinHash]),
+        ("max_bucket", "--max-bucket", &[MinHash]),
+        ("minhash", "--minhash", &[MinHash, SuperShingles]),
+        ("sample", "--sample", SAMPLES),
+        ("max_docs_per_shingle", "--max-docs-per-shingle", SAMPLES),
+        ("super_hashes", "--super-hashes", &[SuperShingles]),
+        ("super_groups", "--super-groups", &[SuperShingles]),
+        ("super_mode", "--super-mode", &[SuperShingles]),
+        ("max_distance", "--max-distance", &[SimHash]),
+        ("simhash_blocks", "--simhash-blocks", &[SimHash]),
+        ("weights", "--weights", &[SimHash]),
+        ("features", "--features", &[SimHash]),
+        ("lexicon", "--lexicon", &[IMatch, IMatchRand, TfRidf, RefWords]),
+        ("nidf_low", "--nidf-low", IMATCH),
+        ("nidf_high", "--nidf-high", IMATCH),
+        ("min_terms", "--min-terms", IMATCH),
+        ("extra_lexicons", "--extra-lexicons", &[IMatchRand]),
+        ("drop_fraction", "--drop-fraction", &[IMatchRand]),
+        ("lists", "--lists", &[Partitioned]),
+        ("min_shared", "--min-shared", &[Partitioned]),
+        ("ridf_words", "--ridf-words", &[TfRidf]),
+        ("sentences", "--sentences", &[LongSentences]),
+        ("refwords", "--refwords", &[RefWords]),
+        ("refwords_distance", "--refwords-distance", &[RefWords]),
+        ("refwords_min_bits", "--refwords-min-bits", &[RefWords]),
+        ("spot_chain", "--spot-chain", &[SpotSigs]),
+    ]
+};
+
+/// A usage error when an option of particular methods is given with a method that does not use
+/// it (it would be silently ignored).
+pub fn check_method_options(args: &DedupArgs, matches: &ArgMatches) -> anyhow::Result<()> {
+    let kind = crate::config::method_kind(args);
+    let unused: Vec<String> = METHOD_OPTIONS
+        .iter()
+        .filter(|(id, _, users)| {
+            !users.contains(&kind)
+                && matches!(
+                    matches.try_get_raw(id).ok().flatten().and(matches.value_source(id)),
+                    Some(ValueSource::CommandLine)
+                )
+        })
+        .map(|(_, flag, users)| {
+            let names: Vec<&str> = users.iter().map(|m| m.name()).collect();
+            format!("{flag} (used by --method {})", names.join(", "))
+        })
+        .collect();
+    if unused.is_empty() {
+        return Ok(());
+    }
+    Err(UsageError(format!(
+        "--method {} does not use {}: remove {} or choose a method that uses {}",
+        kind.name(),
+        unused.join("; "),
+        if unused.len() == 1 { "it" } else { "them" },
+        if unused.len() == 1 { "it" } else { "them" },
+    ))
+    .into())
 }

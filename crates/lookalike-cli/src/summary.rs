@@ -103,6 +103,37 @@ impl Summary {
             || self.skipped.keys().any(|class| !crate::extract::is_warc_record_type(class))
     }
 
+    /// Records skipped by the readers or the pipeline, other than WARC records that are not
+    /// responses.
+    fn skipped_documents(&self) -> u64 {
+        self.skipped
+            .iter()
+            .filter(|(class, _)| !crate::extract::is_warc_record_type(class))
+            .map(|(_, r)| r.count)
+            .sum()
+    }
+
+    /// Documents the pipeline compared: those read, less those it skipped (no tokens).
+    fn compared(&self) -> u64 {
+        self.records.saturating_sub(self.stats.skipped)
+    }
+
+    /// No document could be compared, and something failed: every input was unreadable or every
+    /// record skipped. (An input that holds no record at all is not a failure.)
+    pub fn nothing_read(&self) -> bool {
+        self.compared() == 0 && (!self.errors.is_empty() || self.skipped_documents() > 0)
+    }
+
+    /// `N input errors, M records skipped`, the counts that explain an empty run.
+    pub fn failures_line(&self) -> String {
+        let (e, k) = (self.errors.len(), self.skipped_documents());
+        format!(
+            "{e} input error{}, {k} record{} skipped",
+            if e == 1 { "" } else { "s" },
+            if k == 1 { "" } else { "s" }
+        )
+    }
+
     pub fn render(&self, dedup: &Dedup) -> String {
         let mut s = String::new();
         let st = &self.stats;
@@ -117,17 +148,28 @@ impl Summary {
             .map(|(_, r)| r.count)
             .sum();
         let skipped: u64 = self.skipped.values().map(|r| r.count).sum::<u64>() - warc_other;
-        let _ = writeln!(
-            s,
-            "lookalike: {} documents ({mb:.1} MB) from {} input{} in {secs:.2} s: {:.1} MB/s, {:.0} docs/s, {} thread{}",
-            self.records + self.skipped_by_reader() - warc_other,
-            self.inputs,
-            if self.inputs == 1 { "" } else { "s" },
-            mb / secs,
-            self.records as f64 / secs,
-            self.threads,
-            if self.threads == 1 { "" } else { "s" },
-        );
+        if self.compared() == 0 {
+            // Rates of nothing say nothing: say what happened instead.
+            let _ = writeln!(
+                s,
+                "lookalike: no document to compare from {} input{} in {secs:.2} s ({})",
+                self.inputs,
+                if self.inputs == 1 { "" } else { "s" },
+                self.failures_line(),
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "lookalike: {} documents ({mb:.1} MB) from {} input{} in {secs:.2} s: {:.1} MB/s, {:.0} docs/s, {} thread{}",
+                self.records + self.skipped_by_reader() - warc_other,
+                self.inputs,
+                if self.inputs == 1 { "" } else { "s" },
+                mb / secs,
+                self.records as f64 / secs,
+                self.threads,
+                if self.threads == 1 { "" } else { "s" },
+            );
+        }
         if self.ignored > 0 {
             let _ = writeln!(
                 s,

@@ -35,22 +35,34 @@ Examples:
 
   # Other methods: SimHash, Broder's algorithm in 2 GB, I-Match with a saved lexicon, SpotSigs
   lookalike dedup corpus.jsonl --method simhash --max-distance auto --pairs -
-  lookalike dedup big.jsonl.gz --method broder --memory 2G --spill-dir /scratch --pairs -
+  lookalike dedup big.jsonl.gz --method broder --spill-memory 2G --spill-dir /scratch --pairs -
   lookalike dedup batch.jsonl --method i-match --lexicon lex.bin --report report.jsonl
   lookalike dedup news.warc.gz --method spotsigs --threshold 0.6 --pairs -
 
 Outputs:
   --pairs     TSV, one line per verified pair: id1<TAB>id2<TAB>similarity (id1 first in input
-              order). Exact copies appear as (first copy, later copy, 1.000000). With
-              --measure containment the contained document comes first and the similarity is
-              its containment; SimHash adds the Hamming distance and the cosine estimate.
-  --clusters  JSONL, one line per group of duplicates: the representative and every member
-              with its similarity to the representative and how it matched.
-  --output    JSONL, the kept documents (JSONL and Parquet inputs: the original record; files and
-              WARC responses: {id, title, lang, text}).
-  --report    JSONL, one line per input document: kept, duplicate (of whom, how similar) or
-              skipped (why).
-  A summary goes to stderr. Exit codes: 0 done, 1 failure, 2 bad usage.";
+              order), every pair at or above the threshold among the candidates. Exact copies
+              (same bytes or same normalized text) are lines with similarity 1.000000, every
+              pair of copies; a near pair is listed for every copy of each side (up to
+              --max-pairs-per-group per group). With --measure containment the contained document
+              comes first and the similarity is its containment; SimHash adds the Hamming
+              distance and the cosine estimate.
+  --clusters  JSONL, one line per group of duplicates: {cluster, size, representative, members:
+              [{id, similarity, match}]} (match: exact-bytes, exact-text or near).
+  --output    JSONL, the deduplicated collection in input order: the kept documents (JSONL and
+              Parquet inputs: the original record; files and WARC responses: {id, title, lang,
+              text}) and, unless --skipped drop, the skipped records (as read; built lines get
+              \"skipped\": reason). Duplicates are left out.
+  --report    JSONL, one line per input record: {id, status: kept|duplicate|skipped, lang, of,
+              similarity, match, reason}.
+  A name ending in .gz or .zst is compressed (gzip, zstd). Outputs are committed together: each
+  is written to a temporary file beside it (.lookalike-tmp-<pid>-<random>), synced, and renamed
+  over the old file only when every output is complete; a failed or interrupted run (Ctrl-C,
+  SIGTERM) leaves the old files as they were and removes its temporary files, and the next run
+  writing into a folder removes those of a killed run. A new file gets 0666 less the umask; a
+  replaced file keeps its mode.
+  A summary goes to stderr. Exit codes: 0 done, 1 failure (also: no document could be read, or
+  --strict and a problem), 2 bad usage, 130/143 interrupted by SIGINT/SIGTERM.";
 
 /// `lookalike dedup`.
 #[derive(Debug, Args)]
@@ -58,41 +70,41 @@ pub struct DedupArgs {
     /// Files, directories (read recursively), glob patterns, or - for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
+    /// Fail (exit 1) if any input could not be read or any document was skipped. Without it, a
+    /// run fails only when no document at all could be read.
+    #[arg(long)]
+    pub strict: bool,
+    /// No summary and no progress on stderr (errors are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 
     /// Method (default minhash; mod-m with --measure containment): every method, named from the
     /// value enum by `method_help`.
-    #[arg(long, short = 'm', value_enum, help = method_help())]
+    #[arg(long, short = 'm', value_enum, help = method_help(), help_heading = METHOD)]
     pub method: Option<MethodKind>,
 
     #[command(flatten)]
     pub sketch: SketchArgs,
 
-    #[command(flatten)]
-    pub methods: MethodArgs,
-
     /// Shingles compared: words:N (N consecutive words) or chars:N (N consecutive characters).
     /// In Chinese, Japanese, Thai and other scripts without spaces every character is a word.
-    #[arg(long, default_value = "words:5", value_parser = parse_shingle)]
+    #[arg(long, default_value = "words:5", value_parser = parse_shingle, help_heading = METHOD)]
     pub shingle: ShingleKind,
     /// Tokens of Chinese, Japanese, Thai and other scripts written without spaces: chars (every
     /// character is a word) or dictionary (ICU dictionary word segmentation, built in).
-    #[arg(long, value_enum, default_value = "chars", value_name = "MODE")]
+    #[arg(long, value_enum, default_value = "chars", value_name = "MODE", help_heading = METHOD)]
     pub cjk: Segmentation,
-    /// MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash
-    /// function per value).
-    #[arg(long, value_enum, default_value = "oph")]
-    pub minhash: MinHashScheme,
     /// Seed of all hashes (same seed, same input, same options: byte-identical output).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, help_heading = METHOD)]
     pub seed: u64,
     /// How candidate pairs are checked: exact (Jaccard or containment of the shingle sets) or
     /// estimate (the method's own decision: fraction of equal MinHash values, the sample
     /// estimators, Broder's count over sketch size, SimHash distance ≤ K).
-    #[arg(long, value_enum, default_value = "exact")]
+    #[arg(long, value_enum, default_value = "exact", help_heading = METHOD)]
     pub verify: Verify,
     /// Which document of a cluster is kept: the first in input order (default) or the longest
     /// (default with --measure containment).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = METHOD)]
     pub keep: Option<Keep>,
     /// How verified pairs become clusters: center (default: every member verified >= threshold
     /// against its representative, so two members are >= 2t-1 to each other), clique (every
@@ -105,54 +117,80 @@ pub struct DedupArgs {
     /// first), so the representative is the document --keep picks. Center is the default because
     /// on template-heavy documentation pages its clusters stay 0.98-0.99 precise where connected
     /// ones fall to 0.15 (bench/RESULTS.md, "Clusters").
-    #[arg(long, value_enum, default_value = "center", value_name = "MODE")]
+    #[arg(long, value_enum, default_value = "center", value_name = "MODE", help_heading = METHOD)]
     pub cluster: ClusterMode,
-    /// LSH buckets larger than this are set aside as groups (pages sharing a template come back
-    /// in many bands; each group is compared once).
-    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET)]
+    /// MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash
+    /// function per value).
+    #[arg(long, value_enum, default_value = "oph", help_heading = METHOD)]
+    pub minhash: MinHashScheme,
+    /// MinHash: LSH buckets larger than this are set aside as groups (pages sharing a template
+    /// come back in many bands; each group is compared once).
+    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET, help_heading = METHOD)]
     pub max_bucket: usize,
     /// Most pairs one group is expanded to: the documents of a large LSH bucket are all verified
-    /// against each other, and --pairs lists every pair of an exact-copy group and of the copies
-    /// of two near-duplicates, up to this many pairs per group. Larger groups are compared with a
+    /// against each other, and the pairs file lists every pair of an exact-copy group and of the
+    /// copies of two near-duplicates, up to this many pairs per group. Larger groups are compared with a
     /// few anchors and listed by their first document; the summary counts them.
-    #[arg(long, value_name = "N", default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP)]
+    #[arg(long, value_name = "N", default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP, help_heading = METHOD)]
     pub max_pairs_per_group: u64,
 
-    /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub pairs: Option<String>,
-    /// Write clusters as JSONL to FILE (- for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub clusters: Option<String>,
-    /// Write the kept documents as JSONL to FILE (- for stdout).
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<String>,
-    /// Write every input document's fate as JSONL to FILE (- for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<String>,
-    /// Write the run's figures (counts, times, MB/s, peak memory, settings) as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub stats: Option<String>,
+    #[command(flatten)]
+    pub methods: MethodArgs,
 
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub pairs: Option<String>,
+    /// Write clusters as JSONL to FILE (- for stdout).
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub clusters: Option<String>,
+    /// Write the deduplicated collection as JSONL to FILE (- for stdout): the kept documents and,
+    /// unless --skipped drop, the skipped records.
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = OUTPUT)]
+    pub output: Option<String>,
+    /// Write every input document's fate as JSONL to FILE (- for stdout).
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub report: Option<String>,
+    /// Write the run's figures (counts, times, MB/s, peak memory, settings) as JSON to FILE.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub stats: Option<String>,
+    /// What --output does with the records that were skipped (unreadable, empty, no text): keep
+    /// (write them as they were read, so that rewriting a file in place loses only the
+    /// duplicates) or drop (the kept documents only).
+    #[arg(long, value_enum, default_value = "keep", value_name = "MODE", help_heading = OUTPUT)]
+    pub skipped: SkippedInOutput,
+
     /// Worker threads (default: all cores).
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', help_heading = PERFORMANCE)]
     pub threads: Option<usize>,
-    /// Directory for the temporary shingle file of exact verification.
-    #[arg(long, value_name = "DIR")]
+    /// Directory for the temporary files: the shingle sets of exact verification, the --output
+    /// records until the fates are known, the sorted runs of Broder's algorithm (default: the
+    /// system temporary directory).
+    #[arg(long, value_name = "DIR", help_heading = PERFORMANCE)]
     pub spill_dir: Option<PathBuf>,
-    /// Memory for the shingle sets of exact verification before they spill to disk (bytes, or
-    /// with a K, M or G suffix).
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
-    pub memory: usize,
-    /// Fail (exit 1) if any input could not be read or any document was skipped.
-    #[arg(long)]
-    pub strict: bool,
-    /// No summary and no progress on stderr (errors are still printed).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    /// Memory for the shingle sets of exact verification before they spill to --spill-dir, and
+    /// for each sort of Broder's algorithm (mod-m, min-s, broder) before it spills sorted runs
+    /// (bytes, or with a K, M or G suffix). Not a bound on the process: signatures, ids and the
+    /// reading buffers come on top (bench/memory.sh measures it).
+    #[arg(long, visible_alias = "memory", value_name = "SIZE", default_value = "256M", value_parser = parse_size, help_heading = PERFORMANCE)]
+    pub spill_memory: usize,
+}
+
+/// The headings of `dedup --help`.
+pub const METHOD: &str = "Method options";
+pub const OUTPUT: &str = "Output options";
+pub const PERFORMANCE: &str = "Performance options";
+
+/// What `--output` does with skipped records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SkippedInOutput {
+    /// Written as they were read (the original JSONL line or Parquet row; for files and WARC
+    /// records `{id, ..., "skipped": reason}`).
+    Keep,
+    /// Left out: --output holds the kept documents only.
+    Drop,
 }
 
 /// The help of `--method`: the names of all the methods clap accepts, so that it cannot go stale

@@ -11,20 +11,20 @@ use super::parse::{parse_extract, parse_format};
 #[derive(Debug, Args, Clone)]
 pub struct InputArgs {
     /// JSONL/Parquet field holding the document id (absent: file:line).
-    #[arg(long, default_value = "id")]
+    #[arg(long, default_value = "id", help_heading = "Input options")]
     pub id_field: String,
     /// JSONL/Parquet field holding the text.
-    #[arg(long, default_value = "text")]
+    #[arg(long, default_value = "text", help_heading = "Input options")]
     pub text_field: String,
     /// Input format: text, html, jsonl, warc or parquet; by default from the extension (.txt,
     /// .html, .jsonl, .warc, each optionally .gz; .parquet), and from the content for standard
     /// input and files without a known extension.
-    #[arg(long, value_parser = parse_format)]
+    #[arg(long, value_parser = parse_format, help_heading = "Input options")]
     pub format: Option<Format>,
     /// Text taken from HTML pages (files and WARC responses): main (the main content, menus and
     /// footers removed; all visible text when none is found), text (all visible text) or none
     /// (the markup as it is).
-    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE")]
+    #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE", help_heading = "Input options")]
     pub extract: Extract,
 }
 

@@ -18,35 +18,35 @@ use super::parse::{parse_distance, parse_features, parse_sample};
 #[derive(Debug, Args, Clone)]
 pub struct SketchArgs {
     /// Similarity threshold: pairs with Jaccard resemblance at or above it are duplicates.
-    #[arg(long, short = 't', default_value_t = 0.8)]
+    #[arg(long, short = 't', default_value_t = 0.8, help_heading = "Method options")]
     pub threshold: f64,
     /// Number of MinHash values per document.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, help_heading = "Method options")]
     pub num_perm: usize,
     /// LSH bands (with --rows; default: chosen from the threshold).
-    #[arg(long, requires = "rows")]
+    #[arg(long, requires = "rows", help_heading = "Method options")]
     pub bands: Option<usize>,
     /// LSH rows per band (with --bands).
-    #[arg(long, requires = "bands")]
+    #[arg(long, requires = "bands", help_heading = "Method options")]
     pub rows: Option<usize>,
     /// Weight of the false-positive area when choosing bands and rows.
-    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_positive)]
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_positive, help_heading = "Method options")]
     pub fp_weight: f64,
     /// Weight of the false-negative area when choosing bands and rows.
-    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_negative)]
+    #[arg(long, default_value_t = lookalike::ErrorWeights::default().false_negative, help_heading = "Method options")]
     pub fn_weight: f64,
 }
 
 /// Options of the syntactic methods other than MinHash: containment, sampling, super-shingles,
 /// Broder's algorithm, SimHash.
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Method options")]
+#[command(next_help_heading = "Options of particular methods")]
 pub struct MethodArgs {
     /// What similarity means: jaccard (resemblance |A∩B|/|A∪B|) or containment (|A∩B|/|A| of the
     /// smaller document A: finds excerpts, quoted articles, print versions; pairs are written
     /// contained-first). Containment works with --method mod-m (the default then) or broder with
     /// a mod:M sample, and keeps the longest document of a cluster unless --keep says otherwise.
-    #[arg(long, value_enum, default_value = "jaccard")]
+    #[arg(long, value_enum, default_value = "jaccard", help_heading = "Method options")]
     pub measure: Measure,
     /// Shingle sample of mod-m, min-s and broder: mod:M keeps the shingles whose hash is ≡ 0 mod
     /// M (about 1 in M, variable size), min:S keeps the S smallest hashes (bottom-S sketch).
@@ -78,7 +78,7 @@ pub struct MethodArgs {
     #[arg(long, value_name = "FEATURES", value_parser = parse_features)]
     pub features: Option<SimFeatures>,
 
-    /// Lexical methods (i-match, i-match-rand, tf-ridf): sign with the collection statistics
+    /// Lexical methods (i-match, i-match-rand, tf-ridf, refwords): sign with the collection statistics
     /// saved by `lookalike lexicon build` instead of those of the input itself, so that a new
     /// batch gets the same signatures as an old one.
     #[arg(long, value_name = "FILE")]
@@ -115,7 +115,7 @@ pub struct MethodArgs {
     /// Long sentences: sentences in the signature (Zelenkov & Segalovich: 2).
     #[arg(long, value_name = "N", default_value_t = LongSentenceConfig::default().sentences)]
     pub sentences: usize,
-    /// Reference words: how many words to choose from the collection (the study in seed 002:
+    /// Reference words: how many words to choose from the collection (Zelenkov & Segalovich's study:
     /// 3-5 thousand); `--lexicon` files built by `lexicon build` carry a selection.
     #[arg(long, value_name = "N", default_value_t = RefWordsConfig::default().words)]
     pub refwords: usize,

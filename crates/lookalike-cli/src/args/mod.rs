@@ -15,7 +15,7 @@ mod parse;
 use clap::{Parser, Subcommand};
 
 pub use compare::CompareArgs;
-pub use dedup::DedupArgs;
+pub use dedup::{DedupArgs, SkippedInOutput};
 pub use eval::{EvalArgs, EvalCommand, PoolArgs};
 pub use extract::ExtractArgs;
 pub use lexicon::{BuildArgs, LexiconArgs, LexiconCommand};

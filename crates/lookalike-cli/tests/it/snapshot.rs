@@ -234,3 +234,36 @@ fn regex_escape(s: &str) -> String {
     }
     out
 }
+
+/// Regression (issue 12, item 13): output options appeared under "Method options", 130 lines
+/// down, and the help named internal things ("seed 002", "[`DocFreq`]").
+#[test]
+fn dedup_help_has_a_heading_per_kind_of_option_and_no_internal_names() {
+    let h = help(&["dedup"], "--help");
+    let heading_of = |flag: &str| {
+        let at = h.find(&format!(" {flag} ")).unwrap_or_else(|| panic!("{flag} not in help"));
+        h[..at].lines().rev().find(|l| l.ends_with(':') && !l.starts_with(' ')).unwrap().to_owned()
+    };
+    for (flag, heading) in [
+        ("--id-field", "Input options:"),
+        ("--extract", "Input options:"),
+        ("--pairs", "Output options:"),
+        ("--output", "Output options:"),
+        ("--report", "Output options:"),
+        ("--skipped", "Output options:"),
+        ("--method", "Method options:"),
+        ("--threshold", "Method options:"),
+        ("--shingle", "Method options:"),
+        ("--max-distance", "Options of particular methods:"),
+        ("--threads", "Performance options:"),
+        ("--spill-memory", "Performance options:"),
+    ] {
+        assert_eq!(heading_of(flag), heading, "{flag}");
+    }
+    for path in COMMANDS {
+        let text = help(path, "--help");
+        for internal in ["seed 0", "[`", "`]", "](", "DocFreq"] {
+            assert!(!text.contains(internal), "{path:?} --help shows {internal:?}");
+        }
+    }
+}

@@ -65,8 +65,19 @@ fn warc_samples_dedup_end_to_end() {
         report.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 94);
     let kept = lines.iter().filter(|l| l["status"] == "kept").count();
+    // Skipped responses are in --output too (marked); WARC records other than responses are not
+    // documents and are not.
+    let skipped = lines
+        .iter()
+        .filter(|l| l["status"] == "skipped")
+        .filter(|l| {
+            let r = l["reason"].as_str().unwrap_or("");
+            !(r.starts_with("WARC ") && r.ends_with(" record"))
+        })
+        .count();
     let out = std::fs::read_to_string(tmp.path().join("o.jsonl")).unwrap();
-    assert_eq!(out.lines().count(), kept);
+    assert_eq!(out.lines().count(), kept + skipped);
+    assert_eq!(out.lines().filter(|l| l.contains("\"skipped\":")).count(), skipped);
     assert!(out.contains("\"title\""));
     assert!(report.contains("WARC request record"));
 }

@@ -128,7 +128,7 @@ pub enum MethodKind {
     LongSentences,
     /// Reference words: N words chosen from the collection, each with a relative-frequency
     /// threshold; signature = which words exceed it; candidates have equal signatures (or
-    /// within a Hamming distance) (Ilyinsky, Kuzmin, Melkov & Segalovich 2002; seed 002).
+    /// within a Hamming distance) (Ilyinsky, Kuzmin, Melkov & Segalovich 2002).
     #[cfg_attr(feature = "clap", value(name = "refwords"))]
     #[serde(rename = "refwords")]
     RefWords,

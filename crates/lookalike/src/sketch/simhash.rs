@@ -67,7 +67,7 @@ pub enum Weighting {
     /// A feature weighs its number of occurrences in the document (default).
     #[default]
     Tf,
-    /// Occurrences times the inverse document frequency of a [`DocFreq`] table.
+    /// Occurrences times the feature's inverse document frequency in the collection.
     #[cfg_attr(feature = "clap", value(name = "tfidf", alias = "tf-idf"))]
     TfIdf,
 }
