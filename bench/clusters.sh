@@ -255,9 +255,10 @@ done
 log "scoring with lookalike eval"
 EVAL=("$LOOKALIKE" eval --gold "$TRUTH" --threshold "$THRESHOLD" --docs "$DOCS" --json -q)
 : > "$RUNS/clusters.eval.json"; : > "$RUNS/pairs.eval.json"
+# A failed scoring leaves its rows "not scored" in the report rather than no report at all.
 if [[ ${#CLUSTER_FILES[@]} -gt 0 ]]; then
-  run_logged "${EVAL[@]}" "${CLUSTER_FILES[@]}" > "$RUNS/clusters.eval.json"
-  run_logged "${EVAL[@]}" "${PAIR_FILES[@]}" > "$RUNS/pairs.eval.json"
+  run_logged "${EVAL[@]}" "${CLUSTER_FILES[@]}" > "$RUNS/clusters.eval.json" || log "scoring the clusters failed"
+  run_logged "${EVAL[@]}" "${PAIR_FILES[@]}" > "$RUNS/pairs.eval.json" || log "scoring the pairs failed"
 fi
 run_logged python3 "$PEERS/gold_components.py" "$TRUTH" --threshold "$THRESHOLD" --top 3 > "$RUNS/gold.json"
 
