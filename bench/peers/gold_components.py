@@ -13,6 +13,8 @@ import argparse
 import json
 from collections import Counter
 
+import union_find
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -34,12 +36,7 @@ def main():
         return i
 
     def find(x):
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
+        return union_find.find(parent, x)
 
     edges = []
     with open(a.truth, encoding="utf-8") as f:

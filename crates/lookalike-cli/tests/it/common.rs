@@ -87,3 +87,12 @@ pub fn pairs(tsv: &str) -> Vec<(String, String, f64)> {
         })
         .collect()
 }
+
+/// The names in `dir` that look like temporary output files.
+pub fn temporary_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".lookalike"))
+        .collect()
+}

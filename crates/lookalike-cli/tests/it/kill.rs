@@ -73,14 +73,6 @@ fn wait(child: &mut std::process::Child, limit: Duration) -> std::process::ExitS
     }
 }
 
-fn temporary_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".lookalike"))
-        .collect()
-}
-
 /// "old" when every output holds its old bytes, "new" when every one holds the complete run's.
 fn state(dir: &Path, new: &[Vec<u8>]) -> Result<&'static str, String> {
     let now: Vec<Vec<u8>> =

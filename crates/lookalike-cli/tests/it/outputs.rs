@@ -25,15 +25,6 @@ fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
-/// The names in `dir` that look like temporary output files.
-fn temporary_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".lookalike"))
-        .collect()
-}
-
 /// A JSONL corpus: pairs of near copies, an exact copy, a record without text, a line that is not
 /// JSON, and a record with no words.
 fn corpus(dir: &Path) {
