@@ -55,6 +55,12 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     // The language is detected only when an output carries it.
     let want_lang = args.output.is_some() || args.report.is_some();
     let mut entries: Vec<ReportEntry> = Vec::new();
+    // Special files and link loops found in directories: not opened, each reported.
+    for skipped in &expanded.skipped {
+        let id = skipped.path.display().to_string();
+        summary.skip(&id, &skipped.reason);
+        entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone() });
+    }
     // Read on one thread; decode, detect the language and build the payload on the workers.
     let per_record = |rec: &RawRecord, decoded: Decoded| {
         let (mut payload, mut lang) = (None, None);

@@ -36,6 +36,7 @@ struct Line<'a> {
 pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let expanded =
         lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    crate::setup::warn_skipped_paths(&expanded);
     let opts = args.input.read_options();
     let mut out = OutputFile::open(args.output.as_deref().unwrap_or("-"))?;
     let name = out.name();

@@ -72,7 +72,7 @@ pub use decode::{Decoded, decode};
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};
 pub use html::html_to_text;
-pub use inputs::{Expanded, Input, expand_inputs};
+pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
 };
