@@ -82,6 +82,11 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
             match item {
                 Err(e) => {
                     progress.println(&format!("lookalike: warning: {e}"), summary.input_errors());
+                    // A record (or a whole input) lost with the error is in the report too.
+                    if let Some(id) = &e.lost {
+                        let reason = e.message.clone();
+                        entries.push(ReportEntry::Skipped { id: id.clone(), reason });
+                    }
                     summary.input_error(e);
                 }
                 Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, .. }) => {

@@ -57,8 +57,10 @@ mod decode;
 mod encoding;
 mod error;
 mod format;
+mod gzip;
 mod html;
 mod inputs;
+mod lookahead;
 mod main_content;
 mod options;
 mod parquet;
@@ -71,6 +73,7 @@ pub use batches::{BatchLimits, DecodedBatches};
 pub use decode::{Decoded, decode};
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};
+pub use gzip::GzipGap;
 pub use html::html_to_text;
 pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{

@@ -53,7 +53,7 @@ impl ParquetRows {
         source: Arc<str>,
         opts: &ReadOptions,
     ) -> Result<Self, InputError> {
-        let err = |message: String| InputError { source: source.to_string(), line: None, message };
+        let err = |message: String| InputError::new(&source, None, message).losing_input();
         let file = File::open(path).map_err(|e| err(format!("cannot open: {e}")))?;
         let builder = ParquetRecordBatchReaderBuilder::try_new(file)
             .map_err(|e| err(format!("not a readable Parquet file: {e}")))?;
@@ -158,11 +158,8 @@ impl Iterator for ParquetRows {
                 Err(e) => {
                     // A corrupt page or row group ends the file; rows before it are kept.
                     self.failed = true;
-                    return Some(Err(InputError {
-                        source: self.source.to_string(),
-                        line: Some(self.row + 1),
-                        message: format!("corrupt Parquet data: {e}"),
-                    }));
+                    let message = format!("corrupt Parquet data: {e}; the rows from here are lost");
+                    return Some(Err(InputError::new(&self.source, Some(self.row + 1), message)));
                 }
             }
         }
