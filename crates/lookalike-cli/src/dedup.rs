@@ -1,14 +1,15 @@
 //! `lookalike dedup`: read, run the pipeline, write the outputs, print the summary.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lookalike::{Cluster, Dedup, DedupConfig, DocId, DocStatus, Document, ScoredPair, Sink};
 use lookalike_io::{
-    BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, PairsTsv, PayloadStore,
-    RawRecord, ReportEntry, ReportJsonl,
+    BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, Origin, PairsTsv,
+    PayloadStore, RawRecord, ReportEntry, ReportJsonl, UniqueIds,
 };
 
 use crate::UsageError;
@@ -55,11 +56,17 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     // The language is detected only when an output carries it.
     let want_lang = args.output.is_some() || args.report.is_some();
     let mut entries: Vec<ReportEntry> = Vec::new();
+    // Where each document is, by DocId, for the report and the summary's examples.
+    let mut origins: Vec<Origin> = Vec::new();
+    // Ids made unique over the run, in input order (a later copy gets `#` and its origin).
+    let mut ids = UniqueIds::default();
     // Special files and link loops found in directories: not opened, each reported.
     for skipped in &expanded.skipped {
         let id = skipped.path.display().to_string();
+        let origin = Origin::whole(id.as_str());
+        let id = unique(&mut ids, id, &origin, &mut summary);
         summary.skip(&id, &skipped.reason);
-        entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone() });
+        entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone(), origin });
     }
     // Read on one thread; decode, detect the language and build the payload on the workers.
     let per_record = |rec: &RawRecord, decoded: Decoded| {
@@ -72,7 +79,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                 payload = Some(payload_of(rec, doc, title.as_deref(), lang));
             }
         }
-        DecodedRecord { decoded, payload, lang }
+        DecodedRecord { decoded, payload, lang, origin: rec.origin(), format: rec.format }
     };
     let batches = DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::default(), per_record)
         .context("cannot start the reader thread")?;
@@ -84,18 +91,33 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     progress.println(&format!("lookalike: warning: {e}"), summary.input_errors());
                     // A record (or a whole input) lost with the error is in the report too.
                     if let Some(id) = &e.lost {
+                        let origin = e.origin();
+                        let id = unique(&mut ids, id.clone(), &origin, &mut summary);
                         let reason = e.message.clone();
-                        entries.push(ReportEntry::Skipped { id: id.clone(), reason });
+                        entries.push(ReportEntry::Skipped { id, reason, origin });
                     }
                     summary.input_error(e);
                 }
-                Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, .. }) => {
-                    summary.skip(&id, &reason);
-                    entries.push(ReportEntry::Skipped { id, reason });
+                Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, origin, .. }) => {
+                    let id = unique(&mut ids, id, &origin, &mut summary);
+                    summary.skip(&label(&id, &origin), &reason);
+                    entries.push(ReportEntry::Skipped { id, reason, origin });
                 }
-                Ok(DecodedRecord { decoded: Decoded::Doc { doc, warning, .. }, payload, lang }) => {
+                Ok(DecodedRecord {
+                    decoded: Decoded::Doc { mut doc, warning, title, .. },
+                    mut payload,
+                    lang,
+                    origin,
+                    format,
+                }) => {
+                    let id = unique(&mut ids, std::mem::take(&mut doc.id), &origin, &mut summary);
+                    if id != doc.id && payload.is_some() && !is_record_payload(format) {
+                        // The line `--output` writes names the document by its (new) id.
+                        payload = Some(payload_json(&id, &doc, title.as_deref(), lang));
+                    }
+                    doc.id = id;
                     if let Some(w) = warning {
-                        summary.warning(&doc.id, &w);
+                        summary.warning(&label(&doc.id, &origin), &w);
                     }
                     if let (Some(store), Some(p)) = (payloads.as_mut(), payload) {
                         store.push(&p)?;
@@ -104,6 +126,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                         index: DocId((run.len() + docs.len()) as u32),
                         lang,
                     });
+                    origins.push(origin);
                     docs.push(doc);
                 }
             }
@@ -116,15 +139,17 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     summary.read_time = started.elapsed();
 
     // Every output is a sink the run pushes into; they are committed together at the end.
+    let origins: Arc<[Origin]> = origins.into();
     let mut outputs = Outputs {
         pairs: pairs.map(|f| Named::new(f, PairsTsv::new)),
         clusters: clusters.map(|f| Named::new(f, ClustersJsonl::new)),
-        report: report.map(|f| Named::new(f, |w| ReportJsonl::new(w, entries))),
+        report: report.map(|f| Named::new(f, |w| ReportJsonl::new(w, entries, origins.clone()))),
         kept: match (output, payloads) {
             (Some(f), Some(store)) => Some(Named::new(f, |w| KeptJsonl::new(w, store))),
             _ => None,
         },
         summary: &mut summary,
+        origins: &origins,
     };
     let report_run = run.finish_into_with(&mut outputs, &mut |phase| progress.phase(phase))?;
     progress.phase("writing outputs");
@@ -165,11 +190,36 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A decoded record, the line `--output` writes for it if it is kept, and its language.
+/// A decoded record, the line `--output` writes for it if it is kept, its language, and where
+/// it is.
 struct DecodedRecord {
     decoded: Decoded,
     payload: Option<Vec<u8>>,
     lang: Option<&'static str>,
+    origin: Origin,
+    format: Format,
+}
+
+/// `id`, or a new id when an earlier record had it (`id#origin`, see [`UniqueIds`]), counted as
+/// a warning of the summary.
+fn unique(ids: &mut UniqueIds, id: String, origin: &Origin, summary: &mut Summary) -> String {
+    match ids.make_unique(&id, origin) {
+        None => id,
+        Some(new) => {
+            let warning = format!(
+                "duplicate id: {id:?} is the id of an earlier record; this one is renamed {new:?}"
+            );
+            summary.warning(&origin.to_string(), &warning);
+            new
+        }
+    }
+}
+
+/// A record's id as the summary's examples show it: with where it is, unless the id says it
+/// already.
+fn label(id: &str, origin: &Origin) -> String {
+    let at = origin.to_string();
+    if id.contains(at.as_str()) { id.to_owned() } else { format!("{id} ({at})") }
 }
 
 /// A sink writing one output file, with the file's name for error messages.
@@ -192,6 +242,8 @@ struct Outputs<'a> {
     report: Option<Named<ReportJsonl<OutputFile>>>,
     kept: Option<Named<KeptJsonl<OutputFile>>>,
     summary: &'a mut Summary,
+    /// Where each document is, by DocId.
+    origins: &'a [Origin],
 }
 
 /// Pushes into a named output, naming the file in the error.
@@ -225,7 +277,13 @@ impl Sink for Outputs<'_> {
     }
 
     fn document(&mut self, ids: &[String], doc: DocId, status: &DocStatus) -> Result<bool> {
-        self.summary.document(ids, doc, status);
+        match status {
+            DocStatus::Skipped { reason } => {
+                let label = label(&ids[doc.index()], &self.origins[doc.index()]);
+                self.summary.skip(&label, reason.as_str());
+            }
+            _ => self.summary.document(ids, doc, status),
+        }
         push(&mut self.report, |s| s.document(ids, doc, status))?;
         push(&mut self.kept, |s| s.document(ids, doc, status))?;
         Ok(true)
@@ -243,13 +301,21 @@ impl Sink for Outputs<'_> {
 /// The `--output` line of a document: the original record for JSONL and Parquet rows,
 /// `{id, title, lang, text}` otherwise.
 fn payload_of(rec: &RawRecord, doc: &Document, title: Option<&str>, lang: Option<&str>) -> Vec<u8> {
-    if matches!(rec.format, Format::Jsonl | Format::Parquet) {
+    if is_record_payload(rec.format) {
         rec.bytes.clone()
     } else {
-        let line =
-            serde_json::json!({"id": doc.id, "title": title, "lang": lang, "text": doc.text});
-        serde_json::to_vec(&line).unwrap_or_default()
+        payload_json(&doc.id, doc, title, lang)
     }
+}
+
+/// Whether `--output` writes a record of this format as it is (else as `{id, title, lang, text}`).
+fn is_record_payload(format: Format) -> bool {
+    matches!(format, Format::Jsonl | Format::Parquet)
+}
+
+fn payload_json(id: &str, doc: &Document, title: Option<&str>, lang: Option<&str>) -> Vec<u8> {
+    let line = serde_json::json!({"id": id, "title": title, "lang": lang, "text": doc.text});
+    serde_json::to_vec(&line).unwrap_or_default()
 }
 
 /// A spinner on stderr when it is a terminal; nothing otherwise.

@@ -63,6 +63,7 @@ mod inputs;
 mod lookahead;
 mod main_content;
 mod options;
+mod origin;
 mod parquet;
 mod reader;
 mod sinks;
@@ -80,6 +81,7 @@ pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
 };
 pub use options::{Extract, ReadOptions};
+pub use origin::{Origin, Position, UniqueIds};
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sinks::{
     ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl, SinkError,

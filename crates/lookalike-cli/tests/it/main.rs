@@ -5,6 +5,7 @@ mod compare;
 mod dedup;
 mod errors;
 mod eval;
+mod ids;
 mod languages;
 mod methods;
 mod params;
