@@ -14,7 +14,9 @@ use serde_json::Value;
 use serde_json::error::Category;
 
 use crate::charset::{self, Kind};
+use crate::encoding::decode_as;
 use crate::options::Extract;
+use crate::sniff;
 use crate::{Format, MAX_MAIN_CONTENT_BYTES, RawRecord, ReadOptions, extract_main, html, warc};
 
 /// The result of decoding one record.
@@ -50,10 +52,14 @@ pub enum Decoded {
 /// Decodes a record by its format.
 ///
 /// - Text: the whole record is the text, the id is the source name. The charset is the BOM's,
-///   else UTF-8 when the bytes are (nearly) valid UTF-8, else detected with `chardetng` (with a
-///   warning naming it).
+///   else UTF-16 when the bytes unmistakably are (NUL bytes at one parity: the high bytes of
+///   ASCII characters; with a warning), else UTF-8 when the bytes are (nearly) valid UTF-8, else
+///   detected with `chardetng` (with a warning naming it). Binary content is a
+///   [`Decoded::Skip`], not text: the magic bytes of an image, an archive, a PDF, Parquet...
+///   (`binary file: image/png`), or NUL bytes that are not UTF-16.
 /// - HTML: the visible text ([`crate::html_to_text`]), the id is the source name. The charset is
-///   the BOM's, else a `<meta>` declaration's, else found as for text.
+///   the BOM's, else a `<meta>` declaration's, else found as for text; binary content is skipped
+///   as for text.
 /// - WARC: a `response` record's HTTP payload, decoded (chunked transfer coding, gzip or deflate
 ///   content coding), read in the charset of the HTTP header, a `<meta>` or detection, and
 ///   extracted as HTML or text; the id is the target URI. Other records, and responses without
@@ -69,13 +75,28 @@ pub enum Decoded {
 /// another id or URL is a full-layout copy); `raw_len` is the size of the record.
 pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     match rec.format {
-        Format::Text => {
-            let text = charset::decode(&rec.bytes, Kind::Plain, None, None);
-            whole_file(rec, text, HtmlText::plain())
-        }
-        Format::Html => {
-            let mut text = charset::decode(&rec.bytes, Kind::Html, None, None);
-            let page = html_text(std::mem::take(&mut text.text), opts.extract, None);
+        Format::Text | Format::Html => {
+            if let Some(reason) = sniff::binary_content(&rec.bytes) {
+                return Decoded::Skip { id: position_id(rec), reason };
+            }
+            let kind = if rec.format == Format::Html { Kind::Html } else { Kind::Plain };
+            let mut text = match sniff::utf16_without_bom(&rec.bytes) {
+                Some(encoding) => {
+                    let (text, invalid) = decode_as(&rec.bytes, encoding);
+                    let detected =
+                        format!("charset detected: {} (no byte order mark)", encoding.name());
+                    let warning = Some(match invalid {
+                        Some(invalid) => format!("{detected}; {invalid}"),
+                        None => detected,
+                    });
+                    charset::Text { text, charset: encoding.name(), warning }
+                }
+                None => charset::decode(&rec.bytes, kind, None, None),
+            };
+            let page = match kind {
+                Kind::Html => html_text(std::mem::take(&mut text.text), opts.extract, None),
+                Kind::Plain => HtmlText::plain(),
+            };
             whole_file(rec, text, page)
         }
         // Parquet rows are handed over as JSON objects (see the `parquet` module).

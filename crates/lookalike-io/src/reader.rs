@@ -147,6 +147,11 @@ impl Reader {
             Detect::Sniff => {
                 let (prefix, stream) =
                     sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
+                if sniff::magic_type(&prefix) == Some(PARQUET) {
+                    let message = "Parquet data: Parquet needs a seekable file; save it and give \
+                                   its path";
+                    return Err(InputError::new(&name, None, message).losing_input());
+                }
                 (sniff::sniff_format(&prefix), stream)
             }
             Detect::WarcOrText => {
@@ -164,13 +169,21 @@ impl Reader {
                 let message = "Parquet needs a seekable file: give its path, not a stream";
                 Err(InputError::new(&name, None, message).losing_input())
             }
-            Format::Jsonl => Ok(Opened::Records(Current::Lines(Lines {
-                source: name.clone(),
-                reader: Box::new(BufReader::with_capacity(LINE_BUFFER, stream)),
-                line: 0,
-                compressed,
-                finished: false,
-            }))),
+            Format::Jsonl => {
+                // Binary data would become a skipped "line" per newline byte found in it.
+                let (prefix, stream) =
+                    sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
+                if let Some(reason) = jsonl_binary(&prefix) {
+                    return Err(InputError::new(&name, None, reason).losing_input());
+                }
+                Ok(Opened::Records(Current::Lines(Lines {
+                    source: name.clone(),
+                    reader: Box::new(BufReader::with_capacity(LINE_BUFFER, stream)),
+                    line: 0,
+                    compressed,
+                    finished: false,
+                })))
+            }
             Format::Text | Format::Html => {
                 let mut bytes = Vec::new();
                 stream
@@ -368,6 +381,23 @@ fn read_line_limited(
     }
 }
 
+/// The media type Parquet data has by its magic bytes.
+const PARQUET: &str = "application/vnd.apache.parquet";
+
+/// Why the first bytes of a JSONL input say it is not JSON Lines: binary by its magic bytes,
+/// or NUL bytes (binary data, or UTF-16 text: JSON Lines are UTF-8).
+fn jsonl_binary(prefix: &[u8]) -> Option<String> {
+    if let Some(media) = sniff::magic_type(prefix) {
+        return Some(format!("binary data ({media}), not JSON Lines; not read"));
+    }
+    let head = &prefix[..prefix.len().min(1024)];
+    let utf16 = head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF");
+    (utf16 || head.contains(&0)).then(|| {
+        "NUL bytes: binary data or UTF-16 text, not JSON Lines (which are UTF-8); not read"
+            .to_owned()
+    })
+}
+
 pub(crate) fn read_error_message(e: &io::Error, compressed: bool) -> String {
     if let Some(gap) = GzipGap::of(e) {
         return gap.to_string();
@@ -471,6 +501,19 @@ mod tests {
         let mut bytes = gzip(b"{\"n\":1}\n");
         bytes.extend(gzip(b"{\"n\":2}\n"));
         assert_eq!(read_stream(&bytes, Some(Format::Jsonl)).len(), 2);
+    }
+
+    /// Regression (issue 12): Parquet piped to stdin was deduplicated as one text document.
+    #[test]
+    fn parquet_on_stdin_is_an_error_not_text() {
+        let got = read_stream(b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00", None);
+        assert_eq!(got.len(), 1);
+        let err = got[0].as_ref().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "-: Parquet data: Parquet needs a seekable file; save it and give its path"
+        );
+        assert_eq!(err.lost.as_deref(), Some("-"));
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::charset::{self, Kind};
 use crate::decode::{HtmlText, html_text};
 use crate::lookahead::Lookahead;
 use crate::reader::read_error_message;
+use crate::sniff::{looks_binary, magic_type};
 use crate::{Decoded, Format, GzipGap, InputError, MAX_RECORD_BYTES, RawRecord, ReadOptions};
 
 /// The longest WARC header block read; a longer one is reported and skipped.
@@ -1030,52 +1031,6 @@ fn is_textual(media: &str) -> bool {
                 | "application/xml"
                 | "application/x-www-form-urlencoded"
         )
-}
-
-/// Control bytes in the first KiB: a NUL, or more than a few others (tab, line breaks, form feed
-/// and escape are text).
-fn looks_binary(body: &[u8]) -> bool {
-    let head = &body[..body.len().min(1024)];
-    let controls =
-        head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C | 0x1B));
-    head.contains(&0) || controls.count() > 4.max(head.len() / 64)
-}
-
-/// The type of a payload by its magic bytes, for the binary formats crawls are full of.
-fn magic_type(b: &[u8]) -> Option<&'static str> {
-    const MAGIC: &[(&[u8], &str)] = &[
-        (b"\x89PNG\r\n\x1a\n", "image/png"),
-        (b"\xff\xd8\xff", "image/jpeg"),
-        (b"GIF87a", "image/gif"),
-        (b"GIF89a", "image/gif"),
-        (b"%PDF-", "application/pdf"),
-        (b"PK\x03\x04", "application/zip"),
-        (b"\x1f\x8b", "application/gzip"),
-        (b"\x00\x00\x01\x00", "image/x-icon"),
-        (b"ID3", "audio/mpeg"),
-        (b"OggS", "audio/ogg"),
-        (b"fLaC", "audio/flac"),
-        (b"wOFF", "font/woff"),
-        (b"wOF2", "font/woff2"),
-        (b"\x7fELF", "application/x-executable"),
-        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-ole-storage"),
-        (b"Rar!\x1a\x07", "application/vnd.rar"),
-        (b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
-        (b"\x1aE\xdf\xa3", "video/webm"),
-        (b"\x00asm", "application/wasm"),
-    ];
-    if let Some((_, media)) = MAGIC.iter().find(|(magic, _)| b.starts_with(magic)) {
-        return Some(media);
-    }
-    if b.len() >= 12 && b.starts_with(b"RIFF") {
-        return match &b[8..12] {
-            b"WEBP" => Some("image/webp"),
-            b"WAVE" => Some("audio/wav"),
-            b"AVI " => Some("video/avi"),
-            _ => None,
-        };
-    }
-    (b.len() >= 12 && &b[4..8] == b"ftyp").then_some("video/mp4")
 }
 
 #[cfg(test)]
