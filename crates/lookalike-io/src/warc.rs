@@ -751,11 +751,10 @@ fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<D
     let quiet = header.truncated.is_some();
     let mut body = Cow::Borrowed(http.body);
     if http.transfer_encoding.as_deref().is_some_and(|t| t.contains("chunked"))
-        && let Some((data, complete)) = dechunk(&body)
+        && let Some((data, warning)) = dechunk(&body)
     {
-        if !complete && !quiet {
-            warnings.push("truncated chunked transfer coding".to_owned());
-        }
+        // A payload the crawler truncated is expected to end early; broken framing is not.
+        warnings.extend(warning.filter(|w| !(quiet && w == TRUNCATED_CHUNKED)));
         body = Cow::Owned(data);
     }
     if let Some(coding) = http.content_encoding.as_deref()
@@ -886,33 +885,58 @@ fn tld(uri: &str) -> Option<String> {
     ok.then(|| label.to_ascii_lowercase())
 }
 
-/// Undoes chunked transfer coding: the data and whether the terminating zero-size chunk was
-/// there. `None` when the body does not start like a chunked body (a crawler stored it
-/// de-chunked and kept the header): its first line must be a hex size ending in CRLF.
-fn dechunk(body: &[u8]) -> Option<(Vec<u8>, bool)> {
+/// The warning of a chunked payload cut short (expected when the crawler truncated it).
+const TRUNCATED_CHUNKED: &str = "truncated chunked transfer coding";
+
+/// Undoes chunked transfer coding: the data, and a warning when the framing is broken. `None`
+/// when the body does not start like a chunked body (a crawler stored it de-chunked and kept the
+/// header): its first line must be a hex size ending in CRLF. A first line that looks like a
+/// size but is not one (short, starting with a digit: `1g`, `0x1F`) keeps the body as stored
+/// with a warning, and so does a bad size later on (the data before it decoded, the rest kept
+/// as stored: nothing is dropped); a body that ends before its zero-size chunk is
+/// [`TRUNCATED_CHUNKED`].
+fn dechunk(body: &[u8]) -> Option<(Vec<u8>, Option<String>)> {
     let mut out = Vec::with_capacity(body.len());
     let mut pos = 0;
     let mut first = true;
     loop {
-        let stop = |out: Vec<u8>| if first { None } else { Some((out, false)) };
-        let Some(nl) = memchr::memchr(b'\n', &body[pos..]) else { return stop(out) };
-        let line = &body[pos..pos + nl];
+        let Some(nl) = memchr::memchr(b'\n', &body[pos..]) else {
+            return (!first).then(|| (out, Some(TRUNCATED_CHUNKED.to_owned())));
+        };
+        let raw = &body[pos..pos + nl];
         // A first line must end in CRLF: text that happens to start with a hex word does not.
-        let line = line.strip_suffix(b"\r").or((!first).then_some(line))?;
-        let size = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
-        let size = std::str::from_utf8(size)
+        let line = raw.strip_suffix(b"\r").or((!first).then_some(raw))?;
+        let token = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+        let size = std::str::from_utf8(token)
             .ok()
             .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit()))
             .and_then(|s| u64::from_str_radix(s, 16).ok());
-        let Some(size) = size else { return stop(out) };
+        let Some(size) = size else {
+            let shown = String::from_utf8_lossy(&token[..token.len().min(20)]).into_owned();
+            if first {
+                let like_a_size = (1..=16).contains(&token.len())
+                    && token[0].is_ascii_digit()
+                    && token.iter().all(u8::is_ascii_alphanumeric);
+                let warning = format!(
+                    "bad chunk size {shown:?} at the start of a chunked payload: kept as stored"
+                );
+                return like_a_size.then(|| (body.to_vec(), Some(warning)));
+            }
+            out.extend_from_slice(&body[pos..]);
+            let warning = format!(
+                "bad chunk size {shown:?} at byte {pos} of the chunked payload: the rest kept as \
+                 stored"
+            );
+            return Some((out, Some(warning)));
+        };
         pos += nl + 1;
         if size == 0 {
-            return Some((out, true));
+            return Some((out, None));
         }
         let rest = &body[pos..];
         if size >= rest.len() as u64 {
             out.extend_from_slice(rest);
-            return Some((out, false));
+            return Some((out, Some(TRUNCATED_CHUNKED.to_owned())));
         }
         let size = size as usize;
         out.extend_from_slice(&rest[..size]);
@@ -924,7 +948,12 @@ fn dechunk(body: &[u8]) -> Option<(Vec<u8>, bool)> {
         } else if first {
             return None;
         } else {
-            return Some((out, false));
+            out.extend_from_slice(&body[pos..]);
+            let warning = format!(
+                "the chunk ending at byte {pos} of the chunked payload is not followed by a line \
+                 break: the rest kept as stored"
+            );
+            return Some((out, Some(warning)));
         }
         first = false;
     }
@@ -1100,17 +1129,55 @@ mod tests {
 
     #[test]
     fn chunked_bodies() {
-        assert_eq!(
-            dechunk(b"4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n"),
-            Some((b"Wikipedia".to_vec(), true))
-        );
-        assert_eq!(dechunk(b"4\r\nWiki\r\n5\r\npe"), Some((b"Wikipe".to_vec(), false)));
-        assert_eq!(dechunk(b"A\r\n0123"), Some((b"0123".to_vec(), false)));
+        let done = |data: &[u8]| Some((data.to_vec(), None));
+        let truncated = |data: &[u8]| Some((data.to_vec(), Some(TRUNCATED_CHUNKED.to_owned())));
+        assert_eq!(dechunk(b"4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n"), done(b"Wikipedia"));
+        assert_eq!(dechunk(b"4\r\nWiki\r\n5\r\npe"), truncated(b"Wikipe"));
+        assert_eq!(dechunk(b"A\r\n0123"), truncated(b"0123"));
+        assert_eq!(dechunk(b"4\r\nWiki\r\n"), truncated(b"Wiki"));
         // Not chunked: stored de-chunked by the crawler.
         assert_eq!(dechunk(b"<html>"), None);
         assert_eq!(dechunk(b"cafe\nbabe"), None);
         assert_eq!(dechunk(b"2\r\nabc"), None);
+        assert_eq!(dechunk(b"Hello\r\nworld"), None);
         assert_eq!(dechunk(b""), None);
+    }
+
+    /// Regression (issue 12): a chunked payload with a bad chunk size was kept with its framing
+    /// and no warning (or its rest dropped as "truncated").
+    #[test]
+    fn a_bad_chunk_size_is_reported_and_nothing_is_dropped() {
+        assert_eq!(
+            dechunk(b"1g\r\nHello\r\n0\r\n\r\n"),
+            Some((
+                b"1g\r\nHello\r\n0\r\n\r\n".to_vec(),
+                Some(
+                    "bad chunk size \"1g\" at the start of a chunked payload: kept as stored"
+                        .into()
+                )
+            ))
+        );
+        assert_eq!(
+            dechunk(b"4\r\nWiki\r\nzz\r\npedia\r\n0\r\n\r\n"),
+            Some((
+                b"Wikizz\r\npedia\r\n0\r\n\r\n".to_vec(),
+                Some(
+                    "bad chunk size \"zz\" at byte 9 of the chunked payload: the rest kept as stored"
+                        .into()
+                )
+            ))
+        );
+        assert_eq!(
+            dechunk(b"4\r\nWiki\r\n3\r\npediaX\r\n0\r\n\r\n"),
+            Some((
+                b"WikipediaX\r\n0\r\n\r\n".to_vec(),
+                Some(
+                    "the chunk ending at byte 15 of the chunked payload is not followed by a line \
+                     break: the rest kept as stored"
+                        .into()
+                )
+            ))
+        );
     }
 
     #[test]
