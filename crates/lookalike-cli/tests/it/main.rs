@@ -1,5 +1,6 @@
 //! End-to-end tests of the `lookalike` binary.
 
+mod badinputs;
 mod common;
 mod compare;
 mod dedup;
