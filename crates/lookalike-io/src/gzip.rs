@@ -97,8 +97,43 @@ impl fmt::Display for GzipGap {
 impl std::error::Error for GzipGap {}
 
 /// The decompressed bytes of a gzip stream of any number of members, going on after a corrupt
-/// member (see the module docs). A read error of the input itself ends the stream.
-pub(crate) struct GzipMembers<R: Read> {
+/// or truncated member: a multi-member gzip decoder that loses only the damaged member.
+///
+/// Where a member fails, `read` returns one error of kind `InvalidData` carrying a [`GzipGap`]
+/// (what was skipped, and where), then goes on with the next member header it finds (magic
+/// bytes `1f 8b 08`, flags with the reserved bits clear, a plausible `XFL` and `OS`), searching
+/// from one byte after the failed member's start. Bytes after the last member that are not gzip
+/// data are one more gap. A read error of the input itself is returned as it is, and ends the
+/// stream. [`crate::Reader`] reads every gzip input through it.
+///
+/// ```
+/// use std::io::{Read, Write};
+/// use lookalike_io::{GzipGap, GzipMembers};
+///
+/// let gzip = |data: &[u8]| {
+///     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+///     e.write_all(data).unwrap();
+///     e.finish().unwrap()
+/// };
+/// let mut bad = gzip(b"second ");
+/// bad[10] = 0xff; // a reserved deflate block type: fails at once
+/// let stream = [gzip(b"first "), bad, gzip(b"third")].concat();
+///
+/// let mut reader = GzipMembers::new(&stream[..]);
+/// let (mut out, mut gaps) = (Vec::new(), Vec::new());
+/// let mut buf = [0u8; 64];
+/// loop {
+///     match reader.read(&mut buf) {
+///         Ok(0) => break,
+///         Ok(n) => out.extend_from_slice(&buf[..n]),
+///         Err(e) => gaps.push(GzipGap::of(&e).expect("a gap").clone()),
+///     }
+/// }
+/// assert_eq!(out, b"first third");
+/// assert_eq!(gaps.len(), 1);
+/// assert!(gaps[0].to_string().starts_with("corrupt gzip member at byte 26"));
+/// ```
+pub struct GzipMembers<R: Read> {
     state: State<R>,
     /// Decompressed bytes returned so far.
     out: u64,
@@ -119,8 +154,24 @@ enum State<R: Read> {
     Done,
 }
 
+impl<R: Read> std::fmt::Debug for GzipMembers<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Between(_) => "between members",
+            State::Member { .. } => "in a member",
+            State::Done => "done",
+        };
+        f.debug_struct("GzipMembers")
+            .field("state", &state)
+            .field("out", &self.out)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<R: Read> GzipMembers<R> {
-    pub(crate) fn new(inner: R) -> GzipMembers<R> {
+    /// A decoder of the gzip stream `inner`, which should start with a gzip member header
+    /// (anything else before the first member is reported as a gap).
+    pub fn new(inner: R) -> GzipMembers<R> {
         GzipMembers {
             state: State::Between(Lookahead::new(inner)),
             out: 0,

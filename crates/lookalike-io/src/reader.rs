@@ -65,6 +65,8 @@ pub struct Reader {
     opts: ReadOptions,
     max_record_bytes: u64,
     current: Option<Current>,
+    /// A stream given to [`Reader::from_stream`], opened on the first call to `next`.
+    stream: Option<(Arc<str>, Stream)>,
 }
 
 impl fmt::Debug for Reader {
@@ -74,7 +76,7 @@ impl fmt::Debug for Reader {
             .field("opts", &self.opts)
             .field("max_record_bytes", &self.max_record_bytes)
             .field("current", &self.current)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -86,7 +88,21 @@ impl Reader {
             opts,
             max_record_bytes: MAX_RECORD_BYTES,
             current: None,
+            stream: None,
         }
+    }
+
+    /// A reader of one byte stream, named `name` in records and errors, read as stdin is:
+    /// decompressed when it is gzip, in [`ReadOptions::format`] or else the format its content
+    /// says ([`crate::sniff_format`]). Nothing is read before the first call to `next`.
+    pub fn from_stream(
+        name: &str,
+        stream: impl Read + Send + 'static,
+        opts: ReadOptions,
+    ) -> Reader {
+        let mut reader = Reader::new(Vec::new(), opts);
+        reader.stream = Some((name.into(), Box::new(stream)));
+        reader
     }
 
     /// Sets the largest record read into memory (default [`MAX_RECORD_BYTES`]).
@@ -218,8 +234,17 @@ impl Iterator for Reader {
                 return item;
             }
             self.current = None;
-            let input = self.inputs.next()?;
-            match self.open(&input) {
+            let opened = match self.stream.take() {
+                Some((name, stream)) => {
+                    let detect = self.opts.format.map_or(Detect::Sniff, Detect::Given);
+                    self.open_stream(name, stream, detect)
+                }
+                None => {
+                    let input = self.inputs.next()?;
+                    self.open(&input)
+                }
+            };
+            match opened {
                 Ok(Opened::Whole(record)) => return Some(Ok(record)),
                 Ok(Opened::Records(current)) => self.current = Some(current),
                 Err(e) => return Some(Err(e)),
@@ -431,17 +456,10 @@ mod tests {
         format: Option<Format>,
         max: u64,
     ) -> Vec<Result<RawRecord, InputError>> {
-        let mut reader = Reader::new(vec![], ReadOptions::default()).with_max_record_bytes(max);
-        let stream: Stream = Box::new(Cursor::new(bytes.to_vec()));
-        let detect = format.map_or(Detect::Sniff, Detect::Given);
-        match reader.open_stream("-".into(), stream, detect) {
-            Ok(Opened::Whole(record)) => vec![Ok(record)],
-            Ok(Opened::Records(current)) => {
-                reader.current = Some(current);
-                reader.collect()
-            }
-            Err(e) => vec![Err(e)],
-        }
+        let opts = ReadOptions { format, ..ReadOptions::default() };
+        Reader::from_stream("-", Cursor::new(bytes.to_vec()), opts)
+            .with_max_record_bytes(max)
+            .collect()
     }
 
     fn gzip(bytes: &[u8]) -> Vec<u8> {

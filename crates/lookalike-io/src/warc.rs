@@ -307,7 +307,7 @@ impl<R: Read> WarcReader<R> {
 
         let kind = fields.kind.clone().unwrap_or_default();
         let is_response = kind == "response";
-        let mut skip = if !is_response {
+        let skip = if !is_response {
             Some(if kind.is_empty() {
                 "WARC record without a WARC-Type".to_owned()
             } else {
@@ -403,9 +403,6 @@ impl<R: Read> WarcReader<R> {
 
         if !is_response {
             bytes = Vec::new();
-        }
-        if skip.is_none() && bytes.len() as u64 != length {
-            skip = Some("WARC record not kept".to_owned());
         }
         let id = self.record_id(&fields, is_response, number);
         let header = WarcHeader {
