@@ -64,7 +64,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     for skipped in &expanded.skipped {
         let id = skipped.path.display().to_string();
         let origin = Origin::whole(id.as_str());
-        let id = unique(&mut ids, id, &origin, &mut summary);
+        let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
         summary.skip(&id, &skipped.reason);
         entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone(), origin });
     }
@@ -92,14 +92,15 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     // A record (or a whole input) lost with the error is in the report too.
                     if let Some(id) = &e.lost {
                         let origin = e.origin();
-                        let id = unique(&mut ids, id.clone(), &origin, &mut summary);
+                        let id = rename(&mut ids, id, &origin, &mut summary)
+                            .unwrap_or_else(|| id.clone());
                         let reason = e.message.clone();
                         entries.push(ReportEntry::Skipped { id, reason, origin });
                     }
                     summary.input_error(e);
                 }
                 Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, origin, .. }) => {
-                    let id = unique(&mut ids, id, &origin, &mut summary);
+                    let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
                     summary.skip(&label(&id, &origin), &reason);
                     entries.push(ReportEntry::Skipped { id, reason, origin });
                 }
@@ -110,12 +111,13 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
                     origin,
                     format,
                 }) => {
-                    let id = unique(&mut ids, std::mem::take(&mut doc.id), &origin, &mut summary);
-                    if id != doc.id && payload.is_some() && !is_record_payload(format) {
-                        // The line `--output` writes names the document by its (new) id.
-                        payload = Some(payload_json(&id, &doc, title.as_deref(), lang));
+                    if let Some(id) = rename(&mut ids, &doc.id, &origin, &mut summary) {
+                        if payload.is_some() && !is_record_payload(format) {
+                            // The line `--output` writes names the document by its new id.
+                            payload = Some(payload_json(&id, &doc, title.as_deref(), lang));
+                        }
+                        doc.id = id;
                     }
-                    doc.id = id;
                     if let Some(w) = warning {
                         summary.warning(&label(&doc.id, &origin), &w);
                     }
@@ -200,19 +202,14 @@ struct DecodedRecord {
     format: Format,
 }
 
-/// `id`, or a new id when an earlier record had it (`id#origin`, see [`UniqueIds`]), counted as
-/// a warning of the summary.
-fn unique(ids: &mut UniqueIds, id: String, origin: &Origin, summary: &mut Summary) -> String {
-    match ids.make_unique(&id, origin) {
-        None => id,
-        Some(new) => {
-            let warning = format!(
-                "duplicate id: {id:?} is the id of an earlier record; this one is renamed {new:?}"
-            );
-            summary.warning(&origin.to_string(), &warning);
-            new
-        }
-    }
+/// The new id of a record whose `id` an earlier record had (`id#origin`, see [`UniqueIds`]),
+/// counted as a warning of the summary; `None` when `id` is unique so far.
+fn rename(ids: &mut UniqueIds, id: &str, origin: &Origin, summary: &mut Summary) -> Option<String> {
+    let new = ids.make_unique(id, origin)?;
+    let warning =
+        format!("duplicate id: {id:?} is the id of an earlier record; this one is renamed {new:?}");
+    summary.warning(&origin.to_string(), &warning);
+    Some(new)
 }
 
 /// A record's id as the summary's examples show it: with where it is, unless the id says it

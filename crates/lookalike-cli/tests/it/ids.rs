@@ -157,3 +157,23 @@ fn every_report_line_names_its_source_and_position() {
     assert!(err.contains("e.g. x (recs.jsonl:2): no string field 'text'"), "{err}");
     assert!(err.contains("e.g. j4 (recs.jsonl:4): empty text"), "{err}");
 }
+
+/// `--output` writes a renamed page (not a JSONL record, which is written as it was read) under
+/// its new id, the one the report and the pairs use.
+#[test]
+fn a_renamed_page_is_written_to_output_under_its_new_id() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "crawl-1.warc", &warc_response("http://a.example/", &words(11, 80)));
+    write(tmp.path(), "crawl-2.warc", &warc_response("http://a.example/", &words(12, 80)));
+    let o = run(
+        &["dedup", "crawl-1.warc", "crawl-2.warc", "--output", "-", "--extract", "text"],
+        None,
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, ["http://a.example/", "http://a.example/#crawl-2.warc#record-1"]);
+}
