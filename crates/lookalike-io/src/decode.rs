@@ -496,6 +496,19 @@ mod tests {
             matches!(&d, Decoded::Doc { doc, .. } if doc.id == "a\u{FFFD}" && doc.text == "x\u{FFFD}"),
             "{d:?}"
         );
+        // In the key of another field (found by the jsonl_reader fuzz target): the record is
+        // read, and the warning says why it could be. (Other fields' values are skipped
+        // unchecked.)
+        match decode(&jsonl(r#"{"id":"o","\ud800":"\ud800","text":"fine"}"#), &opts) {
+            Decoded::Doc { doc, warning, .. } => {
+                assert_eq!((doc.id.as_str(), doc.text.as_str()), ("o", "fine"));
+                assert_eq!(
+                    warning.as_deref(),
+                    Some("lone surrogate escapes in JSON strings replaced with U+FFFD: 2")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
         // Other syntax errors are still errors.
         let (_, reason) = skip(decode(&jsonl(r#"{"text":"\ud800" oops}"#), &opts));
         assert!(reason.starts_with("invalid JSON: "), "{reason}");
