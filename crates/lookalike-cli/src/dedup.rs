@@ -1,14 +1,15 @@
 //! `lookalike dedup`: read, run the pipeline, write the outputs, print the summary.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lookalike::{Cluster, Dedup, DedupConfig, DocId, DocStatus, Document, ScoredPair, Sink};
 use lookalike_io::{
-    BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, PairsTsv, PayloadStore,
-    RawRecord, ReportEntry, ReportJsonl,
+    BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, Origin, PairsTsv,
+    PayloadStore, RawRecord, ReportEntry, ReportJsonl, UniqueIds,
 };
 
 use crate::UsageError;
@@ -73,6 +74,18 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     // The language is detected only when an output carries it.
     let want_lang = args.output.is_some() || args.report.is_some();
     let mut entries: Vec<ReportEntry> = Vec::new();
+    // Where each document is, by DocId, for the report and the summary's examples.
+    let mut origins: Vec<Origin> = Vec::new();
+    // Ids made unique over the run, in input order (a later copy gets `#` and its origin).
+    let mut ids = UniqueIds::default();
+    // Special files and link loops found in directories: not opened, each reported.
+    for skipped in &expanded.skipped {
+        let id = skipped.path.display().to_string();
+        let origin = Origin::whole(id.as_str());
+        let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
+        summary.skip(&id, &skipped.reason);
+        entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone(), origin });
+    }
     // Read on one thread; decode, detect the language and build the payload on the workers.
     let per_record = |rec: &RawRecord, decoded: Decoded| {
         let (mut payload, mut lang) = (None, None);
@@ -92,7 +105,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 }
             }
         }
-        DecodedRecord { decoded, payload, lang }
+        DecodedRecord { decoded, payload, lang, origin: rec.origin(), format: rec.format }
     };
     let batches = DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::default(), per_record)
         .context("cannot start the reader thread")?;
@@ -102,18 +115,45 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
             match item {
                 Err(e) => {
                     progress.println(&format!("lookalike: warning: {e}"), summary.input_errors());
+                    // A record (or a whole input) lost with the error is in the report too.
+                    if let Some(id) = &e.lost {
+                        let origin = e.origin();
+                        let id = rename(&mut ids, id, &origin, &mut summary)
+                            .unwrap_or_else(|| id.clone());
+                        let reason = e.message.clone();
+                        entries.push(ReportEntry::Skipped { id, reason, origin });
+                    }
                     summary.input_error(e);
                 }
-                Ok(DecodedRecord { decoded: Decoded::Skip { id, reason }, payload, .. }) => {
+                Ok(DecodedRecord {
+                    decoded: Decoded::Skip { id, reason },
+                    payload,
+                    origin,
+                    ..
+                }) => {
+                    let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
                     if let (Some(store), Some((p, _))) = (payloads.as_mut(), payload) {
                         store.push_skipped(&p)?;
                     }
-                    summary.skip(&id, &reason);
-                    entries.push(ReportEntry::Skipped { id, reason });
+                    summary.skip(&label(&id, &origin), &reason);
+                    entries.push(ReportEntry::Skipped { id, reason, origin });
                 }
-                Ok(DecodedRecord { decoded: Decoded::Doc { doc, warning, .. }, payload, lang }) => {
+                Ok(DecodedRecord {
+                    decoded: Decoded::Doc { mut doc, warning, title, .. },
+                    mut payload,
+                    lang,
+                    origin,
+                    format,
+                }) => {
+                    if let Some(id) = rename(&mut ids, &doc.id, &origin, &mut summary) {
+                        if payload.is_some() && !is_record_payload(format) {
+                            // The line `--output` writes names the document by its new id.
+                            payload = Some((payload_json(&id, &doc, title.as_deref(), lang), true));
+                        }
+                        doc.id = id;
+                    }
                     if let Some(w) = warning {
-                        summary.warning(&doc.id, &w);
+                        summary.warning(&label(&doc.id, &origin), &w);
                     }
                     if let (Some(store), Some((p, built))) = (payloads.as_mut(), payload) {
                         store.push(&p, built)?;
@@ -122,6 +162,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                         index: DocId((run.len() + docs.len()) as u32),
                         lang,
                     });
+                    origins.push(origin);
                     docs.push(doc);
                 }
             }
@@ -134,10 +175,11 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     summary.read_time = started.elapsed();
 
     // Every output is a sink the run pushes into; they are committed together at the end.
+    let origins: Arc<[Origin]> = origins.into();
     let mut outputs = Outputs {
         pairs: pairs.map(|f| Named::new(f, PairsTsv::new)),
         clusters: clusters.map(|f| Named::new(f, ClustersJsonl::new)),
-        report: report.map(|f| Named::new(f, |w| ReportJsonl::new(w, entries))),
+        report: report.map(|f| Named::new(f, |w| ReportJsonl::new(w, entries, origins.clone()))),
         kept: match (output, payloads) {
             (Some(f), Some(store)) => Some(Named::new(f, |w| {
                 KeptJsonl::new(w, store).keep_skipped(args.skipped == SkippedInOutput::Keep)
@@ -145,6 +187,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
             _ => None,
         },
         summary: &mut summary,
+        origins: &origins,
     };
     let report_run = run
         .finish_into_with(&mut outputs, &mut |phase| progress.phase(phase))
@@ -247,11 +290,30 @@ fn check_distinct_outputs(args: &DedupArgs) -> Result<()> {
 }
 
 /// A decoded record, the line `--output` writes for it (with whether it was built here rather
-/// than the original record), and its language.
+/// than the original record), its language, and where it is.
 struct DecodedRecord {
     decoded: Decoded,
     payload: Option<(Vec<u8>, bool)>,
     lang: Option<&'static str>,
+    origin: Origin,
+    format: Format,
+}
+
+/// The new id of a record whose `id` an earlier record had (`id#origin`, see [`UniqueIds`]),
+/// counted as a warning of the summary; `None` when `id` is unique so far.
+fn rename(ids: &mut UniqueIds, id: &str, origin: &Origin, summary: &mut Summary) -> Option<String> {
+    let new = ids.make_unique(id, origin)?;
+    let warning =
+        format!("duplicate id: {id:?} is the id of an earlier record; this one is renamed {new:?}");
+    summary.warning(&origin.to_string(), &warning);
+    Some(new)
+}
+
+/// A record's id as the summary's examples show it: with where it is, unless the id says it
+/// already.
+fn label(id: &str, origin: &Origin) -> String {
+    let at = origin.to_string();
+    if id.contains(at.as_str()) { id.to_owned() } else { format!("{id} ({at})") }
 }
 
 /// A sink writing one output file, with the file's name for error messages.
@@ -274,6 +336,8 @@ struct Outputs<'a> {
     report: Option<Named<ReportJsonl<OutputFile>>>,
     kept: Option<Named<KeptJsonl<OutputFile>>>,
     summary: &'a mut Summary,
+    /// Where each document is, by DocId.
+    origins: &'a [Origin],
 }
 
 /// Pushes into a named output, naming the file in the error.
@@ -307,7 +371,13 @@ impl Sink for Outputs<'_> {
     }
 
     fn document(&mut self, ids: &[String], doc: DocId, status: &DocStatus) -> Result<bool> {
-        self.summary.document(ids, doc, status);
+        match status {
+            DocStatus::Skipped { reason } => {
+                let label = label(&ids[doc.index()], &self.origins[doc.index()]);
+                self.summary.skip(&label, reason.as_str());
+            }
+            _ => self.summary.document(ids, doc, status),
+        }
         push(&mut self.report, |s| s.document(ids, doc, status))?;
         push(&mut self.kept, |s| s.document(ids, doc, status))?;
         Ok(true)
@@ -330,20 +400,28 @@ fn payload_of(
     title: Option<&str>,
     lang: Option<&str>,
 ) -> (Vec<u8>, bool) {
-    if matches!(rec.format, Format::Jsonl | Format::Parquet) {
+    if is_record_payload(rec.format) {
         (rec.bytes.clone(), false)
     } else {
-        let line =
-            serde_json::json!({"id": doc.id, "title": title, "lang": lang, "text": doc.text});
-        (serde_json::to_vec(&line).unwrap_or_default(), true)
+        (payload_json(&doc.id, doc, title, lang), true)
     }
+}
+
+/// Whether `--output` writes a record of this format as it is (else as `{id, title, lang, text}`).
+fn is_record_payload(format: Format) -> bool {
+    matches!(format, Format::Jsonl | Format::Parquet)
+}
+
+fn payload_json(id: &str, doc: &Document, title: Option<&str>, lang: Option<&str>) -> Vec<u8> {
+    let line = serde_json::json!({"id": id, "title": title, "lang": lang, "text": doc.text});
+    serde_json::to_vec(&line).unwrap_or_default()
 }
 
 /// The `--output` line of a record the reader skipped: the original record when it is JSON (a
 /// JSONL line, a Parquet row), so that an in-place rewrite keeps it as it was; otherwise
 /// `{id, skipped}`, with the line itself as `raw` for a JSONL line that is not JSON.
 fn skipped_payload(rec: &RawRecord, id: &str, reason: &str) -> (Vec<u8>, bool) {
-    let json = matches!(rec.format, Format::Jsonl | Format::Parquet);
+    let json = is_record_payload(rec.format);
     if json && serde_json::from_slice::<serde::de::IgnoredAny>(&rec.bytes).is_ok() {
         return (rec.bytes.clone(), false);
     }

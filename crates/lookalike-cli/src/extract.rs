@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord};
+use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord, UniqueIds};
 
 use crate::UsageError;
 use crate::args::ExtractArgs;
@@ -36,18 +36,23 @@ struct Line<'a> {
 pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let expanded =
         lookalike_io::expand_inputs(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    crate::setup::warn_skipped_paths(&expanded);
     let opts = args.input.read_options();
     let mut out = OutputFile::open(args.output.as_deref().unwrap_or("-"))?;
     let name = out.name();
     let (mut docs, mut skipped, mut errors) = (0u64, 0u64, 0u64);
     // Batches keep the order and let extraction (the costly part) run on every core.
-    let with_lang = |_: &RawRecord, d: Decoded| {
+    let with_lang = |rec: &RawRecord, d: Decoded| {
         let lang = match &d {
             Decoded::Doc { doc, .. } => lookalike::text::lang::detect(&doc.text).map(|l| l.code),
             Decoded::Skip { .. } => None,
         };
-        (d, lang)
+        (d, lang, rec.origin())
     };
+    // The ids `dedup` gives: a later copy of an id gets `#` and where its record is.
+    let mut ids = UniqueIds::default();
+    let mut unique =
+        |id: String, origin: &lookalike_io::Origin| ids.make_unique(&id, origin).unwrap_or(id);
     let batches =
         DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(256), with_lang)
             .context("cannot start the reader thread")?;
@@ -58,7 +63,8 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                     errors += 1;
                     eprintln!("lookalike: warning: {e}");
                 }
-                Ok((Decoded::Skip { id, reason }, _)) => {
+                Ok((Decoded::Skip { id, reason }, _, origin)) => {
+                    let id = unique(id, &origin);
                     skipped += 1;
                     if args.jsonl {
                         let line = Line {
@@ -73,10 +79,19 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                         serde_json::to_writer(&mut out, &line)?;
                         out.write_all(b"\n")?;
                     } else if !is_warc_record_type(&reason) {
-                        eprintln!("lookalike: skipped {id}: {reason}");
+                        if id.contains(&origin.to_string()) {
+                            eprintln!("lookalike: skipped {id}: {reason}");
+                        } else {
+                            eprintln!("lookalike: skipped {id} ({origin}): {reason}");
+                        }
                     }
                 }
-                Ok((Decoded::Doc { doc, title, charset, extraction, warning }, lang)) => {
+                Ok((
+                    Decoded::Doc { mut doc, title, charset, extraction, warning },
+                    lang,
+                    origin,
+                )) => {
+                    doc.id = unique(std::mem::take(&mut doc.id), &origin);
                     docs += 1;
                     if let Some(w) = warning {
                         eprintln!("lookalike: warning: {}: {w}", doc.id);

@@ -20,6 +20,9 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
     crate::setup::set_threads(args.threads)?;
     let started = std::time::Instant::now();
     let expanded = crate::setup::expand_nonempty(&args.inputs)?;
+    if !args.quiet {
+        crate::setup::warn_skipped_paths(&expanded);
+    }
     let opts = args.input.read_options();
     let shingler =
         Shingler::new(lookalike::ShingleKind::default(), args.seed).with_segmentation(args.cjk);

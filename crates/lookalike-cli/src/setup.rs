@@ -12,14 +12,30 @@ use crate::args::DedupArgs;
 pub fn expand_nonempty(inputs: &[String]) -> anyhow::Result<lookalike_io::Expanded> {
     let expanded = lookalike_io::expand_inputs(inputs).map_err(|e| UsageError(e.to_string()))?;
     if expanded.inputs.is_empty() {
+        let mut why = format!("{} files with other extensions ignored", expanded.ignored.len());
+        if let Some(first) = expanded.skipped.first() {
+            why += &format!(
+                "; {} special files or link loops not opened, e.g. {}: {}",
+                expanded.skipped.len(),
+                first.path.display(),
+                first.reason
+            );
+        }
         return Err(UsageError(format!(
-            "no readable input files found in {} ({} files with other extensions ignored)",
-            inputs.join(" "),
-            expanded.ignored.len()
+            "no readable input files found in {} ({why})",
+            inputs.join(" ")
         ))
         .into());
     }
     Ok(expanded)
+}
+
+/// Prints the directory entries that were not opened (special files, link loops), one line
+/// each, for the commands without a summary.
+pub fn warn_skipped_paths(expanded: &lookalike_io::Expanded) {
+    for s in &expanded.skipped {
+        eprintln!("lookalike: skipped {}: {}", s.path.display(), s.reason);
+    }
 }
 
 /// Sets the number of worker threads of the global pool (`--threads`).

@@ -14,7 +14,9 @@ use serde_json::Value;
 use serde_json::error::Category;
 
 use crate::charset::{self, Kind};
+use crate::encoding::decode_as;
 use crate::options::Extract;
+use crate::sniff;
 use crate::{Format, MAX_MAIN_CONTENT_BYTES, RawRecord, ReadOptions, extract_main, html, warc};
 
 /// The result of decoding one record.
@@ -50,10 +52,14 @@ pub enum Decoded {
 /// Decodes a record by its format.
 ///
 /// - Text: the whole record is the text, the id is the source name. The charset is the BOM's,
-///   else UTF-8 when the bytes are (nearly) valid UTF-8, else detected with `chardetng` (with a
-///   warning naming it).
+///   else UTF-16 when the bytes unmistakably are (NUL bytes at one parity: the high bytes of
+///   ASCII characters; with a warning), else UTF-8 when the bytes are (nearly) valid UTF-8, else
+///   detected with `chardetng` (with a warning naming it). Binary content is a
+///   [`Decoded::Skip`], not text: the magic bytes of an image, an archive, a PDF, Parquet...
+///   (`binary file: image/png`), or NUL bytes that are not UTF-16.
 /// - HTML: the visible text ([`crate::html_to_text`]), the id is the source name. The charset is
-///   the BOM's, else a `<meta>` declaration's, else found as for text.
+///   the BOM's, else a `<meta>` declaration's, else found as for text; binary content is skipped
+///   as for text.
 /// - WARC: a `response` record's HTTP payload, decoded (chunked transfer coding, gzip or deflate
 ///   content coding), read in the charset of the HTTP header, a `<meta>` or detection, and
 ///   extracted as HTML or text; the id is the target URI. Other records, and responses without
@@ -62,20 +68,37 @@ pub enum Decoded {
 /// - JSONL: the id is the [`ReadOptions::id_field`] value (a string as is, another value as its
 ///   JSON text; absent or null: `source:line`), the text is the [`ReadOptions::text_field`]
 ///   value, which must be a string. Invalid JSON, a line that is not an object and a missing or
-///   non-string text field are [`Decoded::Skip`]s.
+///   non-string text field are [`Decoded::Skip`]s. A lone UTF-16 surrogate escape (`"\ud800"`,
+///   which JSON writers produce from strings cut in the middle of a surrogate pair) is not
+///   valid in a string: it is read as U+FFFD, with a warning, rather than losing the record.
 ///
 /// `raw_fingerprint` is the fingerprint of the file's bytes for text and HTML, of the text
 /// field for JSONL and of the (decoded) HTTP payload for WARC (the same text or page under
 /// another id or URL is a full-layout copy); `raw_len` is the size of the record.
 pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     match rec.format {
-        Format::Text => {
-            let text = charset::decode(&rec.bytes, Kind::Plain, None, None);
-            whole_file(rec, text, HtmlText::plain())
-        }
-        Format::Html => {
-            let mut text = charset::decode(&rec.bytes, Kind::Html, None, None);
-            let page = html_text(std::mem::take(&mut text.text), opts.extract, None);
+        Format::Text | Format::Html => {
+            if let Some(reason) = sniff::binary_content(&rec.bytes) {
+                return Decoded::Skip { id: position_id(rec), reason };
+            }
+            let kind = if rec.format == Format::Html { Kind::Html } else { Kind::Plain };
+            let mut text = match sniff::utf16_without_bom(&rec.bytes) {
+                Some(encoding) => {
+                    let (text, invalid) = decode_as(&rec.bytes, encoding);
+                    let detected =
+                        format!("charset detected: {} (no byte order mark)", encoding.name());
+                    let warning = Some(match invalid {
+                        Some(invalid) => format!("{detected}; {invalid}"),
+                        None => detected,
+                    });
+                    charset::Text { text, charset: encoding.name(), warning }
+                }
+                None => charset::decode(&rec.bytes, kind, None, None),
+            };
+            let page = match kind {
+                Kind::Html => html_text(std::mem::take(&mut text.text), opts.extract, None),
+                Kind::Plain => HtmlText::plain(),
+            };
             whole_file(rec, text, page)
         }
         // Parquet rows are handed over as JSON objects (see the `parquet` module).
@@ -156,10 +179,26 @@ fn whole_file(rec: &RawRecord, text: charset::Text, page: HtmlText) -> Decoded {
     }
 }
 
+/// The two fields of a JSON object, or the parse error.
+fn pick(bytes: &[u8], fields: Fields<'_>) -> serde_json::Result<Picked> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    fields.deserialize(&mut de).and_then(|picked| de.end().map(|()| picked))
+}
+
 fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     let fields = Fields { id: &opts.id_field, text: &opts.text_field };
-    let mut de = serde_json::Deserializer::from_slice(&rec.bytes);
-    let picked = fields.deserialize(&mut de).and_then(|picked| de.end().map(|()| picked));
+    let mut warning = None;
+    let mut picked = pick(&rec.bytes, fields);
+    if picked.as_ref().is_err_and(|e| e.classify() == Category::Syntax)
+        && let Some((fixed, lone)) = replace_lone_surrogates(&rec.bytes)
+        && let Ok(again) = pick(&fixed, fields)
+    {
+        // JSON that Python and JavaScript write from broken UTF-16 (an emoji cut in half):
+        // readable but for those code units.
+        picked = Ok(again);
+        warning =
+            Some(format!("lone surrogate escapes in JSON strings replaced with U+FFFD: {lone}"));
+    }
     let picked = match picked {
         Ok(picked) => picked,
         Err(e) => {
@@ -180,13 +219,60 @@ fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
                 raw_len: rec.bytes.len() as u64,
                 text,
             },
-            warning: None,
+            warning,
             charset: "UTF-8",
             title: None,
             extraction: "plain",
         },
         None => Decoded::Skip { id, reason: format!("no string field '{}'", opts.text_field) },
     }
+}
+
+/// `bytes` (JSON) with every `\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed
+/// by a low one, or a low one alone) replaced by `\ufffd`, and how many there were; `None` when
+/// there is none. Escaped backslashes are skipped as such, so `\\ud800` is left alone.
+fn replace_lone_surrogates(bytes: &[u8]) -> Option<(Vec<u8>, usize)> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut lone = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) => {
+                if unit(i + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) {
+                    out.extend_from_slice(&bytes[i..i + 12]);
+                    i += 12;
+                } else {
+                    out.extend_from_slice(b"\\ufffd");
+                    lone += 1;
+                    i += 6;
+                }
+            }
+            Some(0xDC00..=0xDFFF) => {
+                out.extend_from_slice(b"\\ufffd");
+                lone += 1;
+                i += 6;
+            }
+            _ => {
+                // Any other escape (an escaped backslash included) is copied whole.
+                let end = (i + 2).min(bytes.len());
+                out.extend_from_slice(&bytes[i..end]);
+                i = end;
+            }
+        }
+    }
+    (lone > 0).then_some((out, lone))
 }
 
 /// The two fields a JSONL record is read for; every other value is skipped without being built.
@@ -384,6 +470,47 @@ mod tests {
         let mut bad_utf8 = jsonl("");
         bad_utf8.bytes = b"{\"text\":\"a\xFF\"}".to_vec();
         let (_, reason) = skip(decode(&bad_utf8, &opts));
+        assert!(reason.starts_with("invalid JSON: "), "{reason}");
+    }
+
+    /// Regression (issue 12): a lone surrogate (`"\ud800"`, half of an emoji cut by a broken
+    /// writer) made the whole record "invalid JSON: unexpected end of hex escape". It is
+    /// replaced with U+FFFD, with a warning.
+    #[test]
+    fn lone_surrogates_are_replaced_with_a_warning() {
+        let opts = ReadOptions::default();
+        let line = r#"{"id":"s","text":"cut \ud83d here, \udc00 there, a pair \ud83d\ude00, \\ud800 kept"}"#;
+        match decode(&jsonl(line), &opts) {
+            Decoded::Doc { doc, warning, .. } => {
+                assert_eq!(doc.text, "cut \u{FFFD} here, \u{FFFD} there, a pair 😀, \\ud800 kept");
+                assert_eq!(
+                    warning.as_deref(),
+                    Some("lone surrogate escapes in JSON strings replaced with U+FFFD: 2")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // In the id too; and a lone surrogate at the very end of a string.
+        let d = decode(&jsonl(r#"{"id":"a\udfff","text":"x\ud800"}"#), &opts);
+        assert!(
+            matches!(&d, Decoded::Doc { doc, .. } if doc.id == "a\u{FFFD}" && doc.text == "x\u{FFFD}"),
+            "{d:?}"
+        );
+        // In the key of another field (found by the jsonl_reader fuzz target): the record is
+        // read, and the warning says why it could be. (Other fields' values are skipped
+        // unchecked.)
+        match decode(&jsonl(r#"{"id":"o","\ud800":"\ud800","text":"fine"}"#), &opts) {
+            Decoded::Doc { doc, warning, .. } => {
+                assert_eq!((doc.id.as_str(), doc.text.as_str()), ("o", "fine"));
+                assert_eq!(
+                    warning.as_deref(),
+                    Some("lone surrogate escapes in JSON strings replaced with U+FFFD: 2")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // Other syntax errors are still errors.
+        let (_, reason) = skip(decode(&jsonl(r#"{"text":"\ud800" oops}"#), &opts));
         assert!(reason.starts_with("invalid JSON: "), "{reason}");
     }
 

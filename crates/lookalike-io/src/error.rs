@@ -55,13 +55,39 @@ impl Error {
 ///
 /// Displays as `source:line: message`, or `source: message` when no line applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct InputError {
     /// Display name of the input (its path, or `-` for stdin).
     pub source: String,
-    /// The 1-based JSONL line the error is about (for a read error: the line being read).
+    /// The 1-based JSONL line (or Parquet row) the error is about (for a read error: the line
+    /// being read).
     pub line: Option<u64>,
     /// What went wrong.
     pub message: String,
+    /// When a record (or a whole input) is lost with the error: the id the report lists it
+    /// under, `source:line` for a JSONL line, the input's name for a file that is one document or
+    /// that could not be read at all; `None` when no record was lost (bytes between WARC
+    /// records, a corrupt gzip member between two lines).
+    pub lost: Option<String>,
+}
+
+impl InputError {
+    /// An error about `source` (and `line`, if given) that loses no record.
+    pub fn new(source: &str, line: Option<u64>, message: impl Into<String>) -> InputError {
+        InputError { source: source.to_owned(), line, message: message.into(), lost: None }
+    }
+
+    /// The same error, losing the record (or input) listed as `id`.
+    pub fn losing(mut self, id: impl Into<String>) -> InputError {
+        self.lost = Some(id.into());
+        self
+    }
+
+    /// The same error, losing the input itself (listed under its name).
+    pub fn losing_input(self) -> InputError {
+        let id = self.source.clone();
+        self.losing(id)
+    }
 }
 
 impl fmt::Display for InputError {
@@ -81,10 +107,12 @@ mod tests {
 
     #[test]
     fn input_error_display() {
-        let e = InputError { source: "a.jsonl".into(), line: Some(3), message: "boom".into() };
+        let e = InputError::new("a.jsonl", Some(3), "boom");
         assert_eq!(e.to_string(), "a.jsonl:3: boom");
+        assert_eq!(e.clone().losing("a.jsonl:3").lost.as_deref(), Some("a.jsonl:3"));
         let e = InputError { line: None, ..e };
         assert_eq!(e.to_string(), "a.jsonl: boom");
+        assert_eq!(e.losing_input().lost.as_deref(), Some("a.jsonl"));
     }
 
     #[test]

@@ -32,15 +32,30 @@ impl Input {
 pub struct Expanded {
     /// The inputs to read, in argument order; a directory's files sorted by name, depth first.
     pub inputs: Vec<Input>,
-    /// Files found in directories that are not of a known extension (and symbolic links that
-    /// loop back to an ancestor directory): not read; the caller reports how many.
+    /// Files found in directories that are not of a known extension: not read; the caller
+    /// reports how many.
     pub ignored: Vec<PathBuf>,
+    /// Entries found in directories (or matched by a glob) that were not opened, each with the
+    /// reason: special files (FIFOs, sockets, devices), which could block the run forever or
+    /// never end, and symbolic link loops. The caller reports each one.
+    pub skipped: Vec<SkippedPath>,
+}
+
+/// An entry [`expand_inputs`] found but did not open, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedPath {
+    /// The entry, as found under its argument.
+    pub path: PathBuf,
+    /// Why it is not read, e.g. `special file: FIFO (named pipe), not opened (name it on the
+    /// command line to read it)` or `symbolic link loop: leads back to d`.
+    pub reason: String,
 }
 
 /// Expands command-line arguments into inputs.
 ///
 /// - `-` is [`Input::Stdin`];
-/// - an existing file (any extension; the reader detects its format) is that file;
+/// - an existing file (any extension; the reader detects its format) is that file, and so is
+///   a special file named explicitly (a FIFO such as `<(zcat x.gz)`, `/dev/stdin`): it is read;
 /// - an existing directory is every file under it, recursively, following symbolic links,
 ///   sorted by file name; files whose extension (after stripping `.gz`) is not one of
 ///   `txt text md html htm xhtml jsonl ndjson warc` go to [`Expanded::ignored`], except files
@@ -48,6 +63,10 @@ pub struct Expanded {
 ///   has no NUL byte, which are read as text (or as WARC, when they start with `WARC/`); `.json` files are ignored too (
 ///   in a directory they are almost always single JSON documents such as package metadata, not
 ///   JSON Lines; name one explicitly, or use a glob, to read it as JSONL);
+/// - special files found in a directory or matched by a glob (FIFOs, sockets, block and
+///   character devices) are never opened (a FIFO without a writer would block the run forever,
+///   a device may never end): they go to [`Expanded::skipped`] with the reason, and so do
+///   symbolic links that loop (back to an ancestor directory, or to themselves);
 /// - otherwise an argument with a glob metacharacter (`*`, `?`, `[`) is expanded with the `glob`
 ///   crate, sorted; every matching file is kept whatever its extension (the pattern chose it),
 ///   matching directories are expanded as above.
@@ -110,10 +129,17 @@ fn expand_glob(arg: &str, out: &mut Expanded) -> Result<(), Error> {
     matches.sort();
     matches.dedup();
     for path in matches {
-        if path.is_dir() {
-            walk_dir(&path, out);
-        } else {
-            out.inputs.push(Input::Path(path));
+        match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_dir() => walk_dir(&path, out),
+            Ok(meta) if !meta.is_file() => {
+                let reason = special_file_reason(&meta.file_type());
+                out.skipped.push(SkippedPath { path, reason });
+            }
+            Err(e) if is_loop_error(&e) => {
+                out.skipped.push(SkippedPath { path, reason: LINK_LOOP.to_owned() });
+            }
+            // A regular file, or one that cannot be inspected: the reader says why.
+            _ => out.inputs.push(Input::Path(path)),
         }
     }
     Ok(())
@@ -162,29 +188,96 @@ fn walk_dir(root: &Path, out: &mut Expanded) {
     for entry in walk {
         match entry {
             Ok(entry) => {
-                if entry.file_type().is_dir() {
+                // With links followed, the type is the target's.
+                let file_type = entry.file_type();
+                if file_type.is_dir() {
                     continue;
                 }
                 let path = entry.into_path();
-                if is_known_file(&path) {
+                if !file_type.is_file() {
+                    // Never opened: a FIFO blocks until a writer comes, a device may not end.
+                    let reason = special_file_reason(&file_type);
+                    out.skipped.push(SkippedPath { path, reason });
+                } else if is_known_file(&path) {
                     out.inputs.push(Input::Path(path));
                 } else {
                     out.ignored.push(path);
                 }
             }
             Err(e) => {
-                if let Some(path) = e.path() {
-                    if e.loop_ancestor().is_some() {
-                        // Its files are already read through the real directory.
-                        out.ignored.push(path.to_path_buf());
-                    } else {
-                        // Unreadable directory or broken link: opening it reports the cause.
-                        out.inputs.push(Input::Path(path.to_path_buf()));
-                    }
+                let Some(path) = e.path() else { continue };
+                let path = path.to_path_buf();
+                if let Some(ancestor) = e.loop_ancestor() {
+                    // Its files are read through the real directory.
+                    let reason = format!("{LINK_LOOP}: leads back to {}", ancestor.display());
+                    out.skipped.push(SkippedPath { path, reason });
+                } else if e.io_error().is_some_and(is_loop_error) {
+                    out.skipped.push(SkippedPath { path, reason: LINK_LOOP.to_owned() });
+                } else {
+                    // Unreadable directory or broken link: opening it reports the cause.
+                    out.inputs.push(Input::Path(path));
                 }
             }
         }
     }
+}
+
+/// The reason given for a symbolic link loop (the class of the message in the summary).
+const LINK_LOOP: &str = "symbolic link loop";
+
+/// Why a file that is neither a regular file nor a directory is not opened.
+fn special_file_reason(file_type: &std::fs::FileType) -> String {
+    let what = special_file_kind(file_type);
+    format!("special file: {what}, not opened (name it on the command line to read it)")
+}
+
+#[cfg(unix)]
+fn special_file_kind(file_type: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_fifo() {
+        "FIFO (named pipe)"
+    } else if file_type.is_socket() {
+        "socket"
+    } else if file_type.is_block_device() {
+        "block device"
+    } else if file_type.is_char_device() {
+        "character device"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_file_kind(_: &std::fs::FileType) -> &'static str {
+    "not a regular file"
+}
+
+/// Whether an error is ELOOP, "too many levels of symbolic links" (a link that leads to
+/// itself); `io::ErrorKind::FilesystemLoop` is not stable yet, hence the raw numbers.
+fn is_loop_error(e: &io::Error) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const ELOOP: Option<i32> = Some(40);
+    #[cfg(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    ))]
+    const ELOOP: Option<i32> = Some(62);
+    #[cfg(not(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    )))]
+    const ELOOP: Option<i32> = None;
+    ELOOP.is_some() && e.raw_os_error() == ELOOP
 }
 
 #[cfg(test)]

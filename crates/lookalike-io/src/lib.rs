@@ -6,9 +6,11 @@
 //!    [`Input`]s, in a deterministic order, and lists the files it ignored.
 //! 2. [`Reader`] iterates over the inputs and yields [`RawRecord`]s: the bytes of one document
 //!    each (a whole text or HTML file, one JSONL line, or one WARC record), decompressed if they
-//!    were gzip. It detects formats, streams JSONL and WARC ([`WarcReader`]: a multi-GB crawl is
-//!    never loaded whole), and turns every read failure into an [`InputError`] naming the file
-//!    (and line, or WARC record and offset) before going on, so bad input never stops a run.
+//!    were gzip ([`GzipMembers`]: a corrupt member loses only itself). It detects formats,
+//!    streams JSONL and WARC ([`WarcReader`]: a multi-GB crawl is never loaded whole), and turns
+//!    every read failure into an [`InputError`] naming the file (and line, or WARC record and
+//!    offset, and the record it lost) before going on, so bad input never stops a run. Every
+//!    record has an [`Origin`]; [`UniqueIds`] keeps ids unique across inputs.
 //! 3. [`decode`] turns a record into a [`Decoded::Doc`] (text, id, raw fingerprint, the charset
 //!    it was read in, and a warning when bytes were not valid text or the charset was guessed)
 //!    or a [`Decoded::Skip`] with its reason (a WARC request record, an image, a 404 page...).
@@ -57,10 +59,13 @@ mod decode;
 mod encoding;
 mod error;
 mod format;
+mod gzip;
 mod html;
 mod inputs;
+mod lookahead;
 mod main_content;
 mod options;
+mod origin;
 mod parquet;
 mod reader;
 mod sinks;
@@ -71,12 +76,14 @@ pub use batches::{BatchLimits, DecodedBatches};
 pub use decode::{Decoded, decode};
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};
+pub use gzip::{GzipGap, GzipMembers};
 pub use html::html_to_text;
-pub use inputs::{Expanded, Input, expand_inputs};
+pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
 };
 pub use options::{Extract, ReadOptions};
+pub use origin::{Origin, Position, UniqueIds};
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sinks::{
     ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl, SinkError,

@@ -5,13 +5,21 @@
 //! of any size is streamed. Each row becomes a one-line JSON record `{id_field: .., text_field: ..}`
 //! handed to the JSONL decoder: ids, missing texts and `--output` then behave exactly as for JSON
 //! Lines. A row's position is its 1-based row number in the file (reported as the "line").
+//!
+//! The text column holds strings: Arrow `Utf8`, `LargeUtf8`, `Utf8View`, or binary that is
+//! UTF-8, plain or dictionary-encoded (a pandas `category`, an Arrow dictionary). The id column
+//! may also hold integers, floats, booleans or decimals. A column of another type is an error
+//! for the file, naming the column and its type.
 
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
+use arrow_array::types::{
+    Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type,
+    UInt16Type, UInt32Type, UInt64Type,
+};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
@@ -34,7 +42,7 @@ pub(crate) struct ParquetRows {
     /// Position of the id and text columns in the projected batches.
     id_col: Option<usize>,
     text_col: usize,
-    batch: Option<RecordBatch>,
+    batch: Option<Batch>,
     next_in_batch: usize,
     row: u64,
     failed: bool,
@@ -53,7 +61,7 @@ impl ParquetRows {
         source: Arc<str>,
         opts: &ReadOptions,
     ) -> Result<Self, InputError> {
-        let err = |message: String| InputError { source: source.to_string(), line: None, message };
+        let err = |message: String| InputError::new(&source, None, message).losing_input();
         let file = File::open(path).map_err(|e| err(format!("cannot open: {e}")))?;
         let builder = ParquetRecordBatchReaderBuilder::try_new(file)
             .map_err(|e| err(format!("not a readable Parquet file: {e}")))?;
@@ -68,6 +76,25 @@ impl ParquetRows {
             )));
         };
         let id_root = find(&opts.id_field);
+        let schema = builder.schema();
+        let text_type = schema.field(text_root).data_type();
+        if !is_text(value_type(text_type)) {
+            return Err(err(format!(
+                "column '{}' is of type {text_type}, not text; choose the text column with \
+                 --text-field",
+                opts.text_field
+            )));
+        }
+        if let Some(id_root) = id_root {
+            let id_type = schema.field(id_root).data_type();
+            if !is_id(value_type(id_type)) {
+                return Err(err(format!(
+                    "column '{}' is of type {id_type}, which cannot be an id; choose the id \
+                     column with --id-field",
+                    opts.id_field
+                )));
+            }
+        }
         let mut roots = vec![text_root];
         roots.extend(id_root);
         roots.sort_unstable();
@@ -93,9 +120,9 @@ impl ParquetRows {
         })
     }
 
-    fn record(&self, batch: &RecordBatch, i: usize) -> RawRecord {
-        let text = cell(batch.column(self.text_col), i);
-        let id = self.id_col.and_then(|c| cell(batch.column(c), i));
+    fn record(&self, batch: &Batch, i: usize) -> RawRecord {
+        let text = batch.text.cell(i);
+        let id = batch.id.as_ref().and_then(|c| c.cell(i));
         let mut obj = serde_json::Map::new();
         if let Some(id) = id {
             obj.insert(self.id_field.clone(), id);
@@ -111,25 +138,124 @@ impl ParquetRows {
     }
 }
 
+/// The two columns of one record batch, ready to read cell by cell.
+struct Batch {
+    rows: usize,
+    text: Column,
+    id: Option<Column>,
+}
+
+impl Batch {
+    fn new(batch: &RecordBatch, text_col: usize, id_col: Option<usize>) -> Batch {
+        Batch {
+            rows: batch.num_rows(),
+            text: Column::new(batch.column(text_col)),
+            id: id_col.map(|c| Column::new(batch.column(c))),
+        }
+    }
+}
+
+/// A column, plain or dictionary-encoded (its keys resolved once per batch).
+enum Column {
+    Plain(ArrayRef),
+    Dictionary {
+        /// The dictionary array itself, for its nulls.
+        array: ArrayRef,
+        /// Each row's index into `values`.
+        keys: Vec<usize>,
+        values: ArrayRef,
+    },
+}
+
+impl Column {
+    fn new(array: &ArrayRef) -> Column {
+        match array.as_any_dictionary_opt() {
+            Some(dict) => Column::Dictionary {
+                array: array.clone(),
+                keys: dict.normalized_keys(),
+                values: dict.values().clone(),
+            },
+            None => Column::Plain(array.clone()),
+        }
+    }
+
+    /// Row `i` as JSON; `None` for a null.
+    fn cell(&self, i: usize) -> Option<serde_json::Value> {
+        match self {
+            Column::Plain(array) => cell(array, i),
+            Column::Dictionary { array, keys, values } => {
+                if array.is_null(i) {
+                    return None;
+                }
+                cell(values, keys[i])
+            }
+        }
+    }
+}
+
+/// The type of a column's values: a dictionary's value type, or the type itself.
+fn value_type(data_type: &DataType) -> &DataType {
+    match data_type {
+        DataType::Dictionary(_, values) => values,
+        other => other,
+    }
+}
+
+fn is_text(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+    )
+}
+
+fn is_id(data_type: &DataType) -> bool {
+    is_text(data_type)
+        || data_type.is_integer()
+        || matches!(
+            data_type,
+            DataType::Float32 | DataType::Float64 | DataType::Boolean | DataType::Decimal128(..)
+        )
+}
+
 /// One cell as JSON: strings (any Arrow string or binary layout; binary decoded as UTF-8 when it
-/// is) and integers; `None` for nulls and other types.
+/// is), integers, floats, booleans and decimals; `None` for nulls, other types and binary that is
+/// not UTF-8.
 fn cell(col: &ArrayRef, i: usize) -> Option<serde_json::Value> {
     if col.is_null(i) {
         return None;
     }
     let s = |v: &str| Some(serde_json::Value::String(v.to_owned()));
+    let utf8 = |b: &[u8]| std::str::from_utf8(b).ok().and_then(s);
     match col.data_type() {
         DataType::Utf8 => s(col.as_string::<i32>().value(i)),
         DataType::LargeUtf8 => s(col.as_string::<i64>().value(i)),
         DataType::Utf8View => s(col.as_string_view().value(i)),
-        DataType::Binary => std::str::from_utf8(col.as_binary::<i32>().value(i)).ok().and_then(s),
-        DataType::LargeBinary => {
-            std::str::from_utf8(col.as_binary::<i64>().value(i)).ok().and_then(s)
-        }
+        DataType::Binary => utf8(col.as_binary::<i32>().value(i)),
+        DataType::LargeBinary => utf8(col.as_binary::<i64>().value(i)),
+        DataType::BinaryView => utf8(col.as_binary_view().value(i)),
+        DataType::Int8 => Some(col.as_primitive::<Int8Type>().value(i).into()),
+        DataType::Int16 => Some(col.as_primitive::<Int16Type>().value(i).into()),
         DataType::Int32 => Some(col.as_primitive::<Int32Type>().value(i).into()),
         DataType::Int64 => Some(col.as_primitive::<Int64Type>().value(i).into()),
+        DataType::UInt8 => Some(col.as_primitive::<UInt8Type>().value(i).into()),
+        DataType::UInt16 => Some(col.as_primitive::<UInt16Type>().value(i).into()),
         DataType::UInt32 => Some(col.as_primitive::<UInt32Type>().value(i).into()),
         DataType::UInt64 => Some(col.as_primitive::<UInt64Type>().value(i).into()),
+        DataType::Float32 => {
+            serde_json::Number::from_f64(f64::from(col.as_primitive::<Float32Type>().value(i)))
+                .map(serde_json::Value::Number)
+        }
+        DataType::Float64 => {
+            serde_json::Number::from_f64(col.as_primitive::<Float64Type>().value(i))
+                .map(serde_json::Value::Number)
+        }
+        DataType::Boolean => Some(col.as_boolean().value(i).into()),
+        DataType::Decimal128(..) => s(&col.as_primitive::<Decimal128Type>().value_as_string(i)),
         _ => None,
     }
 }
@@ -143,7 +269,7 @@ impl Iterator for ParquetRows {
         }
         loop {
             if let Some(batch) = &self.batch
-                && self.next_in_batch < batch.num_rows()
+                && self.next_in_batch < batch.rows
             {
                 let i = self.next_in_batch;
                 self.next_in_batch += 1;
@@ -152,17 +278,14 @@ impl Iterator for ParquetRows {
             }
             match self.batches.next()? {
                 Ok(batch) => {
-                    self.batch = Some(batch);
+                    self.batch = Some(Batch::new(&batch, self.text_col, self.id_col));
                     self.next_in_batch = 0;
                 }
                 Err(e) => {
                     // A corrupt page or row group ends the file; rows before it are kept.
                     self.failed = true;
-                    return Some(Err(InputError {
-                        source: self.source.to_string(),
-                        line: Some(self.row + 1),
-                        message: format!("corrupt Parquet data: {e}"),
-                    }));
+                    let message = format!("corrupt Parquet data: {e}; the rows from here are lost");
+                    return Some(Err(InputError::new(&self.source, Some(self.row + 1), message)));
                 }
             }
         }

@@ -9,11 +9,10 @@ use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::Arc;
 
-use flate2::read::MultiGzDecoder;
-
+use crate::gzip::GzipMembers;
 use crate::parquet::ParquetRows;
 use crate::sniff::{self, SNIFF_LEN, Stream};
-use crate::{Format, Input, InputError, ReadOptions, WarcHeader, WarcReader};
+use crate::{Format, GzipGap, Input, InputError, ReadOptions, WarcHeader, WarcReader};
 
 /// The largest record read into memory (256 MiB): a longer JSONL line, or a bigger text or HTML
 /// file, is reported as an [`InputError`] and skipped without being loaded; a bigger WARC
@@ -46,12 +45,15 @@ pub struct RawRecord {
 ///
 /// Bad input never stops it: an input that cannot be opened, a gzip stream that is truncated or
 /// corrupt, an over-long line each yield one `Err(InputError)` and reading goes on (with the next
-/// line, or the next input after a read error). Records read before an error are kept. Blank
-/// JSONL lines are not records and are skipped silently (they still count for line numbers).
+/// line, or the next input after a read error). Records read before an error are kept; an error
+/// that loses a record (a line, a whole file) names it in [`InputError::lost`]. Blank JSONL lines
+/// are not records and are skipped silently (they still count for line numbers).
 ///
 /// Every input is decompressed when it starts with the gzip magic bytes (concatenated members
 /// included, so both a `.warc.gz` of one gzip member per record and a whole-file gzip read the
-/// same), whatever its name. The format is [`ReadOptions::format`] when set, else the file
+/// same), whatever its name. A corrupt or truncated gzip member loses only itself: reading goes
+/// on at the next member ([`crate::GzipGap`]); in JSONL the line it cut is reported, and line
+/// numbers after it count the lines read. A text or HTML file is lost whole. The format is [`ReadOptions::format`] when set, else the file
 /// extension (an unknown extension reads as WARC when the content starts with `WARC/`, else as
 /// text), else, for stdin, sniffed from the content ([`crate::sniff_format`]). JSONL is streamed
 /// line by line and WARC record by record ([`WarcReader`]); a text or HTML file is read whole
@@ -63,6 +65,8 @@ pub struct Reader {
     opts: ReadOptions,
     max_record_bytes: u64,
     current: Option<Current>,
+    /// A stream given to [`Reader::from_stream`], opened on the first call to `next`.
+    stream: Option<(Arc<str>, Stream)>,
 }
 
 impl fmt::Debug for Reader {
@@ -72,7 +76,7 @@ impl fmt::Debug for Reader {
             .field("opts", &self.opts)
             .field("max_record_bytes", &self.max_record_bytes)
             .field("current", &self.current)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -84,7 +88,21 @@ impl Reader {
             opts,
             max_record_bytes: MAX_RECORD_BYTES,
             current: None,
+            stream: None,
         }
+    }
+
+    /// A reader of one byte stream, named `name` in records and errors, read as stdin is:
+    /// decompressed when it is gzip, in [`ReadOptions::format`] or else the format its content
+    /// says ([`crate::sniff_format`]). Nothing is read before the first call to `next`.
+    pub fn from_stream(
+        name: &str,
+        stream: impl Read + Send + 'static,
+        opts: ReadOptions,
+    ) -> Reader {
+        let mut reader = Reader::new(Vec::new(), opts);
+        reader.stream = Some((name.into(), Box::new(stream)));
+        reader
     }
 
     /// Sets the largest record read into memory (default [`MAX_RECORD_BYTES`]).
@@ -98,11 +116,8 @@ impl Reader {
         match input {
             Input::Stdin => {
                 if self.opts.format == Some(Format::Parquet) {
-                    return Err(InputError {
-                        source: name.to_string(),
-                        line: None,
-                        message: "Parquet needs a seekable file: give its path, not stdin".into(),
-                    });
+                    let message = "Parquet needs a seekable file: give its path, not stdin";
+                    return Err(InputError::new(&name, None, message).losing_input());
                 }
                 let detect = self.opts.format.map_or(Detect::Sniff, Detect::Given);
                 self.open_stream(name, Box::new(io::stdin()), detect)
@@ -116,10 +131,8 @@ impl Reader {
             }
             Input::Path(path) => {
                 // std::fs rather than fs-err: the InputError names the path already.
-                let file = std::fs::File::open(path).map_err(|e| InputError {
-                    source: name.to_string(),
-                    line: None,
-                    message: format!("cannot open: {e}"),
+                let file = std::fs::File::open(path).map_err(|e| {
+                    InputError::new(&name, None, format!("cannot open: {e}")).losing_input()
                 })?;
                 let detect = self
                     .opts
@@ -139,19 +152,22 @@ impl Reader {
         raw: Stream,
         detect: Detect,
     ) -> Result<Opened, InputError> {
-        let fail = |e: io::Error, compressed: bool| InputError {
-            source: name.to_string(),
-            line: None,
-            message: read_error_message(&e, compressed),
+        let fail = |e: io::Error, compressed: bool| {
+            InputError::new(&name, None, read_error_message(&e, compressed)).losing_input()
         };
         let (magic, raw) = sniff::peek(raw, 2).map_err(|e| fail(e, false))?;
         let compressed = sniff::is_gzip(&magic);
-        let stream: Stream = if compressed { Box::new(MultiGzDecoder::new(raw)) } else { raw };
+        let stream: Stream = if compressed { Box::new(GzipMembers::new(raw)) } else { raw };
         let (format, stream) = match detect {
             Detect::Given(format) => (format, stream),
             Detect::Sniff => {
                 let (prefix, stream) =
                     sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
+                if sniff::magic_type(&prefix) == Some(PARQUET) {
+                    let message = "Parquet data: Parquet needs a seekable file; save it and give \
+                                   its path";
+                    return Err(InputError::new(&name, None, message).losing_input());
+                }
                 (sniff::sniff_format(&prefix), stream)
             }
             Detect::WarcOrText => {
@@ -165,18 +181,25 @@ impl Reader {
                     .with_max_record_bytes(self.max_record_bytes)
                     .with_compressed(compressed),
             ))),
-            Format::Parquet => Err(InputError {
-                source: name.to_string(),
-                line: None,
-                message: "Parquet needs a seekable file: give its path, not a stream".into(),
-            }),
-            Format::Jsonl => Ok(Opened::Records(Current::Lines(Lines {
-                source: name.clone(),
-                reader: Box::new(BufReader::with_capacity(LINE_BUFFER, stream)),
-                line: 0,
-                compressed,
-                finished: false,
-            }))),
+            Format::Parquet => {
+                let message = "Parquet needs a seekable file: give its path, not a stream";
+                Err(InputError::new(&name, None, message).losing_input())
+            }
+            Format::Jsonl => {
+                // Binary data would become a skipped "line" per newline byte found in it.
+                let (prefix, stream) =
+                    sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
+                if let Some(reason) = jsonl_binary(&prefix) {
+                    return Err(InputError::new(&name, None, reason).losing_input());
+                }
+                Ok(Opened::Records(Current::Lines(Lines {
+                    source: name.clone(),
+                    reader: Box::new(BufReader::with_capacity(LINE_BUFFER, stream)),
+                    line: 0,
+                    compressed,
+                    finished: false,
+                })))
+            }
             Format::Text | Format::Html => {
                 let mut bytes = Vec::new();
                 stream
@@ -184,14 +207,11 @@ impl Reader {
                     .read_to_end(&mut bytes)
                     .map_err(|e| fail(e, compressed))?;
                 if bytes.len() as u64 > self.max_record_bytes {
-                    return Err(InputError {
-                        source: name.to_string(),
-                        line: None,
-                        message: format!(
-                            "document is larger than the {}-byte limit; skipped",
-                            self.max_record_bytes
-                        ),
-                    });
+                    let message = format!(
+                        "document is larger than the {}-byte limit; skipped",
+                        self.max_record_bytes
+                    );
+                    return Err(InputError::new(&name, None, message).losing_input());
                 }
                 Ok(Opened::Whole(RawRecord { source: name, line: None, format, bytes, warc: None }))
             }
@@ -214,8 +234,17 @@ impl Iterator for Reader {
                 return item;
             }
             self.current = None;
-            let input = self.inputs.next()?;
-            match self.open(&input) {
+            let opened = match self.stream.take() {
+                Some((name, stream)) => {
+                    let detect = self.opts.format.map_or(Detect::Sniff, Detect::Given);
+                    self.open_stream(name, stream, detect)
+                }
+                None => {
+                    let input = self.inputs.next()?;
+                    self.open(&input)
+                }
+            };
+            match opened {
                 Ok(Opened::Whole(record)) => return Some(Ok(record)),
                 Ok(Opened::Records(current)) => self.current = Some(current),
                 Err(e) => return Some(Err(e)),
@@ -275,19 +304,16 @@ impl Lines {
         loop {
             let mut buf = Vec::new();
             let read = read_line_limited(&mut *self.reader, &mut buf, max);
-            let error = |line: u64, message: String| InputError {
-                source: self.source.to_string(),
-                line: Some(line),
-                message,
-            };
+            let error =
+                |line: u64, message: String| InputError::new(&self.source, Some(line), message);
             match read {
                 Ok(LineRead::Eof) => return None,
                 Ok(LineRead::TooLong(len)) => {
                     self.line += 1;
-                    return Some(Err(error(
-                        self.line,
-                        format!("line of {len} bytes is longer than the {max}-byte limit; skipped"),
-                    )));
+                    let message =
+                        format!("line of {len} bytes is longer than the {max}-byte limit; skipped");
+                    let lost = format!("{}:{}", self.source, self.line);
+                    return Some(Err(error(self.line, message).losing(lost)));
                 }
                 Ok(LineRead::Line) => {
                     self.line += 1;
@@ -308,12 +334,24 @@ impl Lines {
                         warc: None,
                     }));
                 }
-                Err(e) => {
-                    self.finished = true;
-                    return Some(Err(error(
-                        self.line + 1,
-                        read_error_message(&e, self.compressed),
-                    )));
+                Err((e, partial)) => {
+                    let gap = GzipGap::of(&e).is_some();
+                    // After a gzip gap, reading goes on with the next member; after any other
+                    // error the rest of the stream is not trusted.
+                    self.finished = !gap;
+                    let mut message = read_error_message(&e, self.compressed);
+                    if gap {
+                        message += "; the lines in the skipped data are lost (line numbers from \
+                                    here on count the lines read)";
+                    }
+                    if partial == 0 {
+                        // Between two lines: no line was started.
+                        return Some(Err(error(self.line + 1, message)));
+                    }
+                    self.line += 1;
+                    let lost = format!("{}:{}", self.source, self.line);
+                    let message = format!("line cut short: {message}");
+                    return Some(Err(error(self.line, message).losing(lost)));
                 }
             }
         }
@@ -328,15 +366,20 @@ enum LineRead {
 }
 
 /// `read_until(b'\n')` that stops keeping bytes once the line exceeds `max`: a gigantic line is
-/// consumed in buffer-sized pieces and never held in memory.
-fn read_line_limited(r: &mut dyn BufRead, buf: &mut Vec<u8>, max: u64) -> io::Result<LineRead> {
+/// consumed in buffer-sized pieces and never held in memory. An error comes with the number of
+/// bytes of the line read before it.
+fn read_line_limited(
+    r: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    max: u64,
+) -> Result<LineRead, (io::Error, u64)> {
     let mut len: u64 = 0;
     let mut too_long = false;
     loop {
         let chunk = match r.fill_buf() {
             Ok(chunk) => chunk,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err((e, len)),
         };
         if chunk.is_empty() {
             return Ok(match (len, too_long) {
@@ -363,7 +406,27 @@ fn read_line_limited(r: &mut dyn BufRead, buf: &mut Vec<u8>, max: u64) -> io::Re
     }
 }
 
+/// The media type Parquet data has by its magic bytes.
+const PARQUET: &str = "application/vnd.apache.parquet";
+
+/// Why the first bytes of a JSONL input say it is not JSON Lines: binary by its magic bytes,
+/// or NUL bytes (binary data, or UTF-16 text: JSON Lines are UTF-8).
+fn jsonl_binary(prefix: &[u8]) -> Option<String> {
+    if let Some(media) = sniff::magic_type(prefix) {
+        return Some(format!("binary data ({media}), not JSON Lines; not read"));
+    }
+    let head = &prefix[..prefix.len().min(1024)];
+    let utf16 = head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF");
+    (utf16 || head.contains(&0)).then(|| {
+        "NUL bytes: binary data or UTF-16 text, not JSON Lines (which are UTF-8); not read"
+            .to_owned()
+    })
+}
+
 pub(crate) fn read_error_message(e: &io::Error, compressed: bool) -> String {
+    if let Some(gap) = GzipGap::of(e) {
+        return gap.to_string();
+    }
     let data_error = matches!(
         e.kind(),
         io::ErrorKind::UnexpectedEof | io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData
@@ -393,17 +456,10 @@ mod tests {
         format: Option<Format>,
         max: u64,
     ) -> Vec<Result<RawRecord, InputError>> {
-        let mut reader = Reader::new(vec![], ReadOptions::default()).with_max_record_bytes(max);
-        let stream: Stream = Box::new(Cursor::new(bytes.to_vec()));
-        let detect = format.map_or(Detect::Sniff, Detect::Given);
-        match reader.open_stream("-".into(), stream, detect) {
-            Ok(Opened::Whole(record)) => vec![Ok(record)],
-            Ok(Opened::Records(current)) => {
-                reader.current = Some(current);
-                reader.collect()
-            }
-            Err(e) => vec![Err(e)],
-        }
+        let opts = ReadOptions { format, ..ReadOptions::default() };
+        Reader::from_stream("-", Cursor::new(bytes.to_vec()), opts)
+            .with_max_record_bytes(max)
+            .collect()
     }
 
     fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -465,6 +521,19 @@ mod tests {
         assert_eq!(read_stream(&bytes, Some(Format::Jsonl)).len(), 2);
     }
 
+    /// Regression (issue 12): Parquet piped to stdin was deduplicated as one text document.
+    #[test]
+    fn parquet_on_stdin_is_an_error_not_text() {
+        let got = read_stream(b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00", None);
+        assert_eq!(got.len(), 1);
+        let err = got[0].as_ref().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "-: Parquet data: Parquet needs a seekable file; save it and give its path"
+        );
+        assert_eq!(err.lost.as_deref(), Some("-"));
+    }
+
     #[test]
     fn forced_format_is_not_sniffed() {
         let got = read_stream(b"{\"a\":1}\n{\"b\":2}\n", Some(Format::Text));
@@ -504,7 +573,7 @@ mod tests {
         let mut got = Vec::new();
         loop {
             let mut buf = Vec::new();
-            match read_line_limited(&mut r, &mut buf, 5).unwrap() {
+            match read_line_limited(&mut r, &mut buf, 5).map_err(|(e, _)| e).unwrap() {
                 LineRead::Eof => break,
                 LineRead::Line => got.push(String::from_utf8(buf).unwrap()),
                 LineRead::TooLong(n) => got.push(format!("too long {n}")),

@@ -6,7 +6,8 @@
 //! - [`ClustersJsonl`]: one JSON line per cluster, the representative and every member with its
 //!   similarity to it and how it matched;
 //! - [`ReportJsonl`]: one JSON line per input record, in input order, including the records the
-//!   readers skipped ([`ReportEntry`]);
+//!   readers skipped ([`ReportEntry`]), each with its input and its line, row or WARC record
+//!   number;
 //! - [`KeptJsonl`]: the deduplicated collection: the kept documents' payloads (the original
 //!   JSONL/Parquet record, or `{id, title, lang, text}`) and the skipped records, kept on disk by
 //!   a [`PayloadStore`] until the fates are known.
@@ -31,8 +32,11 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use lookalike::{Cluster, Contained, DocId, DocStatus, ScoredPair, Sink};
+
+use crate::{Origin, Position};
 
 /// An error of a sink: writing failed, or the run itself failed.
 #[derive(Debug, thiserror::Error)]
@@ -191,6 +195,8 @@ pub enum ReportEntry {
         id: String,
         /// Why.
         reason: String,
+        /// Where it is.
+        origin: Origin,
     },
 }
 
@@ -211,39 +217,72 @@ struct ReportLine<'a> {
     /// Lexical methods: why the document has no signature.
     #[serde(skip_serializing_if = "Option::is_none")]
     unsigned: Option<&'a str>,
+    /// The input the record is in.
+    source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    row: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<u64>,
 }
 
 impl<'a> ReportLine<'a> {
-    fn skipped(id: &'a str, reason: &'a str, lang: Option<&'static str>) -> Self {
+    /// A line with the id, status and origin; the rest empty.
+    fn new(id: &'a str, status: &'static str, origin: &'a Origin) -> Self {
+        let (mut line, mut row, mut record) = (None, None, None);
+        match origin.position {
+            Position::Whole => {}
+            Position::Line(n) => line = Some(n),
+            Position::Row(n) => row = Some(n),
+            Position::Record(n) => record = Some(n),
+        }
         ReportLine {
             id,
-            status: "skipped",
-            lang,
+            status,
+            lang: None,
             of: None,
             similarity: None,
             kind: None,
-            reason: Some(reason),
+            reason: None,
             unsigned: None,
+            source: &origin.source,
+            line,
+            row,
+            record,
         }
+    }
+
+    fn skipped(id: &'a str, reason: &'a str, origin: &'a Origin) -> Self {
+        ReportLine { reason: Some(reason), ..ReportLine::new(id, "skipped", origin) }
     }
 }
 
 /// One JSON line per input record, in input order: `kept`, `duplicate` (with the representative,
 /// the similarity and the match kind) or `skipped` (with the reason), the language, and for the
-/// lexical methods why a kept document has no signature. Records the readers skipped are given
-/// as [`ReportEntry::Skipped`] among the documents' [`ReportEntry::Doc`] entries.
+/// lexical methods why a kept document has no signature; then where the record is: `source` (the
+/// input) and `line` (JSONL), `row` (Parquet) or `record` (the WARC record's number), none for a
+/// whole file. Records the readers skipped are given as [`ReportEntry::Skipped`] among the
+/// documents' [`ReportEntry::Doc`] entries.
+///
+/// ```text
+/// {"id":"a","status":"kept","source":"in.jsonl","line":1}
+/// {"id":"http://x/","status":"skipped","reason":"HTTP status: 404 Not Found","source":"c.warc","record":4}
+/// ```
 #[derive(Debug)]
 pub struct ReportJsonl<W> {
     out: W,
     entries: Vec<ReportEntry>,
+    origins: Arc<[Origin]>,
     next: usize,
     unsigned: HashMap<DocId, String>,
 }
 
 impl<W: Write> ReportJsonl<W> {
-    /// A sink writing to `out`; `entries` lists every input record in input order.
-    pub fn new(out: W, entries: Vec<ReportEntry>) -> Self {
-        ReportJsonl { out, entries, next: 0, unsigned: HashMap::new() }
+    /// A sink writing to `out`; `entries` lists every input record in input order, `origins`
+    /// where each document of the run is (by [`DocId`]).
+    pub fn new(out: W, entries: Vec<ReportEntry>, origins: Arc<[Origin]>) -> Self {
+        ReportJsonl { out, entries, origins, next: 0, unsigned: HashMap::new() }
     }
 
     /// The writer back.
@@ -265,8 +304,8 @@ impl<W: Write> ReportJsonl<W> {
             );
             self.next += 1;
             match entry {
-                ReportEntry::Skipped { id, reason } => {
-                    self.line(&ReportLine::skipped(&id, &reason, None))?
+                ReportEntry::Skipped { id, reason, origin } => {
+                    self.line(&ReportLine::skipped(&id, &reason, &origin))?
                 }
                 ReportEntry::Doc { lang, .. } => return Ok(Some(lang)),
             }
@@ -292,28 +331,20 @@ impl<W: Write> Sink for ReportJsonl<W> {
         let lang = self.skipped_until_doc()?.flatten();
         let id = &ids[doc.index()];
         let unsigned = self.unsigned.get(&doc).map(String::as_str);
+        let origin = &self.origins[doc.index()];
         let line = match status {
-            DocStatus::Kept => ReportLine {
-                id,
-                status: "kept",
-                lang,
-                of: None,
-                similarity: None,
-                kind: None,
-                reason: None,
-                unsigned,
-            },
+            DocStatus::Kept => ReportLine { lang, unsigned, ..ReportLine::new(id, "kept", origin) },
             DocStatus::Duplicate { of, similarity, kind } => ReportLine {
-                id,
-                status: "duplicate",
                 lang,
                 of: Some(&ids[of.index()]),
                 similarity: Some(round6(*similarity)),
                 kind: Some(kind.as_str()),
-                reason: None,
                 unsigned,
+                ..ReportLine::new(id, "duplicate", origin)
             },
-            DocStatus::Skipped { reason } => ReportLine::skipped(id, reason.as_str(), lang),
+            DocStatus::Skipped { reason } => {
+                ReportLine { lang, ..ReportLine::skipped(id, reason.as_str(), origin) }
+            }
         };
         serde_json::to_writer(&mut self.out, &line).map_err(io::Error::from)?;
         self.out.write_all(b"\n")?;

@@ -18,14 +18,15 @@ use memchr::memmem;
 
 use crate::charset::{self, Kind};
 use crate::decode::{HtmlText, html_text};
+use crate::lookahead::Lookahead;
 use crate::reader::read_error_message;
-use crate::{Decoded, Format, InputError, MAX_RECORD_BYTES, RawRecord, ReadOptions};
+use crate::sniff::{looks_binary, magic_type};
+use crate::{Decoded, Format, GzipGap, InputError, MAX_RECORD_BYTES, RawRecord, ReadOptions};
 
 /// The longest WARC header block read; a longer one is reported and skipped.
 const MAX_HEADER: usize = 32 << 10;
 /// The longest HTTP header block looked for at the start of a response.
 const MAX_HTTP_HEADER: usize = 64 << 10;
-const BUFFER: usize = 64 << 10;
 
 /// What a WARC record's header says, for the decoder: where the record is, what type it is, the
 /// document id, and, when the reader already knows the record holds no document, why.
@@ -68,8 +69,8 @@ impl WarcHeader {
 
 /// Reads the records of one WARC stream (already decompressed; [`crate::Reader`] undoes gzip,
 /// per record or per file alike). Yields a [`RawRecord`] of format [`Format::Warc`] for every
-/// record, or an [`InputError`]; after an error that leaves the rest of the stream unreadable, it
-/// ends.
+/// record that was started, or an [`InputError`] for bytes that are not part of one; after a
+/// read error of the input itself, it ends.
 ///
 /// # Reading
 ///
@@ -80,20 +81,27 @@ impl WarcHeader {
 /// and LF bytes between records is accepted.
 ///
 /// The reader reads the header, then the block: a `response` block up to the reader's record
-/// limit is kept; every other block is read past without being stored. Every record becomes a
-/// [`RawRecord`] with a [`WarcHeader`], so that every record is accounted for: the decoder turns
-/// records that hold no document into a skip with the reason the header gives (`WARC request
-/// record`, `WARC record larger than the 268435456-byte limit: 300000000 bytes`).
+/// limit is kept; every other block is read past without being kept. Every record that was
+/// started becomes exactly one [`RawRecord`] with a [`WarcHeader`], so that every record is
+/// accounted for: the decoder turns records that hold no document into a skip with the reason
+/// the header gives (`WARC request record`, `WARC record larger than the 268435456-byte limit:
+/// 300000000 bytes`), and so are records lost to bad framing or to damaged input
+/// ([`WarcHeader::skip`]; the record's id is its target URI when the header got that far):
+/// - `truncated WARC record: ...`: the input ends inside the header or the block;
+/// - `corrupt gzip data: ...`: a gzip member that held part of the record is corrupt or cut
+///   short (see [`crate::GzipGap`]: reading goes on at the next gzip member);
+/// - `bad WARC header: ...`: no valid `Content-Length`, or a header longer than 32 KiB;
+/// - `wrong WARC Content-Length: ...`: the block is not followed by a separator and the next
+///   record. When a `WARC/` header is found inside the block, the length was too long: the
+///   record is cut there and reading goes on from that header (nothing after it is lost).
+///   Otherwise the length was too short (or garbage follows): the bytes up to the next line that
+///   starts with `WARC/` are skipped.
 ///
-/// Errors, each an [`InputError`] naming the input, the record number and the offset (in the
-/// decompressed stream):
-/// - bytes where a record should start that are not `WARC/` (a `Content-Length` that is too
-///   short, or garbage): reported with their count, then skipped up to the next line that starts
-///   with `WARC/`; reading goes on from there;
-/// - a header without a valid `Content-Length`, or longer than 32 KiB: the same;
-/// - the input ending inside a header or a block (a `Content-Length` that is too long, a
-///   truncated file), a truncated or corrupt gzip stream, a read error: reported, and the rest of
-///   the input is not read.
+/// Errors ([`InputError`]s naming the input and the offset, in the decompressed stream, and
+/// the record before): bytes where a record should start that are not `WARC/` (garbage before
+/// the first record, or between records), skipped up to the next line that starts with `WARC/`;
+/// a corrupt gzip member between records; a read error of the input, after which the rest of the
+/// input is not read.
 ///
 /// # Ids
 ///
@@ -112,7 +120,9 @@ impl WarcHeader {
 /// Not Found`): redirects and error pages are not documents. A `chunked` transfer coding and a
 /// `gzip`, `x-gzip` or `deflate` content coding are undone when the payload is actually encoded
 /// that way: many crawlers, Common Crawl included, store the decoded payload and keep the
-/// header. The payload is then classified by its HTTP `Content-Type` and its first bytes:
+/// header. A chunked payload whose framing breaks (a chunk size that is not a hexadecimal
+/// number, a chunk cut short) gets a warning, and what follows the break is kept as stored. The
+/// payload is then classified by its HTTP `Content-Type` and its first bytes:
 /// HTML (`text/html`, `application/xhtml+xml`) and plain text are documents; images, PDFs,
 /// archives, fonts and anything else whose magic bytes or control bytes say binary are skipped as
 /// `binary payload: image/png`; textual non-documents (CSS, JavaScript, JSON, XML feeds) as
@@ -144,7 +154,7 @@ impl WarcHeader {
 /// ```
 pub struct WarcReader<R> {
     source: Arc<str>,
-    input: Buffered<R>,
+    input: Lookahead<R>,
     max_record_bytes: u64,
     compressed: bool,
     /// Records started so far: the number of the last one.
@@ -158,12 +168,25 @@ impl<R> fmt::Debug for WarcReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WarcReader")
             .field("source", &self.source)
-            .field("offset", &self.input.offset)
             .field("records", &self.records)
             .field("max_record_bytes", &self.max_record_bytes)
             .field("finished", &self.finished)
-            .finish()
+            .finish_non_exhaustive()
     }
+}
+
+/// Blocks of records other than responses are kept (to look for a record inside them when their
+/// length turns out wrong) up to this size.
+const MAX_KEPT_OTHER_BLOCK: u64 = 1 << 20;
+
+/// What stopped the bytes from coming.
+enum Stop {
+    /// The end of the input.
+    End,
+    /// A corrupt or truncated gzip member: reading goes on after it.
+    Gap(GzipGap),
+    /// A read error of the input: nothing more can be read.
+    Failed(io::Error),
 }
 
 impl<R: Read> WarcReader<R> {
@@ -171,7 +194,7 @@ impl<R: Read> WarcReader<R> {
     pub fn new(source: impl Into<Arc<str>>, stream: R) -> WarcReader<R> {
         WarcReader {
             source: source.into(),
-            input: Buffered::new(stream),
+            input: Lookahead::new(stream),
             max_record_bytes: MAX_RECORD_BYTES,
             compressed: false,
             records: 0,
@@ -194,20 +217,28 @@ impl<R: Read> WarcReader<R> {
     }
 
     fn error(&self, message: String) -> InputError {
-        InputError { source: self.source.to_string(), line: None, message }
+        InputError::new(&self.source, None, message)
     }
 
-    /// The step for bytes that ran out: a read error if one stopped the stream (the rest of
-    /// the input cannot be read), else `otherwise`.
-    fn short(&mut self, context: &str, otherwise: Otherwise) -> Step {
-        match (self.input.error.take(), otherwise) {
-            (Some(e), _) => Step::Fatal(
-                self.error(format!("{context}: {}", read_error_message(&e, self.compressed))),
-            ),
-            (None, Otherwise::End) => Step::End,
-            (None, Otherwise::Error(message)) => Step::Error(self.error(message)),
-            (None, Otherwise::Fatal(message)) => Step::Fatal(self.error(message)),
+    /// Why the bytes ran out, once every byte before the stop was consumed; after a gzip gap,
+    /// reading goes on with the next member.
+    fn stop(&mut self) -> Stop {
+        debug_assert!(self.input.fill(0).is_empty());
+        match self.input.take_error() {
+            None => Stop::End,
+            Some(e) => match GzipGap::of(&e) {
+                Some(gap) => {
+                    let gap = gap.clone();
+                    self.input.resume();
+                    Stop::Gap(gap)
+                }
+                None => Stop::Failed(e),
+            },
         }
+    }
+
+    fn read_error(&self, e: &io::Error) -> String {
+        read_error_message(e, self.compressed)
     }
 
     fn step(&mut self) -> Step {
@@ -216,7 +247,13 @@ impl<R: Read> WarcReader<R> {
             let avail = self.input.fill(1);
             if avail.is_empty() {
                 let after = self.after_last();
-                return self.short(&after, Otherwise::End);
+                return match self.stop() {
+                    Stop::End => Step::End,
+                    Stop::Gap(gap) => Step::Error(self.error(format!("{after}: {gap}"))),
+                    Stop::Failed(e) => {
+                        Step::Fatal(self.error(format!("{after}: {}", self.read_error(&e))))
+                    }
+                };
             }
             let blank = avail.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
             if blank == 0 {
@@ -225,62 +262,47 @@ impl<R: Read> WarcReader<R> {
             self.input.consume(blank);
         }
         if !self.input.fill(5).starts_with(b"WARC/") {
-            let at = self.input.offset;
-            let after = self.after_last();
-            let what = format!("bytes at offset {at} ({after}) are not a WARC record");
-            let (skipped, found) = self.resync();
-            if !found {
-                let context = format!("at offset {}", self.input.offset);
-                return self.short(
-                    &context,
-                    Otherwise::Error(format!("{skipped} {what}; skipped to the end")),
-                );
-            }
-            return Step::Error(self.error(format!(
-                "{skipped} {what} (a wrong Content-Length?); skipped to the next record, at \
-                 offset {}",
-                self.input.offset
-            )));
+            return self.garbage();
         }
 
-        let offset = self.input.offset;
+        let offset = self.input.offset();
         self.records += 1;
         let number = self.records;
-        let here = format!("record {number} at offset {offset}");
         let avail = self.input.fill(MAX_HEADER);
         let (fields, header_len) = match header_end(&avail[..avail.len().min(MAX_HEADER)]) {
             Some(end) => (Fields::parse(&avail[..end]), end),
             None if avail.len() < MAX_HEADER => {
+                // The input (or a gzip member) ends inside the header: its complete lines
+                // still tell the record's URI.
+                let complete = avail.iter().rposition(|&b| b == b'\n').map_or(0, |nl| nl + 1);
+                let fields = Fields::parse(&avail[..complete]);
                 let len = avail.len();
                 self.input.consume(len);
-                return self.short(
-                    &here,
-                    Otherwise::Fatal(format!(
-                        "{here}: the input ends inside the WARC header (truncated file)"
-                    )),
-                );
+                let reason = match self.stop() {
+                    Stop::End => "truncated WARC record: the input ends inside its header".into(),
+                    Stop::Gap(gap) => format!("corrupt gzip data in the WARC header: {gap}"),
+                    Stop::Failed(e) => {
+                        self.finished = true;
+                        format!("truncated WARC record: {}", self.read_error(&e))
+                    }
+                };
+                return self.lost(number, offset, fields, 0, reason);
             }
             None => {
                 self.input.consume(5);
                 let skipped = self.resync_description();
-                return self.short(
-                    &here,
-                    Otherwise::Error(format!(
-                        "{here}: WARC header longer than {} KiB; skipped {skipped}",
-                        MAX_HEADER >> 10
-                    )),
+                let reason = format!(
+                    "bad WARC header: longer than {} KiB; skipped {skipped}",
+                    MAX_HEADER >> 10
                 );
+                return self.lost(number, offset, Fields::default(), 0, reason);
             }
         };
         self.input.consume(header_len);
         let Some(length) = fields.content_length else {
             let skipped = self.resync_description();
-            return self.short(
-                &here,
-                Otherwise::Error(format!(
-                    "{here}: no valid Content-Length in the WARC header; skipped {skipped}"
-                )),
-            );
+            let reason = format!("bad WARC header: no valid Content-Length; skipped {skipped}");
+            return self.lost(number, offset, fields, 0, reason);
         };
 
         let kind = fields.kind.clone().unwrap_or_default();
@@ -299,26 +321,90 @@ impl<R: Read> WarcReader<R> {
         } else {
             None
         };
-        let id = match (&fields.target_uri, is_response) {
-            (Some(uri), true) => self.unique_id(uri, fields.record_id.as_deref(), number),
-            _ => format!("{}#record-{number}", self.source),
-        };
 
+        // Kept: a response's block for the decoder; a small block of another record, to look
+        // for a record inside it should its length be wrong.
+        let keep = skip.is_none() || length <= MAX_KEPT_OTHER_BLOCK.min(self.max_record_bytes);
         let mut bytes = Vec::new();
-        let keep = skip.is_none();
         if keep {
             bytes.reserve(length.min(1 << 20) as usize);
         }
+        let block_start = self.input.offset();
         let got = self.input.copy(length, keep.then_some(&mut bytes));
         if got < length {
-            return self.short(
-                &here,
-                Otherwise::Fatal(format!(
-                    "{here}: truncated: the Content-Length is {length} bytes, the input ends \
+            if keep && let Some(at) = embedded_record(&bytes, &[]) {
+                return self.cut(number, offset, fields, length, bytes, at);
+            }
+            let reason = match self.stop() {
+                Stop::End => format!(
+                    "truncated WARC record: the Content-Length is {length} bytes, the input ends \
                      after {got} of them"
-                )),
-            );
+                ),
+                Stop::Gap(gap) => format!("corrupt gzip data in the record: {gap}"),
+                Stop::Failed(e) => {
+                    self.finished = true;
+                    format!("truncated WARC record: {}", self.read_error(&e))
+                }
+            };
+            return self.lost(number, offset, fields, length, reason);
         }
+
+        // The block must be followed by a separator and the next record (or the end).
+        let block_end = block_start + length;
+        loop {
+            let avail = self.input.fill(1);
+            let blank = avail.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+            if blank == 0 {
+                break;
+            }
+            self.input.consume(blank);
+        }
+        let next = self.input.fill(5);
+        if next.is_empty() {
+            // The end, or a gzip gap: the record is damaged when the failed member gave part of
+            // it (a checksum mismatch is found at the member's end, after its data).
+            let damaged = self
+                .input
+                .error()
+                .and_then(GzipGap::of)
+                .is_some_and(|gap| gap.damages_before(block_end));
+            if damaged && let Stop::Gap(gap) = self.stop() {
+                let reason = format!("corrupt gzip data in the record: {gap}");
+                return self.lost(number, offset, fields, length, reason);
+            }
+        } else if !next.starts_with(b"WARC/") {
+            if keep && let Some(at) = embedded_record(&bytes, self.input.fill(MAX_HEADER)) {
+                return self.cut(number, offset, fields, length, bytes, at);
+            }
+            let (skipped, found) = self.resync();
+            let to = if found {
+                format!("the next record, at offset {}", self.input.offset())
+            } else {
+                match self.stop() {
+                    Stop::End => "the end".to_owned(),
+                    // The member that held the record is damaged: that is the cause.
+                    Stop::Gap(gap) if gap.damages_before(block_end) => {
+                        let reason = format!("corrupt gzip data in the record: {gap}");
+                        return self.lost(number, offset, fields, length, reason);
+                    }
+                    Stop::Gap(gap) => format!("a gzip gap: {gap}"),
+                    Stop::Failed(e) => {
+                        self.finished = true;
+                        format!("a read error: {}", self.read_error(&e))
+                    }
+                }
+            };
+            let reason = format!(
+                "wrong WARC Content-Length: the {length}-byte block is followed by {skipped} bytes \
+                 that are not a WARC record (a Content-Length too short?); skipped to {to}"
+            );
+            return self.lost(number, offset, fields, length, reason);
+        }
+
+        if !is_response {
+            bytes = Vec::new();
+        }
+        let id = self.record_id(&fields, is_response, number);
         let header = WarcHeader {
             number,
             offset,
@@ -332,13 +418,96 @@ impl<R: Read> WarcReader<R> {
             length,
             skip,
         };
-        Step::Record(RawRecord {
+        Step::Record(self.record(bytes, header))
+    }
+
+    /// Bytes where a record should start that are not `WARC/`: skipped to the next line that
+    /// starts with `WARC/`, reported.
+    fn garbage(&mut self) -> Step {
+        let at = self.input.offset();
+        let after = self.after_last();
+        let what = format!("bytes at offset {at} ({after}) are not a WARC record");
+        let (skipped, found) = self.resync();
+        if found {
+            return Step::Error(self.error(format!(
+                "{skipped} {what} (a wrong Content-Length?); skipped to the next record, at \
+                 offset {}",
+                self.input.offset()
+            )));
+        }
+        match self.stop() {
+            Stop::End => Step::Error(self.error(format!("{skipped} {what}; skipped to the end"))),
+            Stop::Gap(gap) => Step::Error(self.error(format!("{skipped} {what}; then {gap}"))),
+            Stop::Failed(e) => Step::Fatal(self.error(format!(
+                "{skipped} {what}; then at offset {}: {}",
+                self.input.offset(),
+                self.read_error(&e)
+            ))),
+        }
+    }
+
+    /// A record whose `Content-Length` is too long: another record starts `at` bytes into its
+    /// (partly read) block. The bytes from there are read again; the record is lost.
+    fn cut(
+        &mut self,
+        number: u64,
+        offset: u64,
+        fields: Fields,
+        length: u64,
+        bytes: Vec<u8>,
+        at: usize,
+    ) -> Step {
+        self.input.unread(&bytes[at..]);
+        let reason = format!(
+            "wrong WARC Content-Length: {length} bytes is too long: the next record starts {at} \
+             bytes into the block, at offset {}; the record was cut there",
+            self.input.offset()
+        );
+        self.lost(number, offset, fields, length, reason)
+    }
+
+    /// A record that was started but holds no document because of `reason`.
+    fn lost(
+        &mut self,
+        number: u64,
+        offset: u64,
+        fields: Fields,
+        length: u64,
+        reason: String,
+    ) -> Step {
+        let kind = fields.kind.clone().unwrap_or_default();
+        let id = self.record_id(&fields, kind == "response", number);
+        let header = WarcHeader {
+            number,
+            offset,
+            version: fields.version,
+            kind,
+            id,
+            target_uri: fields.target_uri,
+            record_id: fields.record_id,
+            content_type: fields.content_type,
+            truncated: fields.truncated,
+            length: length.max(fields.content_length.unwrap_or(0)),
+            skip: Some(reason),
+        };
+        Step::Record(self.record(Vec::new(), header))
+    }
+
+    fn record(&self, bytes: Vec<u8>, header: WarcHeader) -> RawRecord {
+        RawRecord {
             source: self.source.clone(),
             line: None,
             format: Format::Warc,
             bytes,
             warc: Some(Box::new(header)),
-        })
+        }
+    }
+
+    fn record_id(&mut self, fields: &Fields, is_response: bool, number: u64) -> String {
+        match (&fields.target_uri, is_response) {
+            (Some(uri), true) => self.unique_id(uri, fields.record_id.as_deref(), number),
+            _ => format!("{}#record-{number}", self.source),
+        }
     }
 
     fn after_last(&self) -> String {
@@ -369,7 +538,7 @@ impl<R: Read> WarcReader<R> {
     }
 
     /// Skips to the next line that starts with `WARC/`: the number of bytes skipped and whether
-    /// such a line was found (else the input is at its end, or a read error stopped it).
+    /// such a line was found (else the input is at its end, or an error stopped it).
     fn resync(&mut self) -> (u64, bool) {
         let mut skipped = 0u64;
         loop {
@@ -389,22 +558,52 @@ impl<R: Read> WarcReader<R> {
         }
     }
 
-    /// [`Self::resync`] after a bad header, described for the error message.
+    /// [`Self::resync`] after a bad header, described for the skip reason; a gzip gap met on
+    /// the way is passed over (the reason says so).
     fn resync_description(&mut self) -> String {
         match self.resync() {
             (skipped, true) => {
-                format!("{skipped} more bytes to the next record, at offset {}", self.input.offset)
+                format!(
+                    "{skipped} more bytes to the next record, at offset {}",
+                    self.input.offset()
+                )
             }
-            (skipped, false) => format!("{skipped} more bytes to the end"),
+            (skipped, false) => match self.stop() {
+                Stop::End => format!("{skipped} more bytes to the end"),
+                Stop::Gap(gap) => format!("{skipped} more bytes, then {gap}"),
+                Stop::Failed(e) => {
+                    self.finished = true;
+                    format!("{skipped} more bytes, then {}", self.read_error(&e))
+                }
+            },
         }
     }
 }
 
-/// What a shortage of bytes means when no read error caused it.
-enum Otherwise {
-    End,
-    Error(String),
-    Fatal(String),
+/// Where a WARC record starts inside `block` (a line that starts with a `WARC/1.0`-like version
+/// and a complete header with a valid `Content-Length`, which may go on into `after`, the bytes
+/// that follow the block), if one does.
+fn embedded_record(block: &[u8], after: &[u8]) -> Option<usize> {
+    let mut starts =
+        std::iter::once(0).chain(memmem::find_iter(block, b"\nWARC/").map(|nl| nl + 1));
+    starts.find(|&at| {
+        let rest = &block[at..];
+        if !rest.starts_with(b"WARC/") {
+            return false;
+        }
+        let joined;
+        let window = if rest.len() >= MAX_HEADER {
+            &rest[..MAX_HEADER]
+        } else {
+            joined = [rest, &after[..after.len().min(MAX_HEADER - rest.len())]].concat();
+            &joined[..]
+        };
+        let Some(end) = header_end(window) else { return false };
+        let fields = Fields::parse(&window[..end]);
+        let version = fields.version.split_once('.');
+        let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        fields.content_length.is_some() && version.is_some_and(|(a, b)| numeric(a) && numeric(b))
+    })
 }
 
 enum Step {
@@ -435,82 +634,6 @@ impl<R: Read> Iterator for WarcReader<R> {
                 None
             }
         }
-    }
-}
-
-/// A read buffer that can show the next `n` bytes at once (a whole header block) and counts the
-/// offset of what it has consumed. A read error ends the stream like its end does, and is kept
-/// for the caller to report when it finds bytes missing: the bytes read before it are all used.
-struct Buffered<R> {
-    inner: R,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    eof: bool,
-    /// The error that ended the stream, until reported.
-    error: Option<io::Error>,
-    /// The stream offset of `buf[start]`.
-    offset: u64,
-}
-
-impl<R: Read> Buffered<R> {
-    fn new(inner: R) -> Buffered<R> {
-        Buffered {
-            inner,
-            buf: vec![0; BUFFER],
-            start: 0,
-            end: 0,
-            eof: false,
-            error: None,
-            offset: 0,
-        }
-    }
-
-    /// The buffered bytes, at least `n` (at most [`BUFFER`]) unless the stream ends first.
-    fn fill(&mut self, n: usize) -> &[u8] {
-        debug_assert!(n <= BUFFER);
-        while self.end - self.start < n && !self.eof {
-            if self.buf.len() - self.start < n {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-            }
-            match self.inner.read(&mut self.buf[self.end..]) {
-                Ok(0) => self.eof = true,
-                Ok(read) => self.end += read,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.eof = true;
-                    self.error = Some(e);
-                }
-            }
-        }
-        &self.buf[self.start..self.end]
-    }
-
-    fn consume(&mut self, n: usize) {
-        debug_assert!(n <= self.end - self.start);
-        self.start += n;
-        self.offset += n as u64;
-    }
-
-    /// Consumes up to `n` bytes, appending them to `out` when given: the number consumed, less
-    /// than `n` only at the end of the stream.
-    fn copy(&mut self, n: u64, mut out: Option<&mut Vec<u8>>) -> u64 {
-        let mut done = 0u64;
-        while done < n {
-            let avail = self.fill(1);
-            if avail.is_empty() {
-                break;
-            }
-            let take = avail.len().min(usize::try_from(n - done).unwrap_or(usize::MAX));
-            if let Some(out) = out.as_deref_mut() {
-                out.extend_from_slice(&avail[..take]);
-            }
-            self.consume(take);
-            done += take as u64;
-        }
-        done
     }
 }
 
@@ -625,11 +748,10 @@ fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<D
     let quiet = header.truncated.is_some();
     let mut body = Cow::Borrowed(http.body);
     if http.transfer_encoding.as_deref().is_some_and(|t| t.contains("chunked"))
-        && let Some((data, complete)) = dechunk(&body)
+        && let Some((data, warning)) = dechunk(&body)
     {
-        if !complete && !quiet {
-            warnings.push("truncated chunked transfer coding".to_owned());
-        }
+        // A payload the crawler truncated is expected to end early; broken framing is not.
+        warnings.extend(warning.filter(|w| !(quiet && w == TRUNCATED_CHUNKED)));
         body = Cow::Owned(data);
     }
     if let Some(coding) = http.content_encoding.as_deref()
@@ -760,33 +882,58 @@ fn tld(uri: &str) -> Option<String> {
     ok.then(|| label.to_ascii_lowercase())
 }
 
-/// Undoes chunked transfer coding: the data and whether the terminating zero-size chunk was
-/// there. `None` when the body does not start like a chunked body (a crawler stored it
-/// de-chunked and kept the header): its first line must be a hex size ending in CRLF.
-fn dechunk(body: &[u8]) -> Option<(Vec<u8>, bool)> {
+/// The warning of a chunked payload cut short (expected when the crawler truncated it).
+const TRUNCATED_CHUNKED: &str = "truncated chunked transfer coding";
+
+/// Undoes chunked transfer coding: the data, and a warning when the framing is broken. `None`
+/// when the body does not start like a chunked body (a crawler stored it de-chunked and kept the
+/// header): its first line must be a hex size ending in CRLF. A first line that looks like a
+/// size but is not one (short, starting with a digit: `1g`, `0x1F`) keeps the body as stored
+/// with a warning, and so does a bad size later on (the data before it decoded, the rest kept
+/// as stored: nothing is dropped); a body that ends before its zero-size chunk is
+/// [`TRUNCATED_CHUNKED`].
+fn dechunk(body: &[u8]) -> Option<(Vec<u8>, Option<String>)> {
     let mut out = Vec::with_capacity(body.len());
     let mut pos = 0;
     let mut first = true;
     loop {
-        let stop = |out: Vec<u8>| if first { None } else { Some((out, false)) };
-        let Some(nl) = memchr::memchr(b'\n', &body[pos..]) else { return stop(out) };
-        let line = &body[pos..pos + nl];
+        let Some(nl) = memchr::memchr(b'\n', &body[pos..]) else {
+            return (!first).then(|| (out, Some(TRUNCATED_CHUNKED.to_owned())));
+        };
+        let raw = &body[pos..pos + nl];
         // A first line must end in CRLF: text that happens to start with a hex word does not.
-        let line = line.strip_suffix(b"\r").or((!first).then_some(line))?;
-        let size = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
-        let size = std::str::from_utf8(size)
+        let line = raw.strip_suffix(b"\r").or((!first).then_some(raw))?;
+        let token = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+        let size = std::str::from_utf8(token)
             .ok()
             .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit()))
             .and_then(|s| u64::from_str_radix(s, 16).ok());
-        let Some(size) = size else { return stop(out) };
+        let Some(size) = size else {
+            let shown = String::from_utf8_lossy(&token[..token.len().min(20)]).into_owned();
+            if first {
+                let like_a_size = (1..=16).contains(&token.len())
+                    && token[0].is_ascii_digit()
+                    && token.iter().all(u8::is_ascii_alphanumeric);
+                let warning = format!(
+                    "bad chunk size {shown:?} at the start of a chunked payload: kept as stored"
+                );
+                return like_a_size.then(|| (body.to_vec(), Some(warning)));
+            }
+            out.extend_from_slice(&body[pos..]);
+            let warning = format!(
+                "bad chunk size {shown:?} at byte {pos} of the chunked payload: the rest kept as \
+                 stored"
+            );
+            return Some((out, Some(warning)));
+        };
         pos += nl + 1;
         if size == 0 {
-            return Some((out, true));
+            return Some((out, None));
         }
         let rest = &body[pos..];
         if size >= rest.len() as u64 {
             out.extend_from_slice(rest);
-            return Some((out, false));
+            return Some((out, Some(TRUNCATED_CHUNKED.to_owned())));
         }
         let size = size as usize;
         out.extend_from_slice(&rest[..size]);
@@ -798,7 +945,12 @@ fn dechunk(body: &[u8]) -> Option<(Vec<u8>, bool)> {
         } else if first {
             return None;
         } else {
-            return Some((out, false));
+            out.extend_from_slice(&body[pos..]);
+            let warning = format!(
+                "the chunk ending at byte {pos} of the chunked payload is not followed by a line \
+                 break: the rest kept as stored"
+            );
+            return Some((out, Some(warning)));
         }
         first = false;
     }
@@ -907,52 +1059,6 @@ fn is_textual(media: &str) -> bool {
         )
 }
 
-/// Control bytes in the first KiB: a NUL, or more than a few others (tab, line breaks, form feed
-/// and escape are text).
-fn looks_binary(body: &[u8]) -> bool {
-    let head = &body[..body.len().min(1024)];
-    let controls =
-        head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C | 0x1B));
-    head.contains(&0) || controls.count() > 4.max(head.len() / 64)
-}
-
-/// The type of a payload by its magic bytes, for the binary formats crawls are full of.
-fn magic_type(b: &[u8]) -> Option<&'static str> {
-    const MAGIC: &[(&[u8], &str)] = &[
-        (b"\x89PNG\r\n\x1a\n", "image/png"),
-        (b"\xff\xd8\xff", "image/jpeg"),
-        (b"GIF87a", "image/gif"),
-        (b"GIF89a", "image/gif"),
-        (b"%PDF-", "application/pdf"),
-        (b"PK\x03\x04", "application/zip"),
-        (b"\x1f\x8b", "application/gzip"),
-        (b"\x00\x00\x01\x00", "image/x-icon"),
-        (b"ID3", "audio/mpeg"),
-        (b"OggS", "audio/ogg"),
-        (b"fLaC", "audio/flac"),
-        (b"wOFF", "font/woff"),
-        (b"wOF2", "font/woff2"),
-        (b"\x7fELF", "application/x-executable"),
-        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-ole-storage"),
-        (b"Rar!\x1a\x07", "application/vnd.rar"),
-        (b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
-        (b"\x1aE\xdf\xa3", "video/webm"),
-        (b"\x00asm", "application/wasm"),
-    ];
-    if let Some((_, media)) = MAGIC.iter().find(|(magic, _)| b.starts_with(magic)) {
-        return Some(media);
-    }
-    if b.len() >= 12 && b.starts_with(b"RIFF") {
-        return match &b[8..12] {
-            b"WEBP" => Some("image/webp"),
-            b"WAVE" => Some("audio/wav"),
-            b"AVI " => Some("video/avi"),
-            _ => None,
-        };
-    }
-    (b.len() >= 12 && &b[4..8] == b"ftyp").then_some("video/mp4")
-}
-
 #[cfg(test)]
 mod tests {
     use std::io::Cursor;
@@ -972,40 +1078,6 @@ mod tests {
 
     fn read(bytes: &[u8]) -> Vec<Result<RawRecord, InputError>> {
         WarcReader::new("t.warc", Cursor::new(bytes.to_vec())).collect()
-    }
-
-    #[test]
-    fn buffered_fill_and_copy_across_refills() {
-        let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
-        let mut b = Buffered::new(Cursor::new(data.clone()));
-        assert_eq!(b.fill(10)[..10], data[..10]);
-        b.consume(7);
-        let mut out = Vec::new();
-        assert_eq!(b.copy(150_000, Some(&mut out)), 150_000);
-        assert_eq!(out, data[7..150_007]);
-        assert_eq!(b.fill(BUFFER).len(), 200_000 - 150_007);
-        assert_eq!(b.copy(100_000, None), 200_000 - 150_007);
-        assert_eq!(b.offset, 200_000);
-        assert!(b.fill(1).is_empty());
-        assert!(b.error.is_none());
-    }
-
-    #[test]
-    fn buffered_keeps_the_bytes_before_a_read_error() {
-        struct Failing(u8);
-        impl Read for Failing {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                if self.0 == 0 {
-                    return Err(io::Error::new(io::ErrorKind::InvalidData, "boom"));
-                }
-                self.0 -= 1;
-                buf[..3].copy_from_slice(b"abc");
-                Ok(3)
-            }
-        }
-        let mut b = Buffered::new(Failing(2));
-        assert_eq!(b.fill(100), b"abcabc");
-        assert_eq!(b.error.as_ref().unwrap().to_string(), "boom");
     }
 
     #[test]
@@ -1054,17 +1126,55 @@ mod tests {
 
     #[test]
     fn chunked_bodies() {
-        assert_eq!(
-            dechunk(b"4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n"),
-            Some((b"Wikipedia".to_vec(), true))
-        );
-        assert_eq!(dechunk(b"4\r\nWiki\r\n5\r\npe"), Some((b"Wikipe".to_vec(), false)));
-        assert_eq!(dechunk(b"A\r\n0123"), Some((b"0123".to_vec(), false)));
+        let done = |data: &[u8]| Some((data.to_vec(), None));
+        let truncated = |data: &[u8]| Some((data.to_vec(), Some(TRUNCATED_CHUNKED.to_owned())));
+        assert_eq!(dechunk(b"4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n"), done(b"Wikipedia"));
+        assert_eq!(dechunk(b"4\r\nWiki\r\n5\r\npe"), truncated(b"Wikipe"));
+        assert_eq!(dechunk(b"A\r\n0123"), truncated(b"0123"));
+        assert_eq!(dechunk(b"4\r\nWiki\r\n"), truncated(b"Wiki"));
         // Not chunked: stored de-chunked by the crawler.
         assert_eq!(dechunk(b"<html>"), None);
         assert_eq!(dechunk(b"cafe\nbabe"), None);
         assert_eq!(dechunk(b"2\r\nabc"), None);
+        assert_eq!(dechunk(b"Hello\r\nworld"), None);
         assert_eq!(dechunk(b""), None);
+    }
+
+    /// Regression (issue 12): a chunked payload with a bad chunk size was kept with its framing
+    /// and no warning (or its rest dropped as "truncated").
+    #[test]
+    fn a_bad_chunk_size_is_reported_and_nothing_is_dropped() {
+        assert_eq!(
+            dechunk(b"1g\r\nHello\r\n0\r\n\r\n"),
+            Some((
+                b"1g\r\nHello\r\n0\r\n\r\n".to_vec(),
+                Some(
+                    "bad chunk size \"1g\" at the start of a chunked payload: kept as stored"
+                        .into()
+                )
+            ))
+        );
+        assert_eq!(
+            dechunk(b"4\r\nWiki\r\nzz\r\npedia\r\n0\r\n\r\n"),
+            Some((
+                b"Wikizz\r\npedia\r\n0\r\n\r\n".to_vec(),
+                Some(
+                    "bad chunk size \"zz\" at byte 9 of the chunked payload: the rest kept as stored"
+                        .into()
+                )
+            ))
+        );
+        assert_eq!(
+            dechunk(b"4\r\nWiki\r\n3\r\npediaX\r\n0\r\n\r\n"),
+            Some((
+                b"WikipediaX\r\n0\r\n\r\n".to_vec(),
+                Some(
+                    "the chunk ending at byte 15 of the chunked payload is not followed by a line \
+                     break: the rest kept as stored"
+                        .into()
+                )
+            ))
+        );
     }
 
     #[test]

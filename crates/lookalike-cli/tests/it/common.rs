@@ -1,27 +1,71 @@
 //! Running the binary and building small inputs.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub fn lookalike() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lookalike"))
 }
 
-/// Runs with `args`, feeding `stdin`; returns the output.
+/// How long a run of the binary may take before the test fails: generous (debug builds on a
+/// loaded machine), but a hang fails the test instead of hanging CI.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Runs with `args`, feeding `stdin`; returns the output. Fails the test when the run takes
+/// longer than [`RUN_TIMEOUT`] (the child is killed).
 pub fn run(args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
+    run_within(args, stdin, dir, RUN_TIMEOUT)
+}
+
+/// [`run`] with its own time limit.
+pub fn run_within(args: &[&str], stdin: Option<&[u8]>, dir: &Path, limit: Duration) -> Output {
     let mut cmd = lookalike();
-    cmd.args(args).current_dir(dir).stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
+    cmd.args(args).current_dir(dir);
+    output_within(cmd, stdin, limit)
+}
+
+/// Runs `cmd` (stdin fed from `stdin`, or null; stdout and stderr captured) and returns its
+/// output; fails the test when it takes longer than `limit` (the child is killed).
+pub fn output_within(mut cmd: Command, stdin: Option<&[u8]>, limit: Duration) -> Output {
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("the binary starts");
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input).unwrap();
+    // Every pipe on its own thread, so that none fills up while the child runs.
+    let feeder = stdin.map(|input| {
+        let mut pipe = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        std::thread::spawn(move || {
+            // The child may exit without reading everything: a broken pipe is not an error here.
+            let _ = pipe.write_all(&input);
+        })
+    });
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            pipe.read_to_end(&mut out).unwrap();
+            out
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{cmd:?} did not finish within {limit:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if let Some(feeder) = feeder {
+        feeder.join().unwrap();
     }
-    child.wait_with_output().unwrap()
+    Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -115,3 +115,31 @@ fn outputs_to_special_files_are_written_in_place() {
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
 }
+
+/// Regression (issue 12): a directory holding a FIFO hung forever, printing nothing (an
+/// extension-less FIFO was opened to sniff it, a `.txt` one by the reader). Now each is skipped
+/// with its reason, in the summary and the report, and the run ends.
+#[cfg(unix)]
+#[test]
+fn directory_with_a_fifo_does_not_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "d/a.txt", words(1, 50).as_bytes());
+    write(tmp.path(), "d/b.txt", words(1, 50).as_bytes());
+    for name in ["d/pipe", "d/pipe.txt"] {
+        let made = std::process::Command::new("mkfifo").arg(tmp.path().join(name)).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+    }
+    let limit = std::time::Duration::from_secs(120);
+    let o = run_within(&["dedup", "d", "--report", "-"], None, tmp.path(), limit);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("skipped: special file: 2"), "{err}");
+    assert!(err.contains("d/pipe: special file: FIFO (named pipe), not opened"), "{err}");
+    let report = stdout(&o);
+    let fifo_lines: Vec<&str> = report.lines().filter(|l| l.contains("FIFO")).collect();
+    assert_eq!(fifo_lines.len(), 2, "{report}");
+    assert!(report.contains("\"d/a.txt\"") && report.contains("\"d/b.txt\""), "{report}");
+}

@@ -1,10 +1,12 @@
 //! End-to-end tests of the `lookalike` binary.
 
+mod badinputs;
 mod common;
 mod compare;
 mod dedup;
 mod errors;
 mod eval;
+mod ids;
 mod kill;
 mod languages;
 mod methods;

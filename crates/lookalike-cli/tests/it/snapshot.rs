@@ -3,7 +3,6 @@
 //! here as a diff to review (`cargo insta review`).
 
 use std::path::Path;
-use std::process::Stdio;
 
 use crate::common::*;
 
@@ -15,11 +14,8 @@ fn run_fixed(args: &[&str], dir: &Path) -> std::process::Output {
         .env("COLUMNS", "100")
         .env_remove("LINES")
         .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd.output().expect("the binary starts")
+        .env_remove("CLICOLOR_FORCE");
+    output_within(cmd, None, RUN_TIMEOUT)
 }
 
 /// The help of `path` (`--help` or `-h` appended), which must succeed.

@@ -108,3 +108,101 @@ fn mostly_utf8_text_keeps_utf8_and_replaces_the_rest() {
     assert!(doc.text.ends_with("caf\u{FFFD}"), "{}", doc.text);
     assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
 }
+
+/// A small PNG: signature, then an IHDR chunk (binary, with NUL bytes).
+fn png() -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0".to_vec();
+    png.extend((0..200u32).map(|i| (i * 37 % 256) as u8));
+    png
+}
+
+/// Regression (issue 12): binary files under text names (a PNG named `.html`, a gzip of a
+/// binary, Parquet named `.txt`) were deduplicated as text. Each is skipped with the reason.
+#[test]
+fn binary_files_with_text_names_are_skipped_with_a_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ints: Vec<u8> = (0u32..300).flat_map(|i| (i * 7919).to_le_bytes()).collect();
+    let cases = [
+        ("image.html", png(), "binary file: image/png"),
+        ("image.txt", png(), "binary file: image/png"),
+        ("image.txt.gz", crate::common::gzip(&png()), "binary file: image/png"),
+        (
+            "twice.txt.gz",
+            crate::common::gzip(&crate::common::gzip(b"text")),
+            "binary file: application/gzip (compressed twice?)",
+        ),
+        ("data.txt", ints, "binary file: NUL bytes (not text, and not UTF-16)"),
+        (
+            "table.txt",
+            b"PAR1\x15\x04\x15\x10\0\0PAR1".to_vec(),
+            "binary file: application/vnd.apache.parquet (Parquet: name the file .parquet, or use --format parquet)",
+        ),
+        (
+            "doc.pdf.txt",
+            b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj".to_vec(),
+            "binary file: application/pdf",
+        ),
+    ];
+    let opts = ReadOptions::default();
+    for (name, bytes, reason) in cases {
+        let path = write(tmp.path(), name, &bytes);
+        let records = read_paths(&[&path]);
+        assert_eq!(records.len(), 1, "{name}");
+        match decode(records[0].as_ref().unwrap(), &opts) {
+            Decoded::Skip { id, reason: got } => {
+                assert_eq!((id.as_str(), got.as_str()), (path.to_str().unwrap(), reason), "{name}")
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+/// Regression (issue 12): UTF-16 text without a byte order mark was read as text with a NUL
+/// after every ASCII letter. It is read as UTF-16, with a warning.
+#[test]
+fn utf16_without_a_byte_order_mark_is_read_as_utf16() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "Notes on shingling\nMinHash estimates the Jaccard similarity of two sets.\n";
+    let cyrillic = "Заметки о шинглах: MinHash оценивает сходство Жаккара.\n";
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = cyrillic.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let html: Vec<u8> = format!("<html><body><p>{text}</p></body></html>")
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    for (name, bytes, expected, charset) in [
+        ("le.txt", le, text.to_owned(), "UTF-16LE"),
+        ("be.txt", be, cyrillic.to_owned(), "UTF-16BE"),
+        ("page.html", html, text.trim_end().replace('\n', " "), "UTF-16LE"),
+    ] {
+        let path = write(tmp.path(), name, &bytes);
+        let (doc, warning, got_charset) = crate::common::decode_file_charset(&path);
+        assert_eq!(doc.text, expected, "{name}");
+        assert_eq!(got_charset, charset);
+        assert_eq!(warning, Some(format!("charset detected: {charset} (no byte order mark)")));
+    }
+}
+
+/// A JSONL input that is binary (or UTF-16) is one error, not one skipped "line" per newline
+/// byte in it.
+#[test]
+fn binary_jsonl_is_one_error_for_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let utf16: Vec<u8> =
+        "{\"id\":\"a\",\"text\":\"x\"}\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    for (name, bytes, message) in [
+        ("image.jsonl", png(), "binary data (image/png), not JSON Lines; not read"),
+        (
+            "wide.jsonl",
+            utf16,
+            "NUL bytes: binary data or UTF-16 text, not JSON Lines (which are UTF-8); not read",
+        ),
+    ] {
+        let path = write(tmp.path(), name, &bytes);
+        let records = read_paths(&[&path]);
+        assert_eq!(records.len(), 1, "{name}");
+        let err = records[0].as_ref().unwrap_err();
+        assert_eq!(err.message, message);
+        assert_eq!(err.lost.as_deref(), path.to_str());
+    }
+}

@@ -85,7 +85,107 @@ fn symlink_loops_are_not_followed_forever() {
         .map(|p| p.strip_prefix(root).unwrap().display().to_string())
         .collect();
     assert_eq!(names, ["d/a.txt", "d/link.txt"]);
-    assert_eq!(got.ignored, [root.join("d/loop")]);
+    assert!(got.ignored.is_empty());
+    assert_eq!(got.skipped.len(), 1);
+    assert_eq!(got.skipped[0].path, root.join("d/loop"));
+    assert_eq!(
+        got.skipped[0].reason,
+        format!("symbolic link loop: leads back to {}", root.join("d").display())
+    );
+}
+
+/// Regression (issue 12): symbolic link loops were counted among the files ignored as "not
+/// text"; a link to itself is a loop too.
+#[cfg(unix)]
+#[test]
+fn symlink_loops_are_reported_as_loops_not_as_not_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(root, "a.txt", "x");
+    std::os::unix::fs::symlink(root.join("self.txt"), root.join("self.txt")).unwrap();
+    std::os::unix::fs::symlink(root.join("pong"), root.join("ping")).unwrap();
+    std::os::unix::fs::symlink(root.join("ping"), root.join("pong")).unwrap();
+    let got = expand_inputs(&[arg(root)]).unwrap();
+    assert_eq!(paths(&got.inputs), [root.join("a.txt")]);
+    assert!(got.ignored.is_empty(), "{:?}", got.ignored);
+    let skipped: Vec<_> = got.skipped.iter().map(|s| (s.path.clone(), s.reason.as_str())).collect();
+    assert_eq!(
+        skipped,
+        [
+            (root.join("ping"), "symbolic link loop"),
+            (root.join("pong"), "symbolic link loop"),
+            (root.join("self.txt"), "symbolic link loop"),
+        ]
+    );
+}
+
+/// Makes a FIFO with `mkfifo`; false when the command is not available.
+#[cfg(unix)]
+fn mkfifo(path: &Path) -> bool {
+    std::process::Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success())
+}
+
+/// Regression (issue 12): a directory holding a FIFO hung forever (the walker opened
+/// extension-less names to sniff them, the reader opened `.txt` ones). Special files found in a
+/// directory or by a glob are skipped with a reason, never opened: without a writer, opening
+/// one here would block this test.
+#[cfg(unix)]
+#[test]
+fn fifos_and_sockets_in_a_directory_are_skipped_without_being_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(root, "a.txt", "x");
+    let fifos = [root.join("pipe"), root.join("pipe.txt"), root.join("pipe.jsonl.gz")];
+    for fifo in &fifos {
+        if !mkfifo(fifo) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+    }
+    let socket = root.join("sock.txt");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let fifo_reason =
+        "special file: FIFO (named pipe), not opened (name it on the command line to read it)";
+    let socket_reason = "special file: socket, not opened (name it on the command line to read it)";
+    let expected = [
+        (fifos[0].clone(), fifo_reason),
+        (fifos[2].clone(), fifo_reason),
+        (fifos[1].clone(), fifo_reason),
+        (socket.clone(), socket_reason),
+    ];
+    let got = expand_inputs(&[arg(root)]).unwrap();
+    assert_eq!(paths(&got.inputs), [root.join("a.txt")]);
+    assert!(got.ignored.is_empty(), "{:?}", got.ignored);
+    let skipped: Vec<_> = got.skipped.iter().map(|s| (s.path.clone(), s.reason.as_str())).collect();
+    assert_eq!(skipped, expected);
+    // A glob chooses by name, not by kind: the same.
+    let got = expand_inputs(&[format!("{}/*", root.display())]).unwrap();
+    assert_eq!(paths(&got.inputs), [root.join("a.txt")]);
+    let skipped: Vec<_> = got.skipped.iter().map(|s| (s.path.clone(), s.reason.as_str())).collect();
+    assert_eq!(skipped, expected);
+}
+
+/// A FIFO named on the command line is read (`lookalike dedup <(zcat a.gz)` is one).
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_explicitly_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("named.jsonl");
+    if !mkfifo(&fifo) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let got = expand_inputs(&[arg(&fifo)]).unwrap();
+    assert_eq!(got.inputs, [Input::Path(fifo.clone())]);
+    assert!(got.skipped.is_empty());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, "{\"id\":\"a\",\"text\":\"hi\"}\n"))
+    };
+    let records = crate::common::read_all(got.inputs, &lookalike_io::ReadOptions::default());
+    writer.join().unwrap().unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].as_ref().unwrap().bytes, b"{\"id\":\"a\",\"text\":\"hi\"}");
 }
 
 #[test]

@@ -102,3 +102,111 @@ fn a_file_that_is_not_parquet_is_an_error_and_reading_goes_on() {
     assert!(got[0].as_ref().unwrap_err().to_string().contains("bad.parquet"));
     assert_eq!(got[1].as_ref().unwrap().bytes, b"still read");
 }
+
+/// Writes `columns` (name, array) to a Parquet file.
+fn write_columns(path: &std::path::Path, columns: Vec<(&str, ArrayRef)>) {
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+/// Every row decoded: (id, text) of documents, `skip id: reason` otherwise.
+fn decoded_rows(path: &std::path::Path, opts: &ReadOptions) -> Vec<String> {
+    Reader::new(vec![Input::Path(path.to_path_buf())], opts.clone())
+        .map(|r| match r {
+            Err(e) => format!("error: {}", e.message),
+            Ok(rec) => match decode(&rec, opts) {
+                Decoded::Doc { doc, .. } => format!("{}={}", doc.id, doc.text),
+                Decoded::Skip { id, reason } => format!("skip {id}: {reason}"),
+            },
+        })
+        .collect()
+}
+
+/// Regression (issue 12): dictionary-typed columns (a pandas `category`, an Arrow dictionary)
+/// were not read: every row was skipped with "no string field 'text'", or the id silently
+/// replaced by `file:row`.
+#[test]
+fn dictionary_columns_are_read_for_the_text_and_the_id() {
+    use arrow_array::types::{Int8Type, Int32Type};
+    use arrow_array::{DictionaryArray, LargeStringArray, StringViewArray};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("category.parquet");
+    // pandas `category`: int8 keys over string values; one null text, one null id.
+    let texts: DictionaryArray<Int8Type> =
+        vec![Some("shared text"), Some("other words"), Some("shared text"), None]
+            .into_iter()
+            .collect();
+    let ids: DictionaryArray<Int32Type> =
+        vec![Some("a"), Some("b"), None, Some("d")].into_iter().collect();
+    write_columns(&path, vec![("text", Arc::new(texts)), ("id", Arc::new(ids))]);
+    // The file says so: its columns come back as dictionaries.
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(&path).unwrap(),
+    )
+    .unwrap();
+    let types: Vec<String> =
+        builder.schema().fields().iter().map(|f| f.data_type().to_string()).collect();
+    assert_eq!(types, ["Dictionary(Int8, Utf8)", "Dictionary(Int32, Utf8)"]);
+    let opts = ReadOptions::default();
+    let name = path.display();
+    assert_eq!(
+        decoded_rows(&path, &opts),
+        [
+            "a=shared text".to_owned(),
+            "b=other words".to_owned(),
+            format!("{name}:3=shared text"),
+            "skip d: no string field 'text'".to_owned(),
+        ]
+    );
+
+    // A dictionary over large strings, and string views, for either column.
+    let path = tmp.path().join("views.parquet");
+    let values = Arc::new(LargeStringArray::from(vec!["x1", "x2"]));
+    let keys = arrow_array::Int16Array::from(vec![1, 0]);
+    let ids = DictionaryArray::<arrow_array::types::Int16Type>::try_new(keys, values).unwrap();
+    let texts = StringViewArray::from(vec!["first view", "second view"]);
+    write_columns(&path, vec![("body", Arc::new(texts)), ("key", Arc::new(ids))]);
+    let opts = ReadOptions { id_field: "key".into(), text_field: "body".into(), ..opts };
+    assert_eq!(decoded_rows(&path, &opts), ["x2=first view", "x1=second view"]);
+}
+
+/// Numbers of any width, floats, booleans and decimals are ids; a column that holds no text,
+/// or an id column of a type that cannot be an id, is one error naming the column and its type.
+#[test]
+fn id_and_text_column_types() {
+    use arrow_array::{BooleanArray, Date32Array, Float64Array, Int8Array};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("types.parquet");
+    let text: ArrayRef = Arc::new(StringArray::from(vec!["one", "two"]));
+    write_columns(
+        &path,
+        vec![
+            ("text", text.clone()),
+            ("small", Arc::new(Int8Array::from(vec![-3, 4]))),
+            ("float", Arc::new(Float64Array::from(vec![1.5, 2.0]))),
+            ("flag", Arc::new(BooleanArray::from(vec![true, false]))),
+            ("day", Arc::new(Date32Array::from(vec![1, 2]))),
+        ],
+    );
+    let with_id = |id: &str| ReadOptions { id_field: id.into(), ..ReadOptions::default() };
+    assert_eq!(decoded_rows(&path, &with_id("small")), ["-3=one", "4=two"]);
+    assert_eq!(decoded_rows(&path, &with_id("float")), ["1.5=one", "2.0=two"]);
+    assert_eq!(decoded_rows(&path, &with_id("flag")), ["true=one", "false=two"]);
+    assert_eq!(
+        decoded_rows(&path, &with_id("day")),
+        ["error: column 'day' is of type Date32, which cannot be an id; choose the id column \
+          with --id-field"]
+    );
+    let opts = ReadOptions { text_field: "small".into(), ..ReadOptions::default() };
+    assert_eq!(
+        decoded_rows(&path, &opts),
+        [
+            "error: column 'small' is of type Int8, not text; choose the text column with --text-field"
+        ]
+    );
+}

@@ -118,11 +118,57 @@ fn corrupt_jsonl_gz_reports_one_error() {
     let errors: Vec<_> = records.iter().filter_map(|r| r.as_ref().err()).collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].line.is_some());
-    assert!(errors[0].message.starts_with("truncated or corrupt gzip data"), "{}", errors[0]);
+    // One member (the whole file): nothing after the damage can be read.
+    assert!(errors[0].message.contains("corrupt gzip member at byte 0 ("), "{}", errors[0]);
+    assert!(errors[0].message.contains("to the end"), "{}", errors[0]);
     // Garbage may decode before the checksum fails; the error is always last and lines before
     // the damage are intact.
     assert!(records.last().unwrap().is_err());
     assert_eq!(records[0].as_ref().unwrap().bytes, jsonl_lines(1).trim_end().as_bytes());
+}
+
+/// Regression (issue 12): in a `.jsonl.gz` of concatenated members, one corrupt member lost every
+/// member after it (8 of 12). Now the members after it are read, and the error says what was
+/// skipped (its offset and size, and that its lines are lost).
+#[test]
+fn one_corrupt_gzip_member_loses_only_its_own_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let all = jsonl_lines(120);
+    let lines: Vec<&str> = all.lines().collect();
+    let members: Vec<Vec<u8>> =
+        lines.chunks(10).map(|chunk| gzip((chunk.join("\n") + "\n").as_bytes())).collect();
+    assert_eq!(members.len(), 12);
+    let start: usize = members[..4].iter().map(Vec::len).sum();
+    let mut bytes = members.concat();
+    // The deflate data of member 5: a reserved block type, so it fails at once.
+    for b in &mut bytes[start + 10..start + 16] {
+        *b = 0xff;
+    }
+    let path = write(tmp.path(), "members.jsonl.gz", &bytes);
+    let records = read_paths(&[&path]);
+    let read: Vec<String> = records
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|r| String::from_utf8(r.bytes.clone()).unwrap())
+        .collect();
+    let expected: Vec<String> =
+        lines[..40].iter().chain(&lines[50..]).map(|l| l.to_string()).collect();
+    assert_eq!(read, expected);
+    let errors: Vec<_> = records.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].line, Some(41));
+    assert_eq!(errors[0].lost, None, "no line was started");
+    assert_eq!(
+        errors[0].to_string(),
+        format!(
+            "{}:41: corrupt gzip member at byte {start} (corrupt deflate stream); skipped {} \
+             bytes to the next member, at byte {}; the lines in the skipped data are lost (line \
+             numbers from here on count the lines read)",
+            path.display(),
+            members[4].len(),
+            start + members[4].len()
+        )
+    );
 }
 
 #[test]
@@ -135,7 +181,12 @@ fn truncated_text_gz_is_one_error_and_reading_goes_on() {
     assert_eq!(records.len(), 2);
     let err = records[0].as_ref().unwrap_err();
     assert_eq!((err.source.as_str(), err.line), (cut.to_str().unwrap(), None));
-    assert!(err.message.starts_with("truncated or corrupt gzip data"), "{err}");
+    assert!(
+        err.message.starts_with("truncated gzip data: the input ends inside the member at byte 0"),
+        "{err}"
+    );
+    // The file is one document: it is lost, under its name.
+    assert_eq!(err.lost.as_deref(), cut.to_str());
     assert_eq!(records[1].as_ref().unwrap().bytes, b"still read");
 }
 

@@ -318,61 +318,91 @@ fn content_length_too_long_at_the_end_is_a_truncated_file() {
     let mut bytes = small_warc();
     let block = http("200 OK", "Content-Type: text/html\r\n", b"<p>cut");
     bytes.extend(record_with("response", "http://c.example/", "", &block, block.len() + 100));
-    let (path, got) = read_warc(tmp.path(), "long.warc", &bytes);
+    let (_, got) = read_warc(tmp.path(), "long.warc", &bytes);
     assert_eq!(got.len(), 6, "{got:?}");
     assert_eq!(got[4], "doc http://b.example/ [UTF-8]: second page");
-    let offset = small_warc().len();
+    // The record is in the report, under its URI, with the reason.
     assert_eq!(
         got[5],
         format!(
-            "error: {}: record 6 at offset {offset}: truncated: the Content-Length is {} bytes, \
-             the input ends after {} of them",
-            path.display(),
+            "skip http://c.example/: truncated WARC record: the Content-Length is {} bytes, the \
+             input ends after {} of them",
             block.len() + 100,
             block.len() + 4
         )
     );
 }
 
+/// Regression (issue 12): a Content-Length that is too short left the record's start as a
+/// document, cut short, and reported the rest only as bytes skipped, on stderr.
 #[test]
-fn content_length_too_short_resynchronizes_on_the_next_record() {
+fn content_length_too_short_skips_the_record_with_its_uri_and_resynchronizes() {
     let tmp = tempfile::tempdir().unwrap();
     let mut bytes = html_response("http://a.example/", "<p>first");
     let block = http("200 OK", "Content-Type: text/html\r\n", b"<p>second page, longer");
     let short = record_with("response", "http://b.example/", "", &block, block.len() - 12);
-    let junk_at = bytes.len() + short.len() - 4 - 12;
     bytes.extend(short);
     let next_at = bytes.len();
     bytes.extend(html_response("http://c.example/", "<p>third"));
-    let (path, got) = read_warc(tmp.path(), "short.warc", &bytes);
+    let (_, got) = read_warc(tmp.path(), "short.warc", &bytes);
     assert_eq!(
         got,
         [
             "doc http://a.example/ [UTF-8]: first".to_owned(),
-            // Cut short by its Content-Length; the rest is reported as skipped bytes.
-            "doc http://b.example/ [UTF-8]: second".to_owned(),
             format!(
-                "error: {}: 16 bytes at offset {junk_at} (after record 2) are not a WARC record \
-                 (a wrong Content-Length?); skipped to the next record, at offset {next_at}",
-                path.display()
+                "skip http://b.example/: wrong WARC Content-Length: the {}-byte block is followed \
+                 by 16 bytes that are not a WARC record (a Content-Length too short?); skipped to \
+                 the next record, at offset {next_at}",
+                block.len() - 12
             ),
             "doc http://c.example/ [UTF-8]: third".to_owned(),
         ]
     );
 }
 
+/// Regression (issue 12): a Content-Length that is too long silently absorbed the start of the
+/// next record into the document, and that next record was lost. The next `WARC/` header inside
+/// the block is found, the record is cut there and reported, and reading goes on from that
+/// header: nothing after it is lost.
 #[test]
-fn content_length_too_long_in_the_middle_loses_only_the_swallowed_record() {
+fn content_length_too_long_is_cut_at_the_next_header_and_nothing_after_it_is_lost() {
     let tmp = tempfile::tempdir().unwrap();
     let block = http("200 OK", "Content-Type: text/html\r\n", b"<p>first");
+    // 30 bytes too long: the separator and the start of the next header.
     let mut bytes = record_with("response", "http://a.example/", "", &block, block.len() + 30);
+    let second_at = bytes.len();
     bytes.extend(html_response("http://b.example/", "<p>swallowed"));
     bytes.extend(html_response("http://c.example/", "<p>third"));
+    // Far too long: the next two records are inside the block.
+    let far = record_with("response", "http://d.example/", "", &block, block.len() + 500);
+    let fourth_at = bytes.len() + far.len();
+    bytes.extend(far);
+    bytes.extend(html_response("http://e.example/", "<p>fifth"));
+    bytes.extend(html_response("http://f.example/", &format!("<p>{}", "sixth ".repeat(100))));
     let (_, got) = read_warc(tmp.path(), "swallow.warc", &bytes);
-    assert_eq!(got.len(), 3, "{got:?}");
-    assert!(got[0].starts_with("doc http://a.example/ [UTF-8]: first"), "{}", got[0]);
-    assert!(got[1].contains("are not a WARC record (a wrong Content-Length?)"), "{}", got[1]);
-    assert_eq!(got[2], "doc http://c.example/ [UTF-8]: third");
+    assert_eq!(
+        got,
+        [
+            format!(
+                "skip http://a.example/: wrong WARC Content-Length: {} bytes is too long: the \
+                 next record starts {} bytes into the block, at offset {second_at}; the record \
+                 was cut there",
+                block.len() + 30,
+                block.len() + 4
+            ),
+            "doc http://b.example/ [UTF-8]: swallowed".to_owned(),
+            "doc http://c.example/ [UTF-8]: third".to_owned(),
+            format!(
+                "skip http://d.example/: wrong WARC Content-Length: {} bytes is too long: the \
+                 next record starts {} bytes into the block, at offset {fourth_at}; the record \
+                 was cut there",
+                block.len() + 500,
+                block.len() + 4
+            ),
+            "doc http://e.example/ [UTF-8]: fifth".to_owned(),
+            format!("doc http://f.example/ [UTF-8]: {}", "sixth ".repeat(100).trim_end()),
+        ]
+    );
 }
 
 #[test]
@@ -394,8 +424,8 @@ fn garbage_headers_and_missing_lengths_are_reported_and_skipped() {
             ),
             "doc http://a.example/ [UTF-8]: first".to_owned(),
             format!(
-                "error: {src}: record 2 at offset {second_header}: no valid Content-Length in the \
-                 WARC header; skipped 8 more bytes to the next record, at offset {}",
+                "skip {src}#record-2: bad WARC header: no valid Content-Length; skipped 8 more \
+                 bytes to the next record, at offset {}",
                 second_header + 63
             ),
             "doc http://b.example/ [UTF-8]: second".to_owned(),
@@ -417,31 +447,114 @@ fn garbage_headers_and_missing_lengths_are_reported_and_skipped() {
 fn truncated_header_and_truncated_gzip() {
     let tmp = tempfile::tempdir().unwrap();
     let mut bytes = small_warc();
-    bytes.extend(b"WARC/1.0\r\nWARC-Type: response\r\nContent-Len");
-    let (path, got) = read_warc(tmp.path(), "h.warc", &bytes);
+    bytes.extend(b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://t/\r\nContent-Len");
+    let (_, got) = read_warc(tmp.path(), "h.warc", &bytes);
     assert_eq!(got.len(), 6);
-    assert_eq!(
-        got[5],
-        format!(
-            "error: {}: record 6 at offset {}: the input ends inside the WARC header \
-             (truncated file)",
-            path.display(),
-            small_warc().len()
-        )
-    );
-    // A gzip stream cut in the middle: the records before the cut, then one error.
+    // The URI was read before the cut: the record is reported under it.
+    assert_eq!(got[5], "skip http://t/: truncated WARC record: the input ends inside its header");
+    // A gzip stream cut in the middle: the records before the cut, then the one it cut.
     let mut big = Vec::new();
     for i in 0..200 {
         big.extend(html_response(&format!("http://x.example/{i}"), &format!("<p>page {i}")));
     }
     let gz = gzip(&big);
     let (path, got) = read_warc(tmp.path(), "cut.warc.gz", &gz[..gz.len() / 2]);
-    let (errors, docs): (Vec<_>, Vec<_>) = got.iter().partition(|l| l.starts_with("error"));
+    let (skips, docs): (Vec<_>, Vec<_>) = got.iter().partition(|l| l.starts_with("skip"));
     assert!(docs.len() > 10 && docs.len() < 200, "{}", docs.len());
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    let prefix = format!("error: {}: record {} at offset ", path.display(), docs.len() + 1);
-    assert!(errors[0].starts_with(&prefix), "{}", errors[0]);
-    assert!(errors[0].contains("truncated or corrupt gzip data"), "{}", errors[0]);
+    assert_eq!(skips.len(), 1, "{skips:?}");
+    for (i, doc) in docs.iter().enumerate() {
+        assert_eq!(**doc, format!("doc http://x.example/{i} [UTF-8]: page {i}"));
+    }
+    // Under its URI, or its number when the cut came before the URI line was complete.
+    let n = docs.len();
+    let ids = [format!("http://x.example/{n}"), format!("{}#record-{}", path.display(), n + 1)];
+    assert!(
+        ids.iter().any(|id| skips[0].starts_with(&format!("skip {id}: corrupt gzip data in "))),
+        "{}",
+        skips[0]
+    );
+    assert!(
+        skips[0].contains("truncated gzip data: the input ends inside the member at byte 0"),
+        "{}",
+        skips[0]
+    );
+}
+
+/// The records of `n` pages, each its own gzip member (as crawlers write `.warc.gz`).
+fn per_record_members(n: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| {
+            let text = format!(
+                "<p>page {i}: {}",
+                (0..50)
+                    .map(|j| (i * 131 + j * 17) % 97)
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            gzip(&html_response(&format!("http://m.example/{i}"), &text))
+        })
+        .collect()
+}
+
+fn decompressed_len(member: &[u8]) -> usize {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(member), &mut out).unwrap();
+    out.len()
+}
+
+/// Regression (issue 12): in a per-record `.warc.gz`, one corrupt gzip member lost every record
+/// after it (4 of 6, 3 of them intact). Now only the record in the damaged member is lost, and
+/// it is reported (under its URI when its header was read).
+#[test]
+fn one_corrupt_gzip_member_loses_only_its_own_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let members = per_record_members(6);
+    let start: usize = members[..2].iter().map(Vec::len).sum();
+    let opts = crate::common::visible_text();
+    let expect_doc = |line: &str, i: usize| {
+        assert!(
+            line.starts_with(&format!("doc http://m.example/{i} [UTF-8]: page {i}: ")),
+            "{line}"
+        )
+    };
+    // A checksum mismatch: the record's bytes all came, then the member failed.
+    let mut bytes = members.concat();
+    bytes[start + members[2].len() - 8] ^= 0x01;
+    let path = write(tmp.path(), "crc.warc.gz", &bytes);
+    let got = summarize(&[&path], &opts, None);
+    assert_eq!(got.len(), 6, "{got:?}");
+    for i in [0, 1, 3, 4, 5] {
+        expect_doc(&got[i], i);
+    }
+    assert_eq!(
+        got[2],
+        format!(
+            "skip http://m.example/2: corrupt gzip data in the record: corrupt gzip member at \
+             byte {start} (corrupt gzip stream does not have a matching checksum), which gave {} \
+             bytes; skipped {} bytes to the next member, at byte {}",
+            decompressed_len(&members[2]),
+            members[2].len(),
+            start + members[2].len()
+        )
+    );
+    // Damage inside the deflate data: whatever the decoder makes of it, the records of the
+    // other members are all read, and the damaged one is reported once.
+    for (at, value) in [(members[2].len() / 2, 0xffu8), (12, 0xff), (members[2].len() / 3, 0x00)] {
+        let mut bytes = members.concat();
+        for b in &mut bytes[start + at..start + at + 6] {
+            *b = value;
+        }
+        let path = write(tmp.path(), "bad.warc.gz", &bytes);
+        let got = summarize(&[&path], &opts, None);
+        let docs: Vec<&String> = got.iter().filter(|l| l.starts_with("doc ")).collect();
+        assert_eq!(docs.len(), 5, "{got:?}");
+        for (doc, i) in docs.iter().zip([0, 1, 3, 4, 5]) {
+            expect_doc(doc, i);
+        }
+        let problems: Vec<&String> = got.iter().filter(|l| !l.starts_with("doc ")).collect();
+        assert!(!problems.is_empty() && problems.iter().all(|p| p.contains("gzip")), "{got:?}");
+    }
 }
 
 #[test]
