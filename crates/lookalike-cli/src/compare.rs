@@ -406,6 +406,8 @@ mod tests {
         }
         let est = runs.iter().find(|r| r.label == "minhash-estimate").unwrap();
         assert_eq!(est.args, ["--method", "minhash", "--verify", "estimate"]);
+        let combined = runs.iter().find(|r| r.label == "combined-estimate").unwrap();
+        assert_eq!(combined.args, ["--method", "combined", "--verify", "estimate"]);
         let perm = runs.iter().find(|r| r.label == "minhash-perm").unwrap();
         assert_eq!(perm.args, ["--method", "minhash", "--minhash", "perm"]);
         assert_eq!(select_runs(&["exact".into()]).unwrap().len(), 1);
