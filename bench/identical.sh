@@ -51,6 +51,8 @@ runs=(
   "simhash-estimate|--method simhash --verify estimate"
   "simhash-auto|--method simhash --max-distance auto"
   "simhash-tfidf|--method simhash --weights tfidf --verify estimate"
+  "combined|--method combined"
+  "combined-estimate|--method combined --verify estimate"
   "i-match|--method i-match"
   "i-match-estimate|--method i-match --verify estimate"
   "i-match-rand|--method i-match-rand"

@@ -336,7 +336,8 @@ fn common_args(args: &CompareArgs) -> Vec<String> {
     v
 }
 
-/// The `dedup` options of the MinHash runs alone (`dedup` refuses them with other methods).
+/// The `dedup` options of the MinHash and combined runs alone (`dedup` refuses them with other
+/// methods).
 fn minhash_args(args: &CompareArgs) -> Vec<String> {
     let s = &args.sketch;
     let mut v: Vec<String> = vec![
@@ -362,7 +363,11 @@ fn run_method(
     [common, minhash]: &[&[String]; 2],
     dir: &Path,
 ) -> Result<MethodFiles> {
-    let is_minhash = run.args.get(1).is_some_and(|m| m == MethodKind::MinHash.name());
+    // MinHash's options go to the methods that read them (combined holds a MinHash).
+    let is_minhash = run
+        .args
+        .get(1)
+        .is_some_and(|m| m == MethodKind::MinHash.name() || m == MethodKind::Combined.name());
     let pairs = dir.join(format!("{}.pairs.tsv", run.label));
     let clusters = dir.join(format!("{}.clusters.jsonl", run.label));
     let stats_path = dir.join(format!("{}.stats.json", run.label));
@@ -416,6 +421,8 @@ mod tests {
         }
         let est = runs.iter().find(|r| r.label == "minhash-estimate").unwrap();
         assert_eq!(est.args, ["--method", "minhash", "--verify", "estimate"]);
+        let combined = runs.iter().find(|r| r.label == "combined-estimate").unwrap();
+        assert_eq!(combined.args, ["--method", "combined", "--verify", "estimate"]);
         let perm = runs.iter().find(|r| r.label == "minhash-perm").unwrap();
         assert_eq!(perm.args, ["--method", "minhash", "--minhash", "perm"]);
         assert_eq!(select_runs(&["exact".into()]).unwrap().len(), 1);

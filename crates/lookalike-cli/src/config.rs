@@ -44,14 +44,18 @@ impl TryFrom<&DedupArgs> for DedupConfig {
             max_docs_per_shingle: m.max_docs_per_shingle,
             frequent: m.frequent_shingles,
         };
-        let method = match kind {
-            MethodKind::MinHash => MethodConfig::MinHash(MinHashConfig {
+        // Checks --bands and --rows only for the methods that use them.
+        let minhash = || -> Result<MinHashConfig> {
+            Ok(MinHashConfig {
                 num_perm: args.sketch.num_perm,
                 scheme: args.minhash,
                 lsh: Some(params::lsh_params(&args.sketch)?),
                 weights: params::weights(&args.sketch),
                 max_bucket: args.max_bucket,
-            }),
+            })
+        };
+        let method = match kind {
+            MethodKind::MinHash => MethodConfig::MinHash(minhash()?),
             MethodKind::SuperShingles => MethodConfig::SuperShingles(SuperShinglesConfig {
                 shape: m.supershingles(),
                 scheme: args.minhash,
@@ -60,6 +64,7 @@ impl TryFrom<&DedupArgs> for DedupConfig {
             MethodKind::MinS => MethodConfig::MinS(sample),
             MethodKind::Broder => MethodConfig::Broder(sample),
             MethodKind::SimHash => MethodConfig::SimHash(m.simhash()),
+            MethodKind::Combined => MethodConfig::Combined(m.combined(minhash()?)),
             MethodKind::IMatch => {
                 MethodConfig::IMatch(IMatchSettings { imatch: m.imatch(), lexicon })
             }

@@ -49,7 +49,7 @@ fn supershingle_config(args: &SuperShingleArgs) -> Result<SuperShingleConfig> {
 /// The Hamming distance k of the arguments (`auto`: the one expected at `threshold`), checked
 /// (0 ≤ k < 64).
 fn simhash_distance(args: &SimHashArgs, threshold: f64) -> Result<u32> {
-    let k = match args.max_distance.0 {
+    let k = match args.simhash_distance() {
         Some(k) => k,
         None => {
             check_threshold(threshold)?;

@@ -230,6 +230,15 @@ impl Summary {
         if let Some((blocks, tables)) = st.method.simhash_tables {
             let _ = writeln!(s, "  SimHash tables: {blocks} blocks, {tables} tables");
         }
+        if let Some(c) = st.method.combined {
+            let _ = writeln!(
+                s,
+                "  SimHash filter: {} LSH candidates, {} dropped (fingerprints too far apart), {} kept",
+                c.lsh_pairs,
+                c.simhash_rejected,
+                c.lsh_pairs - c.simhash_rejected
+            );
+        }
         if st.candidates.capped_buckets > 0 {
             let _ = writeln!(
                 s,

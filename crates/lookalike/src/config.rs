@@ -116,6 +116,8 @@ pub enum MethodConfig {
     /// SimHash fingerprints.
     #[serde(rename = "simhash")]
     SimHash(SimHashConfig),
+    /// MinHash/LSH candidates kept when their SimHash fingerprints agree too.
+    Combined(CombinedConfig),
     /// I-Match (its extra lexicons are always 0).
     #[serde(rename = "i-match")]
     IMatch(IMatchSettings),
@@ -155,6 +157,7 @@ impl MethodConfig {
             MethodConfig::MinS(_) => MethodKind::MinS,
             MethodConfig::Broder(_) => MethodKind::Broder,
             MethodConfig::SimHash(_) => MethodKind::SimHash,
+            MethodConfig::Combined(_) => MethodKind::Combined,
             MethodConfig::IMatch(_) => MethodKind::IMatch,
             MethodConfig::IMatchRand(_) => MethodKind::IMatchRand,
             MethodConfig::Partitioned(_) => MethodKind::Partitioned,
@@ -179,6 +182,7 @@ impl From<MethodKind> for MethodConfig {
             MethodKind::MinS => MethodConfig::MinS(SampleConfig::default()),
             MethodKind::Broder => MethodConfig::Broder(SampleConfig::default()),
             MethodKind::SimHash => MethodConfig::SimHash(SimHashConfig::default()),
+            MethodKind::Combined => MethodConfig::Combined(CombinedConfig::default()),
             MethodKind::IMatch => MethodConfig::IMatch(IMatchSettings::default()),
             MethodKind::IMatchRand => MethodConfig::IMatchRand(IMatchSettings::default()),
             MethodKind::Partitioned => MethodConfig::Partitioned(PartitionConfig::default()),
@@ -340,6 +344,55 @@ impl SimHashConfig {
     /// The features used: the configured ones, else the run's shingles.
     pub fn features_or(&self, shingle: ShingleKind) -> SimFeatures {
         self.features.unwrap_or(SimFeatures::Shingles(shingle))
+    }
+}
+
+/// Settings of the combined method: MinHash/LSH candidates, kept when their SimHash fingerprints
+/// are also within a Hamming distance (Henzinger 2006: Broder's and Charikar's algorithms
+/// combined).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CombinedConfig {
+    /// The MinHash signature and its LSH bands: the candidates, and the estimate compared with
+    /// the threshold.
+    pub minhash: MinHashConfig,
+    /// Hamming distance k a candidate's two 64-bit SimHash fingerprints must be within. `None`
+    /// (default): the distance expected at the threshold ([`CombinedConfig::distance`]).
+    pub max_distance: Option<u32>,
+    /// SimHash feature weights (default tf).
+    pub weights: Weighting,
+    /// SimHash features: tokens or shingles. `None`: the run's shingles.
+    pub features: Option<SimFeatures>,
+}
+
+impl Default for CombinedConfig {
+    fn default() -> Self {
+        CombinedConfig {
+            minhash: MinHashConfig::default(),
+            max_distance: None,
+            weights: Weighting::Tf,
+            features: None,
+        }
+    }
+}
+
+impl CombinedConfig {
+    /// The Hamming distance used at `threshold`: the configured one, else the distance expected
+    /// at the threshold ([`simhash::distance_for_jaccard`]: 10 at 0.8). That default had the
+    /// best F1 in estimate mode on template-heavy documentation pages, where the two halves
+    /// disagree most (bench/results/combined-2026-11-24.md).
+    pub fn distance(&self, threshold: f64) -> u32 {
+        self.max_distance.unwrap_or_else(|| simhash::distance_for_jaccard(threshold))
+    }
+
+    /// The settings of the SimHash half (its permuted tables are not used: the candidates come
+    /// from LSH).
+    pub fn simhash(&self, threshold: f64) -> SimHashConfig {
+        SimHashConfig {
+            max_distance: Some(self.distance(threshold)),
+            weights: self.weights,
+            features: self.features,
+            blocks: None,
+        }
     }
 }
 

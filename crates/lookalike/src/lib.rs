@@ -14,7 +14,7 @@
 //! - [`verify`]: exact Jaccard or containment of shingle sets; [`store`]: the shingle sets,
 //!   spilled to disk beyond a memory budget;
 //! - [`cluster`]: union-find and the representative kept;
-//! - [`method`]: the [`Method`] trait and the 14 methods, one file each, built from a
+//! - [`method`]: the [`Method`] trait and the 15 methods, one file each, built from a
 //!   [`MethodConfig`];
 //! - [`pipeline`]: [`Dedup`] and [`DedupRun`], documents in, results pushed into a [`Sink`].
 //!
@@ -58,8 +58,9 @@ pub mod verify;
 pub use candidates::lsh::{CandidateStats, ErrorWeights, LshParams};
 pub use cluster::{ClusterMode, Keep};
 pub use config::{
-    DedupConfig, IMatchSettings, Measure, MethodConfig, MinHashConfig, RefWordsSettings, Sample,
-    SampleConfig, SimHashConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
+    CombinedConfig, DedupConfig, IMatchSettings, Measure, MethodConfig, MinHashConfig,
+    RefWordsSettings, Sample, SampleConfig, SimHashConfig, SpotSigsConfig, SuperShinglesConfig,
+    TfRidfSettings,
 };
 pub use document::{DocId, Document};
 pub use error::{ConfigError, Error};

@@ -38,6 +38,8 @@ Examples:
   lookalike dedup big.jsonl.gz --method broder --spill-memory 2G --spill-dir /scratch --pairs -
   lookalike dedup batch.jsonl --method i-match --lexicon lex.bin --report report.jsonl
   lookalike dedup news.warc.gz --method spotsigs --threshold 0.6 --pairs -
+  # MinHash/LSH candidates whose SimHash fingerprints agree too, decided without exact sets
+  lookalike dedup pages.jsonl --method combined --verify estimate --pairs -
 
 Outputs:
   --pairs     TSV, one line per verified pair: id1<TAB>id2<TAB>similarity (id1 first in input
@@ -99,7 +101,8 @@ pub struct DedupArgs {
     pub seed: u64,
     /// How candidate pairs are checked: exact (Jaccard or containment of the shingle sets) or
     /// estimate (the method's own decision: fraction of equal MinHash values, the sample
-    /// estimators, Broder's count over sketch size, SimHash distance ≤ K).
+    /// estimators, Broder's count over sketch size, SimHash distance ≤ K; combined: MinHash
+    /// estimate ≥ threshold and SimHash distance ≤ K).
     #[arg(long, value_enum, default_value = "exact", help_heading = METHOD)]
     pub verify: Verify,
     /// Which document of a cluster is kept: the first in input order (default) or the longest

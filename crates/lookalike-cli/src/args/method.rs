@@ -8,9 +8,10 @@ use lookalike::lexical::imatch::IMatchConfig;
 use lookalike::lexical::lexsig::{LongSentenceConfig, TfRidfConfig};
 use lookalike::lexical::partitioned::PartitionConfig;
 use lookalike::lexical::refwords::RefWordsConfig;
+use lookalike::sketch::simhash::DEFAULT_MAX_DISTANCE;
 use lookalike::sketch::simhash::{SimFeatures, Weighting};
 use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode};
-use lookalike::{Measure, Sample, SimHashConfig};
+use lookalike::{CombinedConfig, Measure, MinHashConfig, Sample, SimHashConfig};
 
 use super::parse::{parse_distance, parse_features, parse_sample};
 
@@ -143,10 +144,20 @@ impl MethodArgs {
     /// The SimHash settings.
     pub fn simhash(&self) -> SimHashConfig {
         SimHashConfig {
-            max_distance: self.simhash.max_distance.0,
+            max_distance: self.simhash.simhash_distance(),
             weights: self.weights,
             features: self.features,
             blocks: self.simhash.simhash_blocks,
+        }
+    }
+
+    /// The settings of the combined method, around its MinHash half.
+    pub fn combined(&self, minhash: MinHashConfig) -> CombinedConfig {
+        CombinedConfig {
+            minhash,
+            max_distance: self.simhash.max_distance.and_then(|d| d.0),
+            weights: self.weights,
+            features: self.features,
         }
     }
 }
@@ -222,14 +233,23 @@ impl SuperShingleArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SimHashArgs {
     /// SimHash: documents whose 64-bit fingerprints differ in at most K bits are near duplicates
-    /// (Manku et al.: 3, near-identical pages, Jaccard ≈ 0.97), or `auto`: the distance expected
-    /// at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 at 0.8).
-    #[arg(long, value_name = "K|auto", default_value = "3", value_parser = parse_distance)]
-    pub max_distance: Distance,
+    /// (default 3, Manku et al.: near-identical pages, Jaccard ≈ 0.97), or `auto`: the distance
+    /// expected at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 at 0.8). Combined:
+    /// the LSH candidates whose fingerprints differ in at most K bits are kept (default auto).
+    #[arg(long, value_name = "K|auto", value_parser = parse_distance)]
+    pub max_distance: Option<Distance>,
     /// SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables;
     /// default: chosen from K and the number of documents).
     #[arg(long, value_name = "B")]
     pub simhash_blocks: Option<usize>,
+}
+
+impl SimHashArgs {
+    /// The SimHash method's distance: the one given, `None` for `auto`, else
+    /// [`DEFAULT_MAX_DISTANCE`].
+    pub fn simhash_distance(&self) -> Option<u32> {
+        self.max_distance.map_or(Some(DEFAULT_MAX_DISTANCE), |d| d.0)
+    }
 }
 
 /// `--max-distance`: a Hamming distance, or `None` for `auto` (chosen from the threshold).

@@ -135,3 +135,68 @@ fn every_method_runs_from_the_command_line_and_is_deterministic_across_threads()
         assert_eq!(stdout(&a), stdout(&b), "{m}");
     }
 }
+
+/// Ten documents of 400 words and an edited copy of each (one word in 40 replaced: Jaccard about
+/// 0.78 of word 5-shingles, an estimate around the 0.7 threshold).
+fn combined_inputs(dir: &std::path::Path) {
+    let mut lines = String::new();
+    for i in 0..10 {
+        let text = words(700 + i, 400);
+        lines.push_str(&format!("{{\"id\":\"c{i}\",\"text\":\"{text}\"}}\n"));
+        let copy = edit(&text, 40);
+        lines.push_str(&format!("{{\"id\":\"c{i}-edited\",\"text\":\"{copy}\"}}\n"));
+    }
+    write(dir, "c.jsonl", lines.as_bytes());
+}
+
+/// `--method combined`: pairs carry the MinHash estimate, the SimHash distance and the cosine
+/// estimate; the summary says what the filter dropped; `--max-distance` narrows the filter, and a
+/// distance of 0 keeps no pair of edited copies.
+#[test]
+fn combined_method_filters_lsh_candidates_by_max_distance() {
+    let tmp = tempfile::tempdir().unwrap();
+    combined_inputs(tmp.path());
+    let dedup = |extra: &[&str]| {
+        let mut args = vec!["dedup", "c.jsonl", "-m", "combined", "-t", "0.7", "--pairs", "-"];
+        args.extend_from_slice(extra);
+        let o = run(&args, None, tmp.path());
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        o
+    };
+    let distances = |o: &std::process::Output| -> Vec<u32> {
+        stdout(o)
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                assert_eq!(f.len(), 5, "id, id, estimate, distance, cosine: {l:?}");
+                assert!(f[0].starts_with('c') && f[1] == format!("{}-edited", f[0]), "{l}");
+                f[3].parse().unwrap()
+            })
+            .collect()
+    };
+
+    let o = dedup(&["--verify", "estimate"]);
+    let found = distances(&o);
+    assert!(found.len() >= 5, "{}", stdout(&o));
+    let k = lookalike::sketch::simhash::distance_for_jaccard(0.7);
+    assert!(found.iter().all(|&h| h <= k), "{found:?} within {k}");
+    assert!(stderr(&o).contains("method combined:"), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("SimHash distance ≤ {k}")), "{}", stderr(&o));
+    assert!(stderr(&o).contains("SimHash filter: "), "{}", stderr(&o));
+
+    // A narrower distance keeps exactly the pairs within it.
+    let narrow = *found.iter().max().unwrap() - 1;
+    let o = dedup(&["--verify", "estimate", "--max-distance", &narrow.to_string()]);
+    let kept = distances(&o);
+    let expected: Vec<u32> = found.iter().copied().filter(|&h| h <= narrow).collect();
+    assert_eq!(kept, expected);
+
+    // Distance 0: every edited copy's fingerprint differs, every candidate is dropped.
+    let o = dedup(&["--max-distance", "0"]);
+    assert_eq!(stdout(&o), "");
+    let summary = stderr(&o);
+    let line = summary.lines().find(|l| l.contains("SimHash filter:")).unwrap();
+    let n: Vec<u64> =
+        line.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
+    assert!(n[0] >= 10 && n[0] == n[1] && n[2] == 0, "{line}");
+}

@@ -266,7 +266,10 @@ fn options_of_another_method_are_refused() {
         (vec!["--max-distance", "5"], vec!["--method minhash does not use --max-distance"]),
         (
             vec!["--method", "exact", "--num-perm", "64", "--lists", "4"],
-            vec!["--num-perm (used by --method minhash)", "--lists (used by --method partitioned)"],
+            vec![
+                "--num-perm (used by --method minhash, combined)",
+                "--lists (used by --method partitioned)",
+            ],
         ),
         (vec!["--method", "simhash", "--sample", "mod:4"], vec!["mod-m, min-s, broder"]),
     ] {

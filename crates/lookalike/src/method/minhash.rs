@@ -42,6 +42,18 @@ impl MinHash {
         Ok(MinHash { config, lsh, hasher, cx, sigs: Vec::new() })
     }
 
+    /// "words:5 shingles, 128 values (oph), 14 bands × 9 rows", for descriptions.
+    pub(super) fn signature_text(&self) -> String {
+        format!(
+            "{} shingles, {} values ({}), {} bands × {} rows",
+            self.cx.shingle,
+            self.config.num_perm,
+            scheme_name(self.config.scheme),
+            self.lsh.bands,
+            self.lsh.rows,
+        )
+    }
+
     fn sig(&self, slot: Slot) -> &[u32] {
         let n = self.config.num_perm;
         &self.sigs[slot.index() * n..(slot.index() + 1) * n]
@@ -103,12 +115,8 @@ impl Method for MinHash {
 
     fn describe(&self) -> String {
         format!(
-            "method minhash: {} shingles, {} values ({}), {} bands × {} rows, {}, {}",
-            self.cx.shingle,
-            self.config.num_perm,
-            scheme_name(self.config.scheme),
-            self.lsh.bands,
-            self.lsh.rows,
+            "method minhash: {}, {}, {}",
+            self.signature_text(),
             self.cx.measure_text(),
             verify_short(&self.cx)
         )

@@ -13,6 +13,7 @@
 //! | [`SuperShingles`] | `minhashes` u32 values | shared super- or mega-shingle | equal values / `minhashes` |
 //! | [`ModM`], [`MinS`], [`Broder`] | sorted sample of shingle hashes | Broder's sort of ⟨shingle, doc⟩ | the method's estimator |
 //! | [`SimHash`] | 64-bit fingerprint (tf-idf: the weighted bag until [`Method::prepare`]) | Manku's tables, distance ≤ k | 1 − h/64 |
+//! | [`Combined`] | `num_perm` u32 values and a 64-bit SimHash fingerprint | LSH banding, then SimHash distance ≤ k | equal values / `num_perm` |
 //! | [`IMatch`], [`TfRidf`] | term counts until [`Method::prepare`] signs them (or keys at once with a lexicon file) | equal signature | shared keys / most keys |
 //! | [`Partitioned`], [`LongSentences`] | signature keys | ≥ k shared keys | shared keys / most keys |
 //! | [`RefWords`] | term counts, then an N-bit signature | equal (or close) signatures | 1 − h/N |
@@ -40,6 +41,7 @@ use crate::text::normalize::NormalizedText;
 use crate::verify::Verify;
 
 mod broder;
+mod combined;
 mod exact;
 mod i_match;
 mod keys;
@@ -56,6 +58,7 @@ mod super_shingles;
 mod tf_ridf;
 
 pub use broder::{Broder, BroderEstimate};
+pub use combined::{Combined, CombinedStats};
 pub use exact::Exact;
 pub use i_match::{IMatch, IMatchSigning};
 pub use keys::{DocSigned, DocSigner, LexDoc, Signer, StatSigned};
@@ -105,6 +108,10 @@ pub enum MethodKind {
     #[cfg_attr(feature = "clap", value(name = "simhash"))]
     #[serde(rename = "simhash")]
     SimHash,
+    /// MinHash/LSH candidates kept only when their SimHash fingerprints are also within Hamming
+    /// distance k; own decision: MinHash estimate ≥ threshold (Henzinger 2006: Broder's and
+    /// Charikar's algorithms combined).
+    Combined,
     /// I-Match: hash of the document's distinct terms of mid IDF (the lexicon, from the
     /// collection's statistics or `--lexicon`); candidates have equal signatures (Chowdhury,
     /// Frieder, Grossman & McCabe 2002).
@@ -151,6 +158,7 @@ impl MethodKind {
         MethodKind::MinS,
         MethodKind::Broder,
         MethodKind::SimHash,
+        MethodKind::Combined,
         MethodKind::IMatch,
         MethodKind::IMatchRand,
         MethodKind::Partitioned,
@@ -170,6 +178,7 @@ impl MethodKind {
             MethodKind::MinS => "min-s",
             MethodKind::Broder => "broder",
             MethodKind::SimHash => "simhash",
+            MethodKind::Combined => "combined",
             MethodKind::IMatch => "i-match",
             MethodKind::IMatchRand => "i-match-rand",
             MethodKind::Partitioned => "partitioned",
@@ -289,6 +298,9 @@ pub struct MethodStats {
     /// SimHash: blocks and tables of the permuted tables.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simhash_tables: Option<(usize, usize)>,
+    /// The combined method: LSH candidates and those its SimHash filter dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub combined: Option<CombinedStats>,
     /// Lexical methods: documents without a signature (too few lexicon terms, too short).
     pub unsigned: u64,
     /// Lexical methods: terms in the lexicon (I-Match's base lexicon), in the statistics, or
@@ -395,6 +407,7 @@ impl MethodConfig {
             MethodConfig::MinS(m) => Runner::boxed(MinS::new(*m, cx)?),
             MethodConfig::Broder(m) => Runner::boxed(Broder::new(*m, cx)?),
             MethodConfig::SimHash(m) => Runner::boxed(SimHash::new(*m, cx)?),
+            MethodConfig::Combined(m) => Runner::boxed(Combined::new(*m, cx)?),
             MethodConfig::IMatch(m) => Runner::boxed(IMatch::new(m, false, cx)?),
             MethodConfig::IMatchRand(m) => Runner::boxed(IMatch::new(m, true, cx)?),
             MethodConfig::Partitioned(m) => Runner::boxed(Partitioned::new(*m, cx)?),

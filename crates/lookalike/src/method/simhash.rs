@@ -57,6 +57,27 @@ impl SimHash {
     fn tf_idf(&self) -> bool {
         self.config.weights == Weighting::TfIdf
     }
+
+    /// The Hamming distance k.
+    pub(super) fn max_distance(&self) -> u32 {
+        self.k
+    }
+
+    /// "64-bit fingerprints of words:5 shingles weighted by tf", for descriptions.
+    pub(super) fn fingerprints_text(&self) -> String {
+        format!(
+            "64-bit fingerprints of {} weighted {}",
+            match self.features {
+                SimFeatures::Tokens => "tokens".to_owned(),
+                SimFeatures::Shingles(k) => format!("{k} shingles"),
+            },
+            match self.config.weights {
+                Weighting::None => "uniformly",
+                Weighting::Tf => "by tf",
+                Weighting::TfIdf => "by tf·idf",
+            },
+        )
+    }
 }
 
 impl Method for SimHash {
@@ -154,16 +175,8 @@ impl Method for SimHash {
 
     fn describe(&self) -> String {
         format!(
-            "method simhash: 64-bit fingerprints of {} weighted {}, Hamming distance ≤ {}, {}",
-            match self.features {
-                SimFeatures::Tokens => "tokens".to_owned(),
-                SimFeatures::Shingles(k) => format!("{k} shingles"),
-            },
-            match self.config.weights {
-                Weighting::None => "uniformly",
-                Weighting::Tf => "by tf",
-                Weighting::TfIdf => "by tf·idf",
-            },
+            "method simhash: {}, Hamming distance ≤ {}, {}",
+            self.fingerprints_text(),
             self.k,
             self.cx.verify_text("")
         )

@@ -1,6 +1,7 @@
 //! Integration tests of the core pipeline (one test binary, several modules).
 
 mod clusters;
+mod combined;
 mod corpus;
 mod determinism;
 mod methods;
