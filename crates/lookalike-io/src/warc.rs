@@ -404,20 +404,7 @@ impl<R: Read> WarcReader<R> {
         if !is_response {
             bytes = Vec::new();
         }
-        let id = self.record_id(&fields, is_response, number);
-        let header = WarcHeader {
-            number,
-            offset,
-            version: fields.version,
-            kind,
-            id,
-            target_uri: fields.target_uri,
-            record_id: fields.record_id,
-            content_type: fields.content_type,
-            truncated: fields.truncated,
-            length,
-            skip,
-        };
+        let header = self.header(number, offset, fields, kind, is_response, length, skip);
         Step::Record(self.record(bytes, header))
     }
 
@@ -476,8 +463,26 @@ impl<R: Read> WarcReader<R> {
         reason: String,
     ) -> Step {
         let kind = fields.kind.clone().unwrap_or_default();
-        let id = self.record_id(&fields, kind == "response", number);
-        let header = WarcHeader {
+        let is_response = kind == "response";
+        let length = length.max(fields.content_length.unwrap_or(0));
+        let header = self.header(number, offset, fields, kind, is_response, length, Some(reason));
+        Step::Record(self.record(Vec::new(), header))
+    }
+
+    /// The header of record `number` from its parsed fields.
+    #[allow(clippy::too_many_arguments)]
+    fn header(
+        &mut self,
+        number: u64,
+        offset: u64,
+        fields: Fields,
+        kind: String,
+        is_response: bool,
+        length: u64,
+        skip: Option<String>,
+    ) -> WarcHeader {
+        let id = self.record_id(&fields, is_response, number);
+        WarcHeader {
             number,
             offset,
             version: fields.version,
@@ -487,10 +492,9 @@ impl<R: Read> WarcReader<R> {
             record_id: fields.record_id,
             content_type: fields.content_type,
             truncated: fields.truncated,
-            length: length.max(fields.content_length.unwrap_or(0)),
-            skip: Some(reason),
-        };
-        Step::Record(self.record(Vec::new(), header))
+            length,
+            skip,
+        }
     }
 
     fn record(&self, bytes: Vec<u8>, header: WarcHeader) -> RawRecord {
