@@ -253,31 +253,15 @@ fn special_file_kind(_: &std::fs::FileType) -> &'static str {
 }
 
 /// Whether an error is ELOOP, "too many levels of symbolic links" (a link that leads to
-/// itself); `io::ErrorKind::FilesystemLoop` is not stable yet, hence the raw numbers.
+/// itself); `io::ErrorKind::FilesystemLoop` is not stable yet, hence the raw number.
 fn is_loop_error(e: &io::Error) -> bool {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    const ELOOP: Option<i32> = Some(40);
-    #[cfg(any(
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd",
-        target_os = "dragonfly"
-    ))]
-    const ELOOP: Option<i32> = Some(62);
-    #[cfg(not(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd",
-        target_os = "dragonfly"
-    )))]
-    const ELOOP: Option<i32> = None;
-    ELOOP.is_some() && e.raw_os_error() == ELOOP
+    #[cfg(unix)]
+    return e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error());
+    #[cfg(not(unix))]
+    return {
+        let _ = e;
+        false
+    };
 }
 
 #[cfg(test)]
