@@ -201,18 +201,10 @@ impl<'a> DedupRun<'a> {
         phase("clustering");
         let n = self.docs.len();
         let bound = c.max_pairs_per_group;
-        // Members of every exact group: its head, then its copies in input order.
-        let mut members: Vec<Vec<DocId>> = self.heads.iter().map(|&h| vec![h]).collect::<Vec<_>>();
-        for (i, m) in self.docs.iter().enumerate() {
-            if let DocKind::Copy { of, .. } = m.kind
-                && let DocKind::Head { slot } = self.docs[of.index()].kind
-            {
-                members[slot.index()].push(DocId(i as u32));
-            }
-        }
+        let members = ExactGroups::new(&self.docs, &self.heads);
         let mut listing = PairListing::default();
         let mut pairs = Vec::new();
-        for group in members.iter().filter(|g| g.len() > 1) {
+        for group in (0..self.heads.len()).map(|s| members.of(s)).filter(|g| g.len() > 1) {
             let k = group.len() as u64;
             let all = k * (k - 1) / 2;
             let exact = |a: DocId, b: DocId| ScoredPair {
@@ -237,7 +229,7 @@ impl<'a> DedupRun<'a> {
         for &(sa, sb, sim, contained) in &near {
             edges.push((sa.0, sb.0));
             let hamming = method.hamming(sa, sb);
-            let (ga, gb) = (&members[sa.index()], &members[sb.index()]);
+            let (ga, gb) = (members.of(sa.index()), members.of(sb.index()));
             let all = ga.len() as u64 * gb.len() as u64;
             let near_pair = |a: DocId, b: DocId| {
                 // Heads are in input order, but a copy of the first may follow the second head.
@@ -271,7 +263,7 @@ impl<'a> DedupRun<'a> {
                 DocKind::Skipped(_) => None,
             }
         };
-        let groups = self.groups(&edges, c, &head_slot);
+        let groups = self.groups(&edges, c, &members, &head_slot);
         let head_slot = |doc: DocId| -> Slot {
             head_slot(doc).unwrap_or_else(|| unreachable!("clustered documents have a head"))
         };
@@ -363,21 +355,21 @@ impl DedupRun<'_> {
         &self,
         edges: &[(u32, u32)],
         c: &DedupConfig,
+        members: &ExactGroups,
         head_slot: &dyn Fn(DocId) -> Option<Slot>,
     ) -> Vec<Vec<u32>> {
         let h = self.heads.len();
         let graph = Graph::new(h, edges);
         // Per node (exact group): documents in it, and its longest member (ties: the first), as
-        // `Keep::Longest` picks it; one pass over the copies.
-        let mut weight = vec![1u32; h];
-        let mut best: Vec<(u64, Reverse<u32>)> =
-            self.heads.iter().map(|&d| (self.docs[d.index()].text_len, Reverse(d.0))).collect();
-        for (i, m) in self.docs.iter().enumerate() {
-            if let (DocKind::Copy { .. }, Some(slot)) = (&m.kind, head_slot(DocId(i as u32))) {
-                weight[slot.index()] += 1;
-                best[slot.index()] = best[slot.index()].max((m.text_len, Reverse(i as u32)));
-            }
-        }
+        // `Keep::Longest` picks it.
+        let weight: Vec<u32> = (0..h).map(|s| members.of(s).len() as u32).collect();
+        let best: Vec<(u64, Reverse<u32>)> = (0..h)
+            .map(|s| {
+                let longest =
+                    members.of(s).iter().map(|&d| (self.docs[d.index()].text_len, Reverse(d.0)));
+                longest.max().unwrap_or((0, Reverse(0)))
+            })
+            .collect();
         let mut order: Vec<u32> = (0..h as u32).collect();
         match c.keep {
             // Heads are numbered in input order, and a head precedes its copies.
@@ -437,6 +429,49 @@ fn exact_kind(docs: &[DocMeta], rep: DocId, member: DocId) -> MatchKind {
         DocKind::Head { .. } | DocKind::Skipped(_) => true,
     };
     if bytes_of(rep) && bytes_of(member) { MatchKind::ExactBytes } else { MatchKind::ExactText }
+}
+
+/// The documents of every exact group, by slot: its head, then its copies in input order (one
+/// flat array with offsets).
+struct ExactGroups {
+    starts: Vec<usize>,
+    docs: Vec<DocId>,
+}
+
+impl ExactGroups {
+    fn new(docs: &[DocMeta], heads: &[DocId]) -> ExactGroups {
+        let slot_of = |i: usize| match docs[i].kind {
+            DocKind::Head { slot } => Some(slot),
+            DocKind::Copy { of, .. } => match docs[of.index()].kind {
+                DocKind::Head { slot } => Some(slot),
+                DocKind::Copy { .. } | DocKind::Skipped(_) => None,
+            },
+            DocKind::Skipped(_) => None,
+        };
+        let mut starts = vec![0usize; heads.len() + 1];
+        for i in 0..docs.len() {
+            if let Some(slot) = slot_of(i) {
+                starts[slot.index() + 1] += 1;
+            }
+        }
+        for s in 0..heads.len() {
+            starts[s + 1] += starts[s];
+        }
+        let mut next = starts.clone();
+        let mut out = vec![DocId(0); starts[heads.len()]];
+        // In input order, so a head (which precedes its copies) comes first in its group.
+        for i in 0..docs.len() {
+            if let Some(slot) = slot_of(i) {
+                out[next[slot.index()]] = DocId(i as u32);
+                next[slot.index()] += 1;
+            }
+        }
+        ExactGroups { starts, docs: out }
+    }
+
+    fn of(&self, slot: usize) -> &[DocId] {
+        &self.docs[self.starts[slot]..self.starts[slot + 1]]
+    }
 }
 
 /// What the bound on pairs per group left out of the pairs list.
