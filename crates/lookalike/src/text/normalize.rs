@@ -386,19 +386,19 @@ fn ends_sentence(input: &str, next_at: usize, run: usize, c: char) -> bool {
     }
     let rest = &input[next_at..];
     let mut letters = 0usize;
-    let mut ascii = String::new();
+    // The run's letters, lower-cased, while they could be one of KEPT_SUFFIXES (short ASCII).
+    let (mut suffix, mut maybe_kept) = ([0u8; 8], true);
     let mut last = c;
     for (k, raw) in rest.char_indices() {
         let ch = fullwidth_to_ascii(raw);
         match classify(ch) {
             Class::Mark | Class::Ignore => continue,
             Class::Word | Class::Silent if ch.is_alphabetic() => {
-                letters += 1;
-                if ch.is_ascii() && ascii.len() < 8 {
-                    ascii.push(ch.to_ascii_lowercase());
-                } else {
-                    ascii.push('\u{0}');
+                match suffix.get_mut(letters) {
+                    Some(b) if maybe_kept && ch.is_ascii() => *b = ch.to_ascii_lowercase() as u8,
+                    _ => maybe_kept = false,
                 }
+                letters += 1;
             }
             // A digit or connector punctuation (`_`) continues the word: not a sentence end.
             Class::Word | Class::Silent => return false,
@@ -413,7 +413,8 @@ fn ends_sentence(input: &str, next_at: usize, run: usize, c: char) -> bool {
         }
         last = ch;
     }
-    letters >= 2 && !KEPT_SUFFIXES.contains(&ascii.as_str())
+    letters >= 2
+        && !(maybe_kept && KEPT_SUFFIXES.iter().any(|k| k.as_bytes() == &suffix[..letters]))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
