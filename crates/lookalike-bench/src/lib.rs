@@ -60,3 +60,4 @@ pub mod pool;
 pub mod rng;
 pub mod score;
 pub mod truth;
+pub mod warcpack;

@@ -14,6 +14,7 @@ use lookalike_bench::files::{AtomicFile, Fields};
 use lookalike_bench::pool::{Pool, PoolOptions, Source, default_sources};
 use lookalike_bench::score::{self, ScoreOptions};
 use lookalike_bench::truth::{self, TruthOptions};
+use lookalike_bench::warcpack;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -43,6 +44,8 @@ enum Command {
     Baseline(BaselineArgs),
     /// Score main-content extractors on the article-extraction benchmark (quality and MB/s).
     ExtractionBench(extraction::BenchArgs),
+    /// Pack folders of HTML pages into gzipped WARC files of response records (web pages at scale).
+    PackWarc(warcpack::PackArgs),
 }
 
 #[derive(Debug, Args)]
@@ -215,7 +218,26 @@ fn run(cli: Cli) -> Result<()> {
         Command::ExtractionBench(a) => {
             stdout_write(&extraction::run_cli(&a, extraction::builtin_extractors())?)
         }
+        Command::PackWarc(a) => run_pack_warc(&a),
     }
+}
+
+fn run_pack_warc(a: &warcpack::PackArgs) -> Result<()> {
+    let start = Instant::now();
+    let packed = warcpack::pack(a)?;
+    for (path, why) in &packed.skipped {
+        eprintln!("skipped {}: {why}", path.display());
+    }
+    eprintln!(
+        "packed {} pages ({:.1} MB of HTML) into {} WARC files in {} ({} skipped) in {:.1} s",
+        packed.pages,
+        packed.html_bytes as f64 / 1e6,
+        packed.files,
+        a.out.display(),
+        packed.skipped.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 fn stdout_write(text: &str) -> Result<()> {
