@@ -6,10 +6,11 @@
 #
 #   bench/homework.sh [--docs N] [--parts P] [--methods "broder minhash supershingles"]
 #                     [--threshold T] [--threads N] [--extract text|main] [--seed S]
-#                     [--max-page-bytes B] [--bin DIR] [--out FILE] [--keep-pairs]
+#                     [--max-page-bytes B] [--min-words W] [--bin DIR] [--out FILE] [--keep-pairs]
 #
 # 1. The collection (cached in bench/work/homework/): `lookalike-bench homework-gen` reads every HTML
-#    file of /usr/share/doc up to --max-page-bytes (64 KiB by default; `find -L`, sorted), and writes
+#    file of /usr/share/doc up to --max-page-bytes (64 KiB by default; `find -L`, sorted) with at
+#    least --min-words words in its body (100: stubs are all template once extracted), and writes
 #    --docs records (200,000) in --parts files part-NNN.gz (8), each a multi-member gzip:
 #    - every page once (its <body> as the article, in a documentation site's template);
 #    - composites up to 70% of the records: new articles of three runs of consecutive blocks of
@@ -19,7 +20,7 @@
 #      article in another site's template), print (the article alone), truncate (70-95% of the
 #      article), edit (1-5% of its words replaced). planted.tsv lists them.
 # 2. The exact truth: the text lookalike compares (`lookalike extract --extract MODE`, the same
-#    decoding as dedup), then every pair with Jaccard >= 0.5 on word 5-shingles
+#    decoding as dedup), then every pair with Jaccard >= 0.7 on word 5-shingles
 #    (`lookalike-bench truth`); the extracted text is deleted afterwards.
 # 3. The homework command for each method, one at a time, under `nice` and `/usr/bin/time`:
 #      lookalike dedup DATA/*.gz --format docreader --extract MODE --method M --threshold T --pairs -
@@ -36,10 +37,12 @@ DOCS=200000
 PARTS=8
 METHODS="broder minhash supershingles"
 THRESHOLD=0.8
+TRUTH_T=0.7
 THREADS=2
 EXTRACT=text
 SEED=1
 MAX_PAGE=65536
+MIN_WORDS=100
 BIN=""
 OUT=""
 KEEP_PAIRS=0
@@ -55,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --extract) EXTRACT="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
     --max-page-bytes) MAX_PAGE="$2"; shift 2 ;;
+    --min-words) MIN_WORDS="$2"; shift 2 ;;
     --bin) BIN="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --keep-pairs) KEEP_PAIRS=1; shift ;;
@@ -86,7 +90,7 @@ run_logged() { COMMANDS+=("$(quote "$@")"); "$@"; }
 
 # --- 1. The collection --------------------------------------------------------------------------
 mkdir -p "$WORK"
-DATA="$WORK/data-$DOCS-p$PARTS-s$SEED-m$MAX_PAGE"
+DATA="$WORK/data-$DOCS-p$PARTS-s$SEED-m$MAX_PAGE-w$MIN_WORDS"
 PAGES="$WORK/pages.txt"
 find -L /usr/share/doc -name '*.html' -type f 2>/dev/null | LC_ALL=C sort > "$PAGES.new"
 # The collection is made again when the page list or the generator changes.
@@ -100,7 +104,7 @@ else
   mkdir -p "$DATA"
   log "generating $DOCS records from $(wc -l < "$PAGES") HTML files"
   run_logged nice "$BENCH" homework-gen --pages "$PAGES" --docs "$DOCS" --parts "$PARTS" --seed "$SEED" \
-    --max-page-bytes "$MAX_PAGE" --out "$DATA" --planted "$DATA/planted-urls.tsv" 2> "$DATA/gen.log"
+    --max-page-bytes "$MAX_PAGE" --min-words "$MIN_WORDS" --out "$DATA" --planted "$DATA/planted-urls.tsv" 2> "$DATA/gen.log"
   cat "$DATA/gen.log" >&2
   echo "$KEY" > "$DATA/key"
 fi
@@ -109,8 +113,8 @@ FILES=("$DATA"/part-*.gz)
 DATA_MB=$(du -cm "${FILES[@]}" | tail -1 | cut -f1)
 
 # --- 2. The exact truth on the text lookalike compares -------------------------------------------
-TRUTH="$DATA/truth-$EXTRACT.tsv"
-PLANTED="$DATA/planted-$EXTRACT.tsv"
+TRUTH="$DATA/truth-$EXTRACT-t$TRUTH_T.tsv"
+PLANTED="$DATA/planted-$EXTRACT-t$TRUTH_T.tsv"
 if [[ -s $TRUTH && -s $PLANTED ]]; then
   log "reusing $TRUTH"
 else
@@ -118,19 +122,19 @@ else
   log "extracting the text (--extract $EXTRACT)"
   run_logged nice "$LOOKALIKE" extract "$DATA/part-*.gz" --format docreader --extract "$EXTRACT" --jsonl \
     -o "$TEXTS" 2> "$DATA/extract-$EXTRACT.log"
-  log "exact truth (every pair with Jaccard >= 0.5)"
-  run_logged nice "$BENCH" truth --corpus "$TEXTS" --threshold 0.5 --shingle words:5 --shingle-seed 1 \
+  log "exact truth (every pair with Jaccard >= $TRUTH_T)"
+  run_logged nice "$BENCH" truth --corpus "$TEXTS" --threshold "$TRUTH_T" --shingle words:5 --shingle-seed 1 \
     --out "$TRUTH.tmp"
   mv "$TRUTH.tmp" "$TRUTH"
   rm -f "$TEXTS"
-  # The planted pairs with their true Jaccard (0 below the truth's 0.5).
+  # The planted pairs with their true Jaccard (0 below the truth's threshold).
   awk -F'\t' 'FNR == NR { if ($0 !~ /^#/) j[$1 "\t" $2] = $3; next }
     /^#/ { print "# id1\tid2\tjaccard\tkind"; next }
     { k = $1 "\t" $2; print k "\t" ((k in j) ? j[k] : 0) "\t" $3 }' "$TRUTH" "$DATA/planted-urls.tsv" > "$PLANTED"
 fi
 TRUTH_PAIRS=$(grep -vc '^#' "$TRUTH" || true)
 TRUTH_AT_T=$(awk -F'\t' -v t="$THRESHOLD" '!/^#/ && $3 >= t - 1e-9 { n++ } END { print n + 0 }' "$TRUTH")
-log "truth: $TRUTH_PAIRS pairs with Jaccard >= 0.5, $TRUTH_AT_T at >= $THRESHOLD"
+log "truth: $TRUTH_PAIRS pairs with Jaccard >= $TRUTH_T, $TRUTH_AT_T at >= $THRESHOLD"
 
 # --- 3. The homework command, per method --------------------------------------------------------
 RUNS="$WORK/runs"
@@ -185,7 +189,7 @@ DIRTY=$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | gre
   echo "  in the table); lookalike at commit $COMMIT$DIRTY, release build, $THREADS threads"
   echo "- collection: ${#FILES[@]} files, $DATA_MB MB of gzip; $GEN_SUMMARY"
   echo "- truth: exact Jaccard of word 5-shingles of the text lookalike compares (\`--extract $EXTRACT\`): $TRUTH_PAIRS pairs"
-  echo "  ≥ 0.5, **$TRUTH_AT_T pairs ≥ $THRESHOLD**"
+  echo "  ≥ $TRUTH_T, **$TRUTH_AT_T pairs ≥ $THRESHOLD**"
   echo "- command: \`lookalike dedup DATA/*.gz --format docreader --extract $EXTRACT --method M --threshold $THRESHOLD --pairs -\`"
   echo "  (stdout: \`url1<TAB>url2<TAB>similarity\`; every candidate verified by exact Jaccard, the default)"
   echo

@@ -6,7 +6,8 @@
 //! = 3; }` message ([`write_record`] is a small encoder of exactly that). This module builds one
 //! from real pages (the HTML files of `/usr/share/doc`, given as a list of paths):
 //!
-//! - **Originals**: every page of the list, once: its `<body>` is the *article*, put in the
+//! - **Originals**: every page of the list (up to a size, with at least `min_words` words in its
+//!   body), once: its `<body>` is the *article*, put in the
 //!   template of a documentation site (a menu and a footer around it), url
 //!   `http://docs.example/PATH`.
 //! - **Composites**: new articles made of three runs of consecutive blocks (split at `<p`, `<h`,
@@ -46,6 +47,9 @@ pub struct HomeworkOptions {
     pub variant_fraction: f64,
     /// Pages larger than this are left out.
     pub max_page_bytes: u64,
+    /// Pages whose article has fewer words (outside tags) are left out: a stub page is all
+    /// template once its text is extracted, and every two stubs would be near-duplicates.
+    pub min_words: usize,
     /// Seed of every random choice.
     pub seed: u64,
 }
@@ -57,6 +61,7 @@ impl Default for HomeworkOptions {
             parts: 8,
             variant_fraction: 0.3,
             max_page_bytes: 64 << 10,
+            min_words: 100,
             seed: 1,
         }
     }
@@ -65,7 +70,7 @@ impl Default for HomeworkOptions {
 /// What [`generate`] wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HomeworkStats {
-    /// Pages read from the list (within the size limit, with a body).
+    /// Pages read from the list (within the size limit, with a body of enough words).
     pub pages: u64,
     /// Records written: originals, composites and variants.
     pub records: u64,
@@ -156,7 +161,9 @@ pub fn generate(
         // Pages in other charsets are read as UTF-8 with replacements: the records must be
         // UTF-8, as protobuf strings are.
         let html = String::from_utf8_lossy(&bytes);
-        if let Some(page) = Page::parse(path, &html) {
+        if let Some(page) = Page::parse(path, &html)
+            && text_words(&page.article).len() >= opts.min_words
+        {
             pages.push(page);
         }
     }

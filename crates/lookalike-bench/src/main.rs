@@ -111,6 +111,9 @@ struct HomeworkArgs {
     /// Pages larger than this many bytes are left out.
     #[arg(long, default_value_t = 65536)]
     max_page_bytes: u64,
+    /// Pages with fewer words in their body (outside tags) are left out.
+    #[arg(long, default_value_t = 100)]
+    min_words: usize,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -265,6 +268,7 @@ fn run_homework(a: HomeworkArgs) -> Result<()> {
         parts: a.parts,
         variant_fraction: a.variant_fraction,
         max_page_bytes: a.max_page_bytes,
+        min_words: a.min_words,
         seed: a.seed,
     };
     let stats = homework::generate(&a.pages, &a.out, &a.planted, &opts)?;
