@@ -325,7 +325,7 @@ impl<R: Read> DocreaderReader<R> {
                 let reason = format!("malformed protobuf: {e}");
                 self.lost(number, offset, url_of(&bytes), &reason)
             }
-            Ok(m) if !m.url.is_some_and(|u| !u.is_empty()) => {
+            Ok(m) if m.url.is_none_or(<[u8]>::is_empty) => {
                 let what = if len == 0 { "a zero-length record" } else { "a message" };
                 let reason = format!("no url: {what} without field 1 (url), which is required");
                 self.lost(number, offset, None, &reason)
