@@ -11,6 +11,7 @@ use lookalike_bench::baseline;
 use lookalike_bench::corpus::{self, CorpusOptions};
 use lookalike_bench::extraction;
 use lookalike_bench::files::{AtomicFile, Fields};
+use lookalike_bench::homework::{self, HomeworkOptions};
 use lookalike_bench::pool::{Pool, PoolOptions, Source, default_sources};
 use lookalike_bench::score::{self, ScoreOptions};
 use lookalike_bench::truth::{self, TruthOptions};
@@ -42,6 +43,9 @@ enum Command {
     Score(ScoreArgs),
     /// Measure the read + tokenize floor on a corpus (single thread).
     Baseline(BaselineArgs),
+    /// Build a collection in the lecture's homework format (docreader records in .gz files) from
+    /// real HTML pages, with planted near-duplicates.
+    HomeworkGen(HomeworkArgs),
     /// Score main-content extractors on the article-extraction benchmark (quality and MB/s).
     ExtractionBench(extraction::BenchArgs),
     /// Pack folders of HTML pages into gzipped WARC files of response records (web pages at scale).
@@ -91,6 +95,37 @@ struct GenArgs {
     /// Seed of the shingle hashes (use the `--seed` of the `lookalike dedup` run).
     #[arg(long, default_value_t = 1)]
     shingle_seed: u64,
+}
+
+#[derive(Debug, Args)]
+struct HomeworkArgs {
+    /// A file listing the HTML pages to use, one path a line.
+    #[arg(long)]
+    pages: PathBuf,
+    /// Records to write in all (originals, composites and planted variants).
+    #[arg(long, default_value_t = 200_000)]
+    docs: u64,
+    /// Number of .gz files.
+    #[arg(long, default_value_t = 8)]
+    parts: usize,
+    /// Fraction of records that are planted variants.
+    #[arg(long, default_value_t = 0.3)]
+    variant_fraction: f64,
+    /// Pages larger than this many bytes are left out.
+    #[arg(long, default_value_t = 65536)]
+    max_page_bytes: u64,
+    /// Pages with fewer words in their body (outside tags) are left out.
+    #[arg(long, default_value_t = 100)]
+    min_words: usize,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output directory (part-NNN.gz files).
+    #[arg(long)]
+    out: PathBuf,
+    /// Output planted pairs (TSV: parent url, variant url, kind).
+    #[arg(long)]
+    planted: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -212,6 +247,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::GenCorpus(a) => gen_corpus(a),
         Command::Plant(a) => run_plant(a),
+        Command::HomeworkGen(a) => run_homework(a),
         Command::Truth(a) => run_truth(a),
         Command::Score(a) => run_score(a),
         Command::Baseline(a) => run_baseline(a),
@@ -244,6 +280,33 @@ fn stdout_write(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
+    Ok(())
+}
+
+fn run_homework(a: HomeworkArgs) -> Result<()> {
+    let start = Instant::now();
+    let opts = HomeworkOptions {
+        docs: a.docs,
+        parts: a.parts,
+        variant_fraction: a.variant_fraction,
+        max_page_bytes: a.max_page_bytes,
+        min_words: a.min_words,
+        seed: a.seed,
+    };
+    let stats = homework::generate(&a.pages, &a.out, &a.planted, &opts)?;
+    let kinds: Vec<String> = stats.variants.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    eprintln!(
+        "wrote {} records ({} originals of {} pages, {} composites; variants: {}) in {} files, \
+         {:.1} MB of HTML, in {:.1} s",
+        stats.records,
+        stats.originals,
+        stats.pages,
+        stats.composites,
+        kinds.join(", "),
+        stats.files.len(),
+        stats.html_bytes as f64 / 1e6,
+        start.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

@@ -17,7 +17,9 @@ use crate::charset::{self, Kind};
 use crate::encoding::decode_as;
 use crate::options::Extract;
 use crate::sniff;
-use crate::{Format, MAX_MAIN_CONTENT_BYTES, RawRecord, ReadOptions, extract_main, html, warc};
+use crate::{
+    Format, MAX_MAIN_CONTENT_BYTES, RawRecord, ReadOptions, docreader, extract_main, html, warc,
+};
 
 /// The result of decoding one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +67,9 @@ pub enum Decoded {
 ///   extracted as HTML or text; the id is the target URI. Other records, and responses without
 ///   a document (binary payloads, non-2xx statuses, ...), are [`Decoded::Skip`]s with the reason
 ///   (see [`crate::WarcReader`]).
+/// - Docreader: the id is the record's url; its `body` is read as a WARC response's HTML payload
+///   is (charset by `<meta>` or detection, then `--extract`), or, without a body, its `text` as
+///   plain text; a record with neither is a [`Decoded::Skip`] (see [`crate::DocreaderReader`]).
 /// - JSONL: the id is the [`ReadOptions::id_field`] value (a string as is, another value as its
 ///   JSON text; absent or null: `source:line`), the text is the [`ReadOptions::text_field`]
 ///   value, which must be a string. Invalid JSON, a line that is not an object and a missing or
@@ -104,6 +109,7 @@ pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
         // Parquet rows are handed over as JSON objects (see the `parquet` module).
         Format::Jsonl | Format::Parquet => decode_json(rec, opts),
         Format::Warc => warc::decode(rec, opts),
+        Format::Docreader => docreader::decode(rec, opts),
     }
 }
 

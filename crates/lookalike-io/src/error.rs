@@ -64,6 +64,9 @@ pub struct InputError {
     pub line: Option<u64>,
     /// What went wrong.
     pub message: String,
+    /// The 1-based number of the record the error is about, in formats of numbered records
+    /// (docreader); its message says it too.
+    pub record: Option<u64>,
     /// When a record (or a whole input) is lost with the error: the id the report lists it
     /// under, `source:line` for a JSONL line, the input's name for a file that is one document or
     /// that could not be read at all; `None` when no record was lost (bytes between WARC
@@ -74,7 +77,19 @@ pub struct InputError {
 impl InputError {
     /// An error about `source` (and `line`, if given) that loses no record.
     pub fn new(source: &str, line: Option<u64>, message: impl Into<String>) -> InputError {
-        InputError { source: source.to_owned(), line, message: message.into(), lost: None }
+        InputError {
+            source: source.to_owned(),
+            line,
+            message: message.into(),
+            record: None,
+            lost: None,
+        }
+    }
+
+    /// The same error, about record `number` of its input.
+    pub fn at_record(mut self, number: u64) -> InputError {
+        self.record = Some(number);
+        self
     }
 
     /// The same error, losing the record (or input) listed as `id`.

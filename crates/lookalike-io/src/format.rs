@@ -23,11 +23,16 @@ pub enum Format {
     /// An Apache Parquet file: one record per row, read from the `--id-field` and `--text-field`
     /// columns one row group batch at a time. Rows reach the decoder as JSON Lines records.
     Parquet,
+    /// The lecture's homework format (`zcat ... | docreader.py`): records of a 4-byte
+    /// little-endian length and a protobuf `document { url = 1; body = 2; text = 3 }` message;
+    /// the url is the id, the body (HTML) or else the text is the document (see
+    /// [`crate::DocreaderReader`]). Known by its content, not by a file extension.
+    Docreader,
 }
 
 impl Format {
-    /// The name used on the command line and in messages: `text`, `html`, `jsonl`, `warc` or
-    /// `parquet`.
+    /// The name used on the command line and in messages: `text`, `html`, `jsonl`, `warc`,
+    /// `parquet` or `docreader`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Text => "text",
@@ -35,6 +40,7 @@ impl Format {
             Format::Jsonl => "jsonl",
             Format::Warc => "warc",
             Format::Parquet => "parquet",
+            Format::Docreader => "docreader",
         }
     }
 
@@ -56,7 +62,8 @@ impl Format {
     /// The format of a file by its name: the extension after stripping a trailing `.gz`
     /// (`pages.jsonl.gz` is JSONL, `crawl.warc.gz` is WARC). `None` for an extension this crate
     /// does not know; the reader then reads the file as [`Format::Warc`] if it starts with
-    /// `WARC/`, else as [`Format::Text`].
+    /// `WARC/`, as [`Format::Docreader`] if it starts with a docreader record, else as
+    /// [`Format::Text`].
     pub fn from_path(path: &Path) -> Option<Format> {
         extension(path).as_deref().and_then(Format::from_extension)
     }
@@ -79,14 +86,14 @@ impl fmt::Display for Format {
 
 /// The error of parsing a [`Format`] name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown input format '{0}' (expected text, html, jsonl, warc or parquet)")]
+#[error("unknown input format '{0}' (expected text, html, jsonl, warc, parquet or docreader)")]
 pub struct ParseFormatError(pub String);
 
 impl FromStr for Format {
     type Err = ParseFormatError;
 
-    /// Parses `text`, `html`, `jsonl`, `warc` or `parquet` (any case); `txt`, `htm`, `ndjson` and
-    /// `pq` are accepted too.
+    /// Parses `text`, `html`, `jsonl`, `warc`, `parquet` or `docreader` (any case); `txt`, `htm`,
+    /// `ndjson` and `pq` are accepted too.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "text" | "txt" => Ok(Format::Text),
@@ -94,6 +101,7 @@ impl FromStr for Format {
             "jsonl" | "ndjson" => Ok(Format::Jsonl),
             "warc" => Ok(Format::Warc),
             "parquet" | "pq" => Ok(Format::Parquet),
+            "docreader" => Ok(Format::Docreader),
             _ => Err(ParseFormatError(s.to_owned())),
         }
     }
@@ -105,14 +113,22 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for f in [Format::Text, Format::Html, Format::Jsonl, Format::Warc, Format::Parquet] {
+        let all = [
+            Format::Text,
+            Format::Html,
+            Format::Jsonl,
+            Format::Warc,
+            Format::Parquet,
+            Format::Docreader,
+        ];
+        for f in all {
             assert_eq!(f.to_string().parse::<Format>().unwrap(), f);
         }
         assert_eq!("JSONL".parse::<Format>().unwrap(), Format::Jsonl);
         let err = "xml".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown input format 'xml' (expected text, html, jsonl, warc or parquet)"
+            "unknown input format 'xml' (expected text, html, jsonl, warc, parquet or docreader)"
         );
     }
 

@@ -28,7 +28,7 @@ pub enum Position {
     Line(u64),
     /// A Parquet row, from 1.
     Row(u64),
-    /// A WARC record, numbered from 1 in its input.
+    /// A WARC or docreader record, numbered from 1 in its input.
     Record(u64),
 }
 
@@ -53,12 +53,13 @@ impl fmt::Display for Origin {
 }
 
 impl RawRecord {
-    /// Where the record is: a WARC record by its number, a JSONL line, a Parquet row, or the
-    /// whole file.
+    /// Where the record is: a WARC or docreader record by its number, a JSONL line, a Parquet
+    /// row, or the whole file.
     pub fn origin(&self) -> Origin {
         let position = match (&self.warc, self.line, self.format) {
             (Some(header), _, _) => Position::Record(header.number),
             (None, Some(row), Format::Parquet) => Position::Row(row),
+            (None, Some(number), Format::Docreader) => Position::Record(number),
             (None, Some(line), _) => Position::Line(line),
             (None, None, _) => Position::Whole,
         };
@@ -67,9 +68,13 @@ impl RawRecord {
 }
 
 impl InputError {
-    /// Where the error is: its line, or the whole input.
+    /// Where the error is: its record, its line, or the whole input.
     pub fn origin(&self) -> Origin {
-        let position = self.line.map_or(Position::Whole, Position::Line);
+        let position = match (self.record, self.line) {
+            (Some(number), _) => Position::Record(number),
+            (None, Some(line)) => Position::Line(line),
+            (None, None) => Position::Whole,
+        };
         Origin { source: self.source.as_str().into(), position }
     }
 }

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use crate::gzip::GzipMembers;
 use crate::parquet::ParquetRows;
 use crate::sniff::{self, SNIFF_LEN, Stream};
-use crate::{Format, GzipGap, Input, InputError, ReadOptions, WarcHeader, WarcReader};
+use crate::{
+    DocreaderReader, Format, GzipGap, Input, InputError, ReadOptions, WarcHeader, WarcReader,
+};
 
 /// The largest record read into memory (256 MiB): a longer JSONL line, or a bigger text or HTML
 /// file, is reported as an [`InputError`] and skipped without being loaded; a bigger WARC
@@ -27,8 +29,9 @@ pub struct RawRecord {
     /// Display name of the input: the path as given, `-` for stdin. Shared by all the records of
     /// one input.
     pub source: Arc<str>,
-    /// The 1-based line of a JSONL record; `None` for a whole-file record and a WARC record
-    /// (whose number is [`WarcHeader::number`]).
+    /// The 1-based line of a JSONL record, row of a Parquet record or number of a docreader
+    /// record; `None` for a whole-file record and a WARC record (whose number is
+    /// [`WarcHeader::number`]).
     pub line: Option<u64>,
     /// How to decode [`RawRecord::bytes`].
     pub format: Format,
@@ -53,10 +56,13 @@ pub struct RawRecord {
 /// included, so both a `.warc.gz` of one gzip member per record and a whole-file gzip read the
 /// same), whatever its name. A corrupt or truncated gzip member loses only itself: reading goes
 /// on at the next member ([`crate::GzipGap`]); in JSONL the line it cut is reported, and line
-/// numbers after it count the lines read. A text or HTML file is lost whole. The format is [`ReadOptions::format`] when set, else the file
-/// extension (an unknown extension reads as WARC when the content starts with `WARC/`, else as
-/// text), else, for stdin, sniffed from the content ([`crate::sniff_format`]). JSONL is streamed
-/// line by line and WARC record by record ([`WarcReader`]); a text or HTML file is read whole
+/// numbers after it count the lines read. A text or HTML file is lost whole. The format is
+/// [`ReadOptions::format`] when set, else the file extension (an unknown extension, `.gz` alone
+/// included, reads as WARC when the content starts with `WARC/`, as docreader when it starts
+/// with a docreader record, else as text), else, for stdin, sniffed from the content
+/// ([`crate::sniff_format`]). JSONL is streamed line by line, WARC record by record
+/// ([`WarcReader`]) and docreader record by record ([`DocreaderReader`]); a text or HTML file is
+/// read whole
 /// (it is one document) up to [`MAX_RECORD_BYTES`].
 ///
 /// The reader is `Send`, so it can be moved to a reading thread.
@@ -138,7 +144,7 @@ impl Reader {
                     .opts
                     .format
                     .or_else(|| Format::from_path(path))
-                    .map_or(Detect::WarcOrText, Detect::Given);
+                    .map_or(Detect::Content, Detect::Given);
                 self.open_stream(name, Box::new(file), detect)
             }
         }
@@ -170,14 +176,27 @@ impl Reader {
                 }
                 (sniff::sniff_format(&prefix), stream)
             }
-            Detect::WarcOrText => {
-                let (prefix, stream) = sniff::peek(stream, 64).map_err(|e| fail(e, compressed))?;
-                (if sniff::is_warc(&prefix) { Format::Warc } else { Format::Text }, stream)
+            Detect::Content => {
+                let (prefix, stream) =
+                    sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
+                let format = if sniff::is_warc(&prefix) {
+                    Format::Warc
+                } else if sniff::is_docreader(&prefix) {
+                    Format::Docreader
+                } else {
+                    Format::Text
+                };
+                (format, stream)
             }
         };
         match format {
             Format::Warc => Ok(Opened::Records(Current::Warc(
                 WarcReader::new(name, stream)
+                    .with_max_record_bytes(self.max_record_bytes)
+                    .with_compressed(compressed),
+            ))),
+            Format::Docreader => Ok(Opened::Records(Current::Docreader(
+                DocreaderReader::new(name, stream)
                     .with_max_record_bytes(self.max_record_bytes)
                     .with_compressed(compressed),
             ))),
@@ -227,6 +246,7 @@ impl Iterator for Reader {
             let item = match &mut self.current {
                 Some(Current::Lines(lines)) => lines.next_record(self.max_record_bytes),
                 Some(Current::Warc(warc)) => warc.next(),
+                Some(Current::Docreader(records)) => records.next(),
                 Some(Current::Parquet(rows)) => rows.next(),
                 None => None,
             };
@@ -259,8 +279,8 @@ enum Detect {
     Given(Format),
     /// By content ([`sniff::sniff_format`]): stdin.
     Sniff,
-    /// WARC if the content says so, else text: files with an unknown extension.
-    WarcOrText,
+    /// WARC or docreader if the content says so, else text: files with an unknown extension.
+    Content,
 }
 
 enum Opened {
@@ -272,6 +292,7 @@ enum Opened {
 enum Current {
     Lines(Lines),
     Warc(WarcReader<Stream>),
+    Docreader(DocreaderReader<Stream>),
     Parquet(Box<ParquetRows>),
 }
 
@@ -280,6 +301,7 @@ impl fmt::Debug for Current {
         match self {
             Current::Lines(l) => write!(f, "Lines({}:{})", l.source, l.line),
             Current::Warc(w) => w.fmt(f),
+            Current::Docreader(d) => d.fmt(f),
             Current::Parquet(p) => p.fmt(f),
         }
     }

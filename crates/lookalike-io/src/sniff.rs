@@ -1,8 +1,9 @@
 //! Content sniffing: contract: "give me the first bytes of a stream, I tell you whether it is
 //! gzip and which format it is in".
 //!
-//! Stdin is sniffed for its format, files with an unknown extension only for WARC (other files
-//! are known by their extension); every input is sniffed for gzip, whatever its name.
+//! Stdin is sniffed for its format, files with an unknown extension only for WARC and docreader
+//! (other files are known by their extension); every input is sniffed for gzip, whatever its
+//! name.
 
 use std::io::{self, Cursor, Read};
 
@@ -22,12 +23,16 @@ pub fn is_gzip(prefix: &[u8]) -> bool {
 }
 
 /// Guesses the format of (decompressed) content from its first bytes, ideally
-/// [`SNIFF_LEN`] of them: `WARC/` at the first non-blank byte is WARC; a first non-blank byte
-/// `{` is JSONL; a first non-blank byte `<`
+/// [`SNIFF_LEN`] of them: a docreader record start (a 4-byte little-endian length, then a protobuf
+/// message whose first field is a url: see [`crate::DocreaderReader`]) is docreader; `WARC/` at
+/// the first non-blank byte is WARC; a first non-blank byte `{` is JSONL; a first non-blank byte `<`
 /// followed by an HTML marker (`<html`, `<!doctype`, `<head`, `<body`, `<p`, `<div`, any case)
 /// within the prefix is HTML; anything else is text. A UTF-8 byte order mark is skipped.
 pub fn sniff_format(prefix: &[u8]) -> Format {
     let prefix = &prefix[..prefix.len().min(SNIFF_LEN)];
+    if is_docreader(prefix) {
+        return Format::Docreader;
+    }
     let body = prefix.strip_prefix(UTF8_BOM).unwrap_or(prefix);
     let Some(start) = body.iter().position(|b| !b.is_ascii_whitespace()) else {
         return Format::Text;
@@ -48,6 +53,13 @@ const WARC_MAGIC: &[u8] = b"WARC/";
 pub(crate) fn is_warc(prefix: &[u8]) -> bool {
     let start = prefix.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(prefix.len());
     prefix[start..].starts_with(WARC_MAGIC)
+}
+
+/// Whether (decompressed) content starts with a docreader record: its first `SNIFF_LEN` bytes (or
+/// all of them, when shorter) hold a record start whose url is whole.
+pub(crate) fn is_docreader(prefix: &[u8]) -> bool {
+    let prefix = &prefix[..prefix.len().min(SNIFF_LEN)];
+    crate::docreader::record_start(prefix, prefix.len() == SNIFF_LEN, crate::MAX_RECORD_BYTES)
 }
 
 fn has_html_marker(bytes: &[u8]) -> bool {

@@ -871,7 +871,7 @@ fn charset_param(content_type: &str) -> Option<String> {
 
 /// The top-level domain of a URL's host, lower-cased, for the charset detector; `None` for IP
 /// addresses and non-ASCII (not Punycode) labels.
-fn tld(uri: &str) -> Option<String> {
+pub(crate) fn tld(uri: &str) -> Option<String> {
     let rest = uri.split_once("://")?.1;
     let authority = rest.split(['/', '?', '#']).next()?;
     let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);

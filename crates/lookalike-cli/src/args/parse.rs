@@ -34,10 +34,11 @@ pub fn parse_extract(s: &str) -> Result<Extract, String> {
     s.parse()
 }
 
-/// `text`, `html`, `jsonl`, `warc` or `parquet`.
+/// `text`, `html`, `jsonl`, `warc`, `parquet` or `docreader`.
 pub fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse()
-        .map_err(|_| format!("unknown format {s:?}: expected text, html, jsonl, warc or parquet"))
+    s.parse().map_err(|_| {
+        format!("unknown format {s:?}: expected text, html, jsonl, warc, parquet or docreader")
+    })
 }
 
 /// A Hamming distance or `auto`.

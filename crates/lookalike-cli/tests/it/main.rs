@@ -4,6 +4,7 @@ mod badinputs;
 mod common;
 mod compare;
 mod dedup;
+mod docreader;
 mod errors;
 mod eval;
 mod ids;

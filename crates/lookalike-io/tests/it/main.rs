@@ -3,6 +3,7 @@
 mod charset;
 mod common;
 mod decode;
+mod docreader;
 mod html;
 mod inputs;
 mod main_content;
