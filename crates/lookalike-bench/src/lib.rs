@@ -59,4 +59,5 @@ pub mod plant;
 pub mod pool;
 pub mod rng;
 pub mod score;
+pub mod trafilatura_baseline;
 pub mod truth;

@@ -67,6 +67,7 @@ mod main_content;
 mod options;
 mod origin;
 mod parquet;
+mod readable;
 mod reader;
 mod sinks;
 mod sniff;
@@ -81,7 +82,9 @@ pub use html::html_to_text;
 pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
+    extract_main_fast, main_content_work,
 };
+pub use readable::Work;
 pub use options::{Extract, ReadOptions};
 pub use origin::{Origin, Position, UniqueIds};
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};

@@ -122,6 +122,26 @@ pub fn extract_main(html: &str, url: Option<&str>) -> Extracted {
     Extracted { title: title.or(page_title), text, method: ExtractMethod::FallbackText }
 }
 
+/// [`extract_main`] with lookalike's own extractor.
+pub fn extract_main_fast(html: &str, _url: Option<&str>) -> Extracted {
+    let mut work = crate::readable::Work::default();
+    let found = crate::readable::extract(html, &mut work);
+    let text = found.text.trim();
+    if !text.is_empty() {
+        return Extracted { title: found.title, text: text.to_owned(), method: ExtractMethod::Main };
+    }
+    let (page_title, text) = visible_text(html);
+    Extracted { title: found.title.or(page_title), text, method: ExtractMethod::FallbackText }
+}
+
+/// The work the main-content extractor does on `html` (see [`crate::Work`]).
+#[doc(hidden)]
+pub fn main_content_work(html: &str) -> crate::Work {
+    let mut work = crate::readable::Work::default();
+    crate::readable::extract(html, &mut work);
+    work
+}
+
 /// The extractor's settings: the measured best (see the module docs).
 fn options(url: Option<&str>) -> Options {
     let mut opts = Options::default()
