@@ -80,6 +80,10 @@ pub struct BenchArgs {
     /// always run too.
     #[arg(long, value_name = "DIR")]
     pub html_dir: Option<PathBuf>,
+    /// Print how lookalike's extractor decided on the benchmark page whose key starts with
+    /// PREFIX (its best candidates and chosen subtrees), then exit.
+    #[arg(long, value_name = "PREFIX")]
+    pub explain: Option<String>,
     /// Write each extractor's texts to DIR/NAME.json, in the benchmark's own output format
     /// (`{sha256: {"articleBody": text}}`), for its evaluation script.
     #[arg(long, value_name = "DIR")]
@@ -688,6 +692,12 @@ pub fn run_cli(args: &BenchArgs, available: Vec<Extractor>) -> Result<String> {
         };
     }
     let pages = load_pages(&args.data)?;
+    if let Some(prefix) = &args.explain {
+        let Some(page) = pages.iter().find(|p| p.id.starts_with(prefix.as_str())) else {
+            bail!("no benchmark page's key starts with '{prefix}'");
+        };
+        return Ok(lookalike_io::explain_main_content(&page.html));
+    }
     eprintln!("{} pages, {:.1} MB of HTML", pages.len(), html_mb(&pages));
     if let Some(dir) = &args.dump {
         fs_err::create_dir_all(dir)?;

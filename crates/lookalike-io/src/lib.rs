@@ -82,7 +82,7 @@ pub use html::html_to_text;
 pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
-    extract_main_fast, main_content_work,
+    explain_main_content, extract_main_fast, main_content_work,
 };
 pub use readable::Work;
 pub use options::{Extract, ReadOptions};

@@ -142,6 +142,12 @@ pub fn main_content_work(html: &str) -> crate::Work {
     work
 }
 
+/// How the extractor decided on `html` (candidates and chosen subtrees; for tuning, not stable).
+#[doc(hidden)]
+pub fn explain_main_content(html: &str) -> String {
+    crate::readable::explain(html)
+}
+
 /// The extractor's settings: the measured best (see the module docs).
 fn options(url: Option<&str>) -> Options {
     let mut opts = Options::default()

@@ -86,6 +86,9 @@ pub(crate) const MARKED_CONTENT: u16 = 1 << 4;
 pub(crate) const MARKED_BOILERPLATE: u16 = 1 << 5;
 /// Inside `pre` (or `plaintext`): line breaks are kept.
 pub(crate) const PRE: u16 = 1 << 6;
+/// A class or id that names a boilerplate container (comments, sidebar, footer, related,
+/// share, ...): nothing inside is a candidate for the article.
+pub(crate) const STRONG_NEGATIVE: u16 = 1 << 7;
 
 /// One node of the arena.
 #[derive(Debug, Clone)]
@@ -115,9 +118,21 @@ pub(crate) struct Dom {
     pub meta_title: Option<String>,
     /// Bytes of attribute values and tag names read (for the work counter).
     pub attr_bytes: usize,
+    /// The class and id of each element (`NONE`-free byte ranges into [`Dom::labels`]), for
+    /// [`super::explain`].
+    pub labels: String,
+    pub label_of: Vec<(u32, u32)>,
 }
 
 impl Dom {
+    /// The tag name, class and id of element `n` (for [`super::explain`]).
+    pub(crate) fn label(&self, n: u32) -> &str {
+        match self.label_of.get(n as usize) {
+            Some(&(a, b)) => &self.labels[a as usize..b as usize],
+            None => "",
+        }
+    }
+
     pub(crate) fn text_of(&self, node: &Node) -> &str {
         &self.text[node.start as usize..node.end as usize]
     }
@@ -443,6 +458,18 @@ impl State {
             flags |= PRE;
         }
         let id = self.append(parent, t, flags & !(VOID | CLOSES_P | SCOPE), weight, 0, 0);
+        if self.dom.label_of.len() < self.dom.nodes.len() {
+            self.dom.label_of.resize(self.dom.nodes.len(), (0, 0));
+        }
+        let start = self.dom.labels.len() as u32;
+        self.dom.labels.push_str(name);
+        for a in &tag.attrs {
+            if matches!(&*a.name.local, "class" | "id") {
+                self.dom.labels.push(if &*a.name.local == "id" { '#' } else { '.' });
+                self.dom.labels.push_str(a.value.trim());
+            }
+        }
+        self.dom.label_of[id as usize] = (start, self.dom.labels.len() as u32);
         if name == "plaintext" {
             self.push(id, tag.name, t, flags | PRE);
             self.dom.nodes[id as usize].flags |= PRE;
@@ -605,7 +632,13 @@ impl State {
             let value: &str = &a.value;
             self.dom.attr_bytes += a.name.local.len() + value.len();
             match &*a.name.local {
-                "class" | "id" => weight = weight.saturating_add(class_weight(value)),
+                "class" | "id" if !matches!(t, Tag::Html | Tag::Body) => {
+                    let (w, strong) = class_weight(value);
+                    weight = weight.saturating_add(w);
+                    if strong {
+                        flags |= STRONG_NEGATIVE;
+                    }
+                }
                 "role" => match value.trim().to_ascii_lowercase().as_str() {
                     "main" | "article" => flags |= MARKED_CONTENT,
                     "navigation" | "complementary" | "contentinfo" | "banner" | "menu"
@@ -834,43 +867,55 @@ fn style_hides(style: &str) -> bool {
 ///
 /// Matched on the lower-cased value's words (split at anything but letters and digits); the
 /// long names also inside words (`relatedPosts`, `sidebar-left`).
-pub(crate) fn class_weight(value: &str) -> i16 {
+pub(crate) fn class_weight(value: &str) -> (i16, bool) {
     if value.is_empty() {
-        return 0;
+        return (0, false);
     }
     let lower = value.to_ascii_lowercase();
-    let mut weight = 0i16;
-    let mut neg = false;
-    let mut pos = false;
+    let (mut neg, mut strong, mut pos) = (false, false, false);
+    let mut previous = "";
     for word in lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
-        if NEGATIVE_WORDS.contains(&word) || NEGATIVE_PARTS.iter().any(|p| word.contains(p)) {
+        // `no-sidebar`, `has-comments`, `with-related`: a page setting, not a container.
+        let negated = matches!(previous, "no" | "has" | "with" | "without" | "show" | "enable");
+        previous = word;
+        if negated {
+            continue;
+        }
+        if STRONG_PARTS.iter().any(|p| word.contains(p)) || STRONG_WORDS.contains(&word) {
+            neg = true;
+            strong = true;
+        } else if NEGATIVE_WORDS.contains(&word) || NEGATIVE_PARTS.iter().any(|p| word.contains(p))
+        {
             neg = true;
         } else if POSITIVE_WORDS.contains(&word) || POSITIVE_PARTS.iter().any(|p| word.contains(p))
         {
             pos = true;
         }
     }
-    if neg {
-        weight -= 25;
-    }
-    if pos {
-        weight += 25;
-    }
-    weight
+    (if neg { -25 } else { 0 } + if pos { 25 } else { 0 }, strong)
 }
+
+/// Parts of class names that mark a container of boilerplate, whose content is never the
+/// article.
+const STRONG_PARTS: &[&str] = &[
+    "comment", "sidebar", "related", "footer", "share", "social", "newsletter", "cookie",
+    "breadcrumb", "outbrain", "taboola", "disqus", "recommend", "trending", "navbar",
+];
+
+/// Whole words of class names that mark a container of boilerplate.
+const STRONG_WORDS: &[&str] = &["nav", "menu", "ad", "ads", "advert", "promo"];
 
 /// Whole words of class names that mark boilerplate.
 const NEGATIVE_WORDS: &[&str] = &[
-    "ad", "ads", "adv", "advert", "nav", "menu", "tags", "tag", "meta", "byline", "author",
+    "adv", "tags", "tag", "meta", "byline", "author",
     "hidden", "hide", "print", "popup", "modal", "masthead", "skip", "rating", "toolbar",
     "pager", "pagination", "outbrain", "taboola", "disqus", "signup", "login", "rss",
 ];
 
 /// Parts of class names that mark boilerplate.
 const NEGATIVE_PARTS: &[&str] = &[
-    "comment", "footer", "navbar", "navigation", "sidebar", "related", "share", "sharing",
-    "social", "promo", "banner", "breadcrumb", "cookie", "consent", "newsletter", "subscribe",
-    "widget", "sponsor", "recommend", "advert", "trending", "popular", "gdpr",
+    "navigation", "sharing", "promo", "banner", "consent", "subscribe", "widget", "sponsor",
+    "advert", "popular", "gdpr",
 ];
 
 /// Whole words of class names that mark content.

@@ -4,7 +4,8 @@
 
 use super::Work;
 use super::dom::{
-    BLOCK, Dom, HIDDEN, INVISIBLE, LINK, MARKED_BOILERPLATE, MARKED_CONTENT, NONE, Tag,
+    BLOCK, Dom, HIDDEN, INVISIBLE, LINK, MARKED_BOILERPLATE, MARKED_CONTENT, NONE, STRONG_NEGATIVE,
+    Tag,
 };
 
 /// Per-node facts and the chosen subtrees.
@@ -22,6 +23,8 @@ pub(crate) struct Scored {
     pub in_link: Vec<bool>,
     /// The subtrees that make up the article, in document order.
     pub roots: Vec<u32>,
+    /// Each node's final score (0 when not a candidate).
+    pub score: Vec<f32>,
 }
 
 impl Scored {
@@ -43,13 +46,19 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
         boilerplate: vec![false; n],
         in_link: vec![false; n],
         roots: Vec::new(),
+        score: Vec::new(),
     };
     // The block that owns each node's text, and whether it is inside a link: inherited, so a
     // forward loop (parents come first).
     let mut owner = vec![0u32; n];
     let mut in_link = std::mem::take(&mut s.in_link);
-    let mut own_chars = vec![0u32; n];
-    let mut own_commas = vec![0u32; n];
+    // Paragraphs: runs of text owned by one block, cut at `br` (text laid out with line breaks
+    // instead of `p` elements is several paragraphs, as a reader sees it).
+    let mut run_chars = vec![0u32; n];
+    let mut run_commas = vec![0u32; n];
+    let mut paragraphs: Vec<(u32, u32, u32)> = Vec::new();
+    // Inside a container whose class or tag says boilerplate: not a candidate.
+    let mut in_boilerplate = vec![false; n];
     for i in 1..n {
         let node = &dom.nodes[i];
         let p = node.parent as usize;
@@ -69,8 +78,22 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
                 s.link_chars[i] = chars;
             }
             let o = owner[i] as usize;
-            own_chars[o] += chars;
-            own_commas[o] += commas;
+            run_chars[o] += chars;
+            run_commas[o] += commas;
+        } else if node.tag == Tag::Br || node.flags & BLOCK != 0 {
+            // A line break ends the run of its block; a block starting inside another ends
+            // the run of the outer one too.
+            let o = if node.tag == Tag::Br { owner[i] as usize } else { p };
+            if run_chars[o] > 0 {
+                paragraphs.push((o as u32, run_chars[o], run_commas[o]));
+                run_chars[o] = 0;
+                run_commas[o] = 0;
+            }
+        }
+    }
+    for o in 0..n {
+        if run_chars[o] > 0 {
+            paragraphs.push((o as u32, run_chars[o], run_commas[o]));
         }
     }
     work.nodes += n as u64;
@@ -82,16 +105,29 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
         s.link_chars[p] += s.link_chars[i];
     }
     work.nodes += n as u64;
+    // Boilerplate containers, inherited. A container that holds most of the page's text is a
+    // wrapper whatever its class says (`page-ad-margins`).
+    let wrapper = s.chars[0] / 5 * 3;
+    for i in 1..n {
+        let node = &dom.nodes[i];
+        in_boilerplate[i] = in_boilerplate[node.parent as usize]
+            || (node.flags & MARKED_CONTENT == 0
+                && s.chars[i] <= wrapper
+                && (node.flags & (STRONG_NEGATIVE | MARKED_BOILERPLATE) != 0
+                    || matches!(node.tag, Tag::Nav | Tag::Aside | Tag::Footer)));
+    }
+    work.nodes += n as u64;
 
     // Paragraph points to the containers above.
     let mut points = vec![0f32; n];
     let mut scored = vec![false; n];
-    for b in 0..n {
-        if own_chars[b] < MIN_PARAGRAPH || s.skipped[b] {
+    for &(b, chars, commas) in &paragraphs {
+        let b = b as usize;
+        if chars < MIN_PARAGRAPH || s.skipped[b] {
             continue;
         }
         let node = &dom.nodes[b];
-        let value = 1.0 + own_commas[b] as f32 + (own_chars[b] as f32 / 100.0).min(3.0);
+        let value = 1.0 + commas as f32 + (chars as f32 / 100.0).min(3.0);
         // A container that holds text itself is scored for it; a paragraph's text scores
         // the paragraph's parent.
         let mut at = if is_container(node.tag) { b as u32 } else { node.parent };
@@ -115,7 +151,7 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
     let mut best_score = 0f32;
     let mut final_score = vec![0f32; n];
     for i in 1..n {
-        if !scored[i] || s.skipped[i] {
+        if !scored[i] || s.skipped[i] || in_boilerplate[i] {
             continue;
         }
         let node = &dom.nodes[i];
@@ -129,6 +165,7 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
     }
     work.nodes += n as u64;
     boilerplate(dom, &mut s, work);
+    s.score = final_score.clone();
     if best == NONE {
         return s;
     }
@@ -257,6 +294,7 @@ fn ends_sentence(dom: &Dom, n: u32) -> bool {
 
 /// Marks the elements that are boilerplate when they appear inside the article.
 fn boilerplate(dom: &Dom, s: &mut Scored, work: &mut Work) {
+    let wrapper = s.chars[0] / 5 * 3;
     for i in 1..dom.nodes.len() {
         let node = &dom.nodes[i];
         if node.tag == Tag::Text {
@@ -266,7 +304,7 @@ fn boilerplate(dom: &Dom, s: &mut Scored, work: &mut Work) {
         let ld = s.link_density(i as u32);
         let by_tag = matches!(node.tag, Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form)
             || node.flags & MARKED_BOILERPLATE != 0;
-        let by_class = node.weight < 0 && node.flags & MARKED_CONTENT == 0;
+        let by_class = node.weight < 0 && node.flags & MARKED_CONTENT == 0 && chars <= wrapper;
         // Blocks and lists made mostly of links: menus, tag clouds, "related" lists.
         let links = match node.tag {
             Tag::Ul | Tag::Ol | Tag::Dl | Tag::Table | Tag::Div | Tag::Section | Tag::Header => {
