@@ -914,7 +914,8 @@ const NEGATIVE_WORDS: &[&str] = &[
 
 /// Parts of class names that mark boilerplate.
 const NEGATIVE_PARTS: &[&str] = &[
-    "navigation", "sharing", "promo", "banner", "consent", "subscribe", "widget", "sponsor",
+    "navigation", "sharing", "promo", "banner", "caption", "credit", "gallery", "slideshow",
+    "carousel", "consent", "subscribe", "widget", "sponsor",
     "advert", "popular", "gdpr",
 ];
 

@@ -302,9 +302,16 @@ fn boilerplate(dom: &Dom, s: &mut Scored, work: &mut Work) {
         }
         let chars = s.chars[i];
         let ld = s.link_density(i as u32);
-        let by_tag = matches!(node.tag, Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form)
+        let by_tag = matches!(
+            node.tag,
+            Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form | Tag::Figure | Tag::Figcaption
+        )
             || node.flags & MARKED_BOILERPLATE != 0;
-        let by_class = node.weight < 0 && node.flags & MARKED_CONTENT == 0 && chars <= wrapper;
+        // Inline elements stay: a link classed `tag` inside a sentence is part of it.
+        let by_class = node.weight < 0
+            && node.flags & MARKED_CONTENT == 0
+            && chars <= wrapper
+            && (node.flags & BLOCK != 0 || node.tag == Tag::Td);
         // Blocks and lists made mostly of links: menus, tag clouds, "related" lists.
         let links = match node.tag {
             Tag::Ul | Tag::Ol | Tag::Dl | Tag::Table | Tag::Div | Tag::Section | Tag::Header => {
