@@ -108,11 +108,22 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
     // Boilerplate containers, inherited. A container that holds most of the page's text is a
     // wrapper whatever its class says (`page-ad-margins`).
     let wrapper = s.chars[0] / 5 * 3;
+    // Characters inside `article` elements (or elements marked as the article body): a
+    // container with "sidebar" in its class that holds the article is a layout wrapper.
+    let mut article_chars = vec![0u32; n];
+    for i in (1..n).rev() {
+        let node = &dom.nodes[i];
+        if node.tag == Tag::Article || node.flags & MARKED_CONTENT != 0 {
+            article_chars[i] = s.chars[i];
+        }
+        article_chars[node.parent as usize] += article_chars[i];
+    }
     for i in 1..n {
         let node = &dom.nodes[i];
         in_boilerplate[i] = in_boilerplate[node.parent as usize]
             || (node.flags & MARKED_CONTENT == 0
                 && s.chars[i] <= wrapper
+                && article_chars[i] * 2 < s.chars[i]
                 && (node.flags & (STRONG_NEGATIVE | MARKED_BOILERPLATE) != 0
                     || matches!(node.tag, Tag::Nav | Tag::Aside | Tag::Footer)));
     }
@@ -170,9 +181,59 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
         return s;
     }
 
+    // When several of the best candidates lie under one ancestor of the best, the article is
+    // split over them (one wrapper per paragraph): that ancestor is the article.
+    let mut top = best;
+    let mut rivals: Vec<u32> = Vec::new();
+    for i in 1..n {
+        if i as u32 != best && final_score[i] >= best_score * 0.75 {
+            rivals.push(i as u32);
+        }
+    }
+    work.nodes += n as u64;
+    if rivals.len() >= 2 {
+        rivals.sort_by(|a, b| final_score[*b as usize].total_cmp(&final_score[*a as usize]));
+        rivals.truncate(5);
+        // Mark the best's ancestors with their distance, then find each rival's nearest
+        // marked ancestor.
+        let mut up = vec![];
+        let mut at = dom.nodes[best as usize].parent;
+        while at != NONE && at != 0 {
+            up.push(at);
+            at = dom.nodes[at as usize].parent;
+        }
+        let mut mark = vec![u32::MAX; n];
+        for (k, &u) in up.iter().enumerate() {
+            mark[u as usize] = k as u32;
+        }
+        let mut hits = vec![0u32; up.len()];
+        for &r in &rivals {
+            let mut at = r;
+            while at != NONE && at != 0 {
+                work.nodes += 1;
+                let k = mark[at as usize];
+                if k != u32::MAX {
+                    hits[k as usize] += 1;
+                    break;
+                }
+                at = dom.nodes[at as usize].parent;
+            }
+        }
+        // Hits at an ancestor count for all the ancestors above it.
+        for k in 1..hits.len() {
+            hits[k] += hits[k - 1];
+        }
+        if let Some(k) = hits.iter().position(|&h| h >= 2) {
+            if dom.nodes[up[k] as usize].tag != Tag::Body && dom.nodes[up[k] as usize].tag != Tag::Html
+            {
+                top = up[k];
+            }
+        }
+    }
+
+    let best_score = final_score[top as usize].max(best_score);
     // A parent that scores nearly as well holds more of the article (its text is split over
     // several children).
-    let mut top = best;
     let mut last = best_score;
     let mut parent = dom.nodes[top as usize].parent;
     while parent != NONE && parent != 0 && dom.nodes[parent as usize].tag != Tag::Body {

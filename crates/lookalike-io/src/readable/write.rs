@@ -120,9 +120,11 @@ fn append(p: &mut Para, text: &str, pre: bool, pending_space: &mut bool, in_link
 /// Which paragraphs to keep: all but non-prose at the edges and "related" blocks.
 fn select(paras: &[Para]) -> Vec<bool> {
     let mut keep = vec![true; paras.len()];
+    // At the edges, headings, link lines and short scraps (bylines, dates, "Advertisement")
+    // go; any line of some length stays.
     let good = |p: &Para| {
         let ld = if p.chars == 0 { 1.0 } else { p.link_chars as f32 / p.chars as f32 };
-        !p.heading && ld < 0.5 && (p.chars >= 70 || (p.chars >= 20 && ends_sentence(&p.text)))
+        !p.heading && ld < 0.5 && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
     };
     let first = paras.iter().position(good);
     let last = paras.iter().rposition(good);
