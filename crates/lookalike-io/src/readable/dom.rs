@@ -89,6 +89,8 @@ pub(crate) const PRE: u16 = 1 << 6;
 /// A class or id that names a boilerplate container (comments, sidebar, footer, related,
 /// share, ...): nothing inside is a candidate for the article.
 pub(crate) const STRONG_NEGATIVE: u16 = 1 << 7;
+/// A class that names a caption or a picture credit: dropped even when inline.
+pub(crate) const CAPTION: u16 = 1 << 8;
 
 /// One node of the arena.
 #[derive(Debug, Clone)]
@@ -635,6 +637,9 @@ impl State {
                 "class" | "id" if !matches!(t, Tag::Html | Tag::Body) => {
                     let (w, strong) = class_weight(value);
                     weight = weight.saturating_add(w);
+                    if is_caption(value) {
+                        flags |= CAPTION;
+                    }
                     if strong {
                         flags |= STRONG_NEGATIVE;
                     }
@@ -893,6 +898,12 @@ pub(crate) fn class_weight(value: &str) -> (i16, bool) {
         }
     }
     (if neg { -25 } else { 0 } + if pos { 25 } else { 0 }, strong)
+}
+
+/// Whether a class or id names a caption or a credit.
+fn is_caption(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    lower.contains("caption") || lower.contains("credit")
 }
 
 /// Parts of class names that mark a container of boilerplate, whose content is never the

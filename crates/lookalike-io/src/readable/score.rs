@@ -4,7 +4,7 @@
 
 use super::Work;
 use super::dom::{
-    BLOCK, Dom, HIDDEN, INVISIBLE, LINK, MARKED_BOILERPLATE, MARKED_CONTENT, NONE, STRONG_NEGATIVE,
+    BLOCK, CAPTION, Dom, HIDDEN, INVISIBLE, LINK, MARKED_BOILERPLATE, MARKED_CONTENT, NONE, STRONG_NEGATIVE,
     Tag,
 };
 
@@ -382,7 +382,8 @@ fn boilerplate(dom: &Dom, s: &mut Scored, work: &mut Work) {
             _ => false,
         };
         let noscript_stub = node.tag == Tag::Noscript && chars < 200;
-        s.boilerplate[i] = by_tag || by_class || links || noscript_stub;
+        let caption = node.flags & CAPTION != 0 && chars <= wrapper;
+        s.boilerplate[i] = by_tag || by_class || links || noscript_stub || caption;
     }
     work.nodes += dom.nodes.len() as u64;
 }

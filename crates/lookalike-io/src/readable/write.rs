@@ -117,29 +117,34 @@ fn append(p: &mut Para, text: &str, pre: bool, pending_space: &mut bool, in_link
     }
 }
 
-/// Which paragraphs to keep: all but non-prose at the edges and "related" blocks.
+/// Which paragraphs to keep: not lines made of links, not "related" blocks, and not
+/// non-prose at the edges.
 fn select(paras: &[Para]) -> Vec<bool> {
     let mut keep = vec![true; paras.len()];
-    // At the edges, headings, link lines and short scraps (bylines, dates, "Advertisement")
-    // go; any line of some length stays.
-    let good = |p: &Para| {
-        let ld = if p.chars == 0 { 1.0 } else { p.link_chars as f32 / p.chars as f32 };
-        !p.heading && ld < 0.5 && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
-    };
-    let first = paras.iter().position(good);
-    let last = paras.iter().rposition(good);
-    match (first, last) {
-        (Some(f), Some(l)) => {
-            for k in keep.iter_mut().take(f) {
-                *k = false;
-            }
-            for k in keep.iter_mut().skip(l + 1) {
-                *k = false;
-            }
+    let density = |p: &Para| if p.chars == 0 { 1.0 } else { p.link_chars as f32 / p.chars as f32 };
+    // A line that is all link inside the article points to another page ("READ MORE: ...").
+    for (k, p) in keep.iter_mut().zip(paras) {
+        if density(p) >= 0.8 {
+            *k = false;
         }
-        _ => return keep,
     }
     drop_related(paras, &mut keep);
+    // At the edges, headings, link lines and short scraps (bylines, dates, "Advertisement")
+    // go; any line of some length stays, and so do runs of short lines (a list, a schedule).
+    let good = |p: &Para| {
+        !p.heading && density(p) < 0.5 && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
+    };
+    let line = |p: &Para| !p.heading && density(p) < 0.5 && p.chars >= 15;
+    let kept: Vec<usize> = (0..paras.len()).filter(|&i| keep[i]).collect();
+    let starts_run = |at: usize| kept[at..].iter().take(3).filter(|&&i| line(&paras[i])).count() == 3;
+    let ends_run = |at: usize| kept[..=at].iter().rev().take(3).filter(|&&i| line(&paras[i])).count() == 3;
+    let first = (0..kept.len()).find(|&k| good(&paras[kept[k]]) || starts_run(k));
+    let last = (0..kept.len()).rev().find(|&k| good(&paras[kept[k]]) || ends_run(k));
+    if let (Some(f), Some(l)) = (first, last) {
+        for &i in kept[..f].iter().chain(&kept[l + 1..]) {
+            keep[i] = false;
+        }
+    }
     keep
 }
 
@@ -194,6 +199,7 @@ fn names_related_block(text: &str) -> bool {
         "также может быть интересно",
         "читайте также",
         "похожие",
+        "самые популярные",
         "lesen sie auch",
         "mehr zum thema",
         "könnte sie auch interessieren",
