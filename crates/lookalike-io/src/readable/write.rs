@@ -123,8 +123,9 @@ fn select(paras: &[Para]) -> Vec<bool> {
     let mut keep = vec![true; paras.len()];
     let density = |p: &Para| if p.chars == 0 { 1.0 } else { p.link_chars as f32 / p.chars as f32 };
     // A line that is all link inside the article points to another page ("READ MORE: ...").
+    // A link written out as its address is quoted, not navigation.
     for (k, p) in keep.iter_mut().zip(paras) {
-        if density(p) >= 0.8 {
+        if density(p) >= 0.8 && !is_address(&p.text) {
             *k = false;
         }
     }
@@ -134,10 +135,13 @@ fn select(paras: &[Para]) -> Vec<bool> {
     let good = |p: &Para| {
         !p.heading && density(p) < 0.5 && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
     };
-    let line = |p: &Para| !p.heading && density(p) < 0.5 && p.chars >= 15;
+    let line = |p: &Para| !p.heading && density(p) < 0.5 && p.chars >= 20;
     let kept: Vec<usize> = (0..paras.len()).filter(|&i| keep[i]).collect();
-    let starts_run = |at: usize| kept[at..].iter().take(3).filter(|&&i| line(&paras[i])).count() == 3;
-    let ends_run = |at: usize| kept[..=at].iter().rev().take(3).filter(|&&i| line(&paras[i])).count() == 3;
+    const RUN: usize = 4;
+    let starts_run =
+        |at: usize| kept[at..].iter().take(RUN).filter(|&&i| line(&paras[i])).count() == RUN;
+    let ends_run =
+        |at: usize| kept[..=at].iter().rev().take(RUN).filter(|&&i| line(&paras[i])).count() == RUN;
     let first = (0..kept.len()).find(|&k| good(&paras[kept[k]]) || starts_run(k));
     let last = (0..kept.len()).rev().find(|&k| good(&paras[kept[k]]) || ends_run(k));
     if let (Some(f), Some(l)) = (first, last) {
@@ -160,7 +164,7 @@ fn drop_related(paras: &[Para], keep: &mut [bool]) {
             while i < paras.len() {
                 let q = &paras[i];
                 let ld = if q.chars == 0 { 0.0 } else { q.link_chars as f32 / q.chars as f32 };
-                let listy = ld >= 0.5 || (q.list_item && q.chars < 120) || q.chars < 60;
+                let listy = ld >= 0.5 || q.chars < 120;
                 if q.heading && !names_related_block(&q.text) || !listy {
                     break;
                 }
@@ -219,6 +223,13 @@ fn names_related_block(text: &str) -> bool {
     ];
     let lower = text.to_lowercase();
     NAMES.iter().any(|n| lower.contains(n))
+}
+
+/// Whether a line is a web address (`http://…`, `www.…`).
+fn is_address(t: &str) -> bool {
+    let t = t.trim();
+    (t.starts_with("http://") || t.starts_with("https://") || t.starts_with("www."))
+        && !t.contains(char::is_whitespace)
 }
 
 fn ends_sentence(t: &str) -> bool {
