@@ -129,13 +129,24 @@ fn select(paras: &[Para]) -> Vec<bool> {
             *k = false;
         }
     }
+    // Share buttons' labels, wherever they are.
+    for (k, p) in keep.iter_mut().zip(paras) {
+        if p.chars <= 20 && is_share_label(&p.text) {
+            *k = false;
+        }
+    }
     drop_related(paras, &mut keep);
     // At the edges, headings, link lines and short scraps (bylines, dates, "Advertisement")
     // go; any line of some length stays, and so do runs of short lines (a list, a schedule).
     let good = |p: &Para| {
-        !p.heading && density(p) < 0.5 && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
+        !p.heading
+            && density(p) < 0.5
+            && !is_dateline(&p.text)
+            && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
     };
-    let line = |p: &Para| !p.heading && density(p) < 0.5 && p.chars >= 20;
+    let line = |p: &Para| {
+        !p.heading && density(p) < 0.5 && p.chars >= 20 && !is_dateline(&p.text)
+    };
     let kept: Vec<usize> = (0..paras.len()).filter(|&i| keep[i]).collect();
     const RUN: usize = 4;
     let starts_run =
@@ -223,6 +234,29 @@ fn names_related_block(text: &str) -> bool {
     ];
     let lower = text.to_lowercase();
     NAMES.iter().any(|n| lower.contains(n))
+}
+
+/// Whether a short line says when or by whom the page was published ("Posted: …",
+/// "Updated …", "By …").
+fn is_dateline(t: &str) -> bool {
+    if t.len() > 100 {
+        return false;
+    }
+    let lower = t.trim_start().to_lowercase();
+    ["posted", "updated", "published", "last updated", "last modified", "by "]
+        .iter()
+        .any(|w| lower.starts_with(w))
+}
+
+/// Whether a short line is the label of share buttons.
+fn is_share_label(t: &str) -> bool {
+    let lower = t.trim().trim_end_matches(['!', ':', '.']).to_lowercase();
+    matches!(
+        lower.as_str(),
+        "share" | "share this" | "share this article" | "share on facebook" | "share on twitter"
+            | "tweet" | "email" | "print" | "sharing is caring" | "facebook" | "twitter"
+            | "pinterest" | "linkedin" | "whatsapp"
+    )
 }
 
 /// Whether a line is a web address (`http://…`, `www.…`).
