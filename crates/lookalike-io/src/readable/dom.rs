@@ -653,8 +653,17 @@ impl State {
                     _ => {}
                 },
                 "itemprop" => {
-                    if value.eq_ignore_ascii_case("articleBody") || value.eq_ignore_ascii_case("text") {
+                    let v = value.trim();
+                    if v.eq_ignore_ascii_case("articleBody") || v.eq_ignore_ascii_case("text") {
                         flags |= MARKED_CONTENT;
+                    } else if ["url", "image", "width", "height", "publisher", "logo"]
+                        .iter()
+                        .any(|m| v.eq_ignore_ascii_case(m))
+                        && t != Tag::A
+                    {
+                        // Microdata written out for machines (an image's address and size,
+                        // the publisher), usually hidden by a style sheet.
+                        flags |= HIDDEN;
                     }
                 }
                 "hidden" => flags |= HIDDEN,
