@@ -135,12 +135,23 @@ fn select(paras: &[Para]) -> Vec<bool> {
             *k = false;
         }
     }
+    // A short line giving a date near the top is the byline, even after a standfirst.
+    let mut seen = 0;
+    for (k, p) in keep.iter_mut().zip(paras) {
+        if *k {
+            if seen < 4 && p.chars <= 60 && has_date(&p.text) {
+                *k = false;
+            }
+            seen += 1;
+        }
+    }
     drop_related(paras, &mut keep);
     // At the edges, headings, link lines and short scraps (bylines, dates, "Advertisement")
     // go; any line of some length stays, and so do runs of short lines (a list, a schedule).
+    // Long paragraphs are prose even when many of their words link somewhere (a deals post).
     let good = |p: &Para| {
         !p.heading
-            && density(p) < 0.5
+            && (density(p) < 0.5 || (p.chars >= 200 && density(p) < 0.8))
             && !is_dateline(&p.text)
             && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
     };
@@ -246,6 +257,23 @@ fn is_dateline(t: &str) -> bool {
     ["posted", "updated", "published", "last updated", "last modified", "by "]
         .iter()
         .any(|w| lower.starts_with(w))
+}
+
+/// Whether a line has a date written out: a year (1900 to 2099) and a month's name.
+fn has_date(t: &str) -> bool {
+    let year = t.split(|c: char| !c.is_ascii_digit()).any(|d| {
+        d.len() == 4 && (d.starts_with("19") || d.starts_with("20"))
+    });
+    if !year {
+        return false;
+    }
+    const MONTHS: &[&str] = &[
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    t.split(|c: char| !c.is_alphabetic()).any(|w| {
+        let w = w.to_lowercase();
+        w.len() >= 3 && MONTHS.iter().any(|m| w.starts_with(m))
+    })
 }
 
 /// Whether a short line is the label of share buttons.
