@@ -166,9 +166,10 @@ impl Dom {
 /// Pieces the markup is fed in (tendrils are limited to 4 GiB).
 const PIECE: usize = 1 << 20;
 
-/// Parses `markup` into a [`Dom`].
-pub(crate) fn parse(markup: &str) -> Dom {
-    let tokenizer = Tokenizer::new(Builder::new(markup.len()), TokenizerOpts::default());
+/// Parses `markup` into a [`Dom`]; with `labels`, each element's tag, class and id are kept
+/// for [`Dom::label`].
+pub(crate) fn parse(markup: &str, labels: bool) -> Dom {
+    let tokenizer = Tokenizer::new(Builder::new(markup.len(), labels), TokenizerOpts::default());
     let queue = BufferQueue::default();
     let mut rest = markup;
     while !rest.is_empty() {
@@ -236,13 +237,15 @@ struct State {
     have_title: bool,
     /// The stack position of the open `head`, while it is open.
     head: Option<u32>,
+    /// Whether to record each element's label (tag, class, id) for [`super::explain`].
+    labels: bool,
 }
 
 #[derive(Debug)]
 struct Builder(RefCell<State>);
 
 impl Builder {
-    fn new(len: usize) -> Builder {
+    fn new(len: usize, labels: bool) -> Builder {
         let mut dom = Dom { nodes: Vec::with_capacity(len / 40 + 16), ..Dom::default() };
         dom.text.reserve(len / 3);
         dom.nodes.push(Node {
@@ -266,6 +269,7 @@ impl Builder {
             text_open: false,
             have_title: false,
             head: None,
+            labels,
         }))
     }
 }
@@ -453,25 +457,16 @@ impl State {
             }
             _ => {}
         }
-        let (attr_flags, weight) = self.attributes(t, &tag.attrs);
+        let (attr_flags, weight) = self.attributes(t, is_inline(name), &tag.attrs);
         flags |= attr_flags;
         let parent = self.current();
         if self.dom.nodes[parent as usize].flags & PRE != 0 {
             flags |= PRE;
         }
         let id = self.append(parent, t, flags & !(VOID | CLOSES_P | SCOPE), weight, 0, 0);
-        if self.dom.label_of.len() < self.dom.nodes.len() {
-            self.dom.label_of.resize(self.dom.nodes.len(), (0, 0));
+        if self.labels {
+            self.label(id, name, &tag.attrs);
         }
-        let start = self.dom.labels.len() as u32;
-        self.dom.labels.push_str(name);
-        for a in &tag.attrs {
-            if matches!(&*a.name.local, "class" | "id") {
-                self.dom.labels.push(if &*a.name.local == "id" { '#' } else { '.' });
-                self.dom.labels.push_str(a.value.trim());
-            }
-        }
-        self.dom.label_of[id as usize] = (start, self.dom.labels.len() as u32);
         if name == "plaintext" {
             self.push(id, tag.name, t, flags | PRE);
             self.dom.nodes[id as usize].flags |= PRE;
@@ -484,6 +479,23 @@ impl State {
             self.push(id, tag.name, t, flags);
         }
         TokenSinkResult::Continue
+    }
+
+    /// Records the tag name, class and id of element `id` (for [`super::explain`]).
+    fn label(&mut self, id: u32, name: &str, attrs: &[Attribute]) {
+        let dom = &mut self.dom;
+        if dom.label_of.len() < dom.nodes.len() {
+            dom.label_of.resize(dom.nodes.len(), (0, 0));
+        }
+        let start = dom.labels.len() as u32;
+        dom.labels.push_str(name);
+        for a in attrs {
+            if matches!(&*a.name.local, "class" | "id") {
+                dom.labels.push(if &*a.name.local == "id" { '#' } else { '.' });
+                dom.labels.push_str(a.value.trim());
+            }
+        }
+        dom.label_of[id as usize] = (start, dom.labels.len() as u32);
     }
 
     /// A start tag inside `svg` or `math`: nothing is built, but nesting is followed so that the
@@ -627,7 +639,7 @@ impl State {
 
     /// Reads the attributes that matter: class and id (their weight), role, itemprop, hidden,
     /// style, href.
-    fn attributes(&mut self, t: Tag, attrs: &[Attribute]) -> (u16, i16) {
+    fn attributes(&mut self, t: Tag, inline: bool, attrs: &[Attribute]) -> (u16, i16) {
         let mut flags = 0;
         let mut weight = 0i16;
         for a in attrs {
@@ -635,13 +647,17 @@ impl State {
             self.dom.attr_bytes += a.name.local.len() + value.len();
             match &*a.name.local {
                 "class" | "id" if !matches!(t, Tag::Html | Tag::Body) => {
-                    let (w, strong) = class_weight(value);
-                    weight = weight.saturating_add(w);
+                    // Inline elements are never dropped by class but for captions: skip the
+                    // word lists for them (syntax-highlighted code has a class per token).
+                    if !inline {
+                        let (w, strong) = class_weight(value);
+                        weight = weight.saturating_add(w);
+                        if strong {
+                            flags |= STRONG_NEGATIVE;
+                        }
+                    }
                     if is_caption(value) {
                         flags |= CAPTION;
-                    }
-                    if strong {
-                        flags |= STRONG_NEGATIVE;
                     }
                 }
                 "role" => match value.trim().to_ascii_lowercase().as_str() {
@@ -911,8 +927,18 @@ pub(crate) fn class_weight(value: &str) -> (i16, bool) {
 
 /// Whether a class or id names a caption or a credit.
 fn is_caption(value: &str) -> bool {
-    let lower = value.to_ascii_lowercase();
-    lower.contains("caption") || lower.contains("credit")
+    let has = |word: &[u8]| value.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
+    has(b"caption") || has(b"credit")
+}
+
+/// Phrasing elements: their class never makes them boilerplate (only a caption class does).
+fn is_inline(name: &str) -> bool {
+    matches!(
+        name,
+        "span" | "a" | "code" | "em" | "strong" | "b" | "i" | "small" | "sub" | "sup" | "abbr"
+            | "time" | "mark" | "q" | "cite" | "label" | "font" | "u" | "s" | "kbd" | "var"
+            | "samp" | "dfn" | "bdi" | "bdo" | "tt" | "big" | "ins" | "del"
+    )
 }
 
 /// Parts of class names that mark a container of boilerplate, whose content is never the

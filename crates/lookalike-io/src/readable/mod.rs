@@ -64,7 +64,7 @@ impl Work {
 
 /// Extracts the title and article text of `markup`, counting the work done into `work`.
 pub(crate) fn extract(markup: &str, work: &mut Work) -> Found {
-    let dom = dom::parse(markup);
+    let dom = dom::parse(markup, false);
     work.bytes += markup.len() as u64 + dom.attr_bytes as u64;
     work.nodes += dom.nodes.len() as u64;
     let title = title(&dom);
@@ -102,7 +102,7 @@ fn title(dom: &Dom) -> Option<String> {
 /// chosen subtrees, each with its path of tags, classes and ids (for tuning; not stable).
 pub(crate) fn explain(markup: &str) -> String {
     use std::fmt::Write as _;
-    let dom = dom::parse(markup);
+    let dom = dom::parse(markup, true);
     let mut work = Work::default();
     let scored = score::score(&dom, &mut work);
     let path = |n: u32| {
