@@ -179,18 +179,14 @@ impl fmt::Debug for Extractor {
     }
 }
 
-/// The extractors built into lookalike: all visible text (the baseline) and main content.
+/// The extractors built in: lookalike's main content, the `trafilatura` crate as lookalike used
+/// it before, and all visible text (the baseline of the speed mode).
 pub fn builtin_extractors() -> Vec<Extractor> {
     vec![
         Extractor::new(
             "main",
-            "lookalike_io::extract_main (main content, falling back to all visible text)",
+            "lookalike_io::extract_main (lookalike's own main-content extractor, falling back to all visible text)",
             |html, url| Ok(lookalike_io::extract_main(html, url).text),
-        ),
-        Extractor::new(
-            "fast",
-            "lookalike_io::extract_main_fast (lookalike's own extractor)",
-            |html, url| Ok(lookalike_io::extract_main_fast(html, url).text),
         ),
         Extractor::new(
             "trafilatura",
@@ -378,8 +374,7 @@ pub struct Report {
     pub slowest_page_ms: f64,
     /// The pages with the lowest F1, lowest first.
     pub worst: Vec<PageResult>,
-    /// Every page's F1, in the order of the pages.
-    #[serde(skip)]
+    /// Every page's F1, in the order of [`BenchOutput::page_ids`].
     pub page_f1: Vec<f64>,
     /// Pages more than [`BASELINE_MARGIN`] F1 below the baseline (`--baseline`), by page order.
     pub below_baseline: Vec<BaselineDiff>,
@@ -508,6 +503,8 @@ pub struct BenchOutput {
     pub repeat: usize,
     /// The `--baseline` extractor, if any.
     pub baseline: Option<String>,
+    /// The pages' keys, in the order of each report's `page_f1`.
+    pub page_ids: Vec<String>,
     /// One report per extractor, in the order run.
     pub reports: Vec<Report>,
 }
@@ -727,6 +724,7 @@ pub fn run_cli(args: &BenchArgs, available: Vec<Extractor>) -> Result<String> {
     let output = BenchOutput {
         data: args.data.display().to_string(),
         baseline: args.baseline.clone(),
+        page_ids: pages.iter().map(|p| p.id.clone()).collect(),
         pages: pages.len(),
         repeat: args.repeat.max(1),
         reports,
@@ -931,5 +929,59 @@ mod tests {
         assert!(close(r.scores.recall.unwrap(), 1.0 / 3.0));
         assert_eq!(r.worst.len(), 2);
         assert_eq!(r.worst[0].f1, 0.0);
+    }
+
+    fn report(name: &str, page_f1: Vec<f64>) -> Report {
+        Report {
+            extractor: name.to_owned(),
+            about: String::new(),
+            pages: page_f1.len(),
+            scores: scores(&[]),
+            empty: 0,
+            errors: 0,
+            panics: 0,
+            html_mb: 0.0,
+            seconds: 0.0,
+            mb_per_s: 0.0,
+            slowest_page_ms: 0.0,
+            worst: Vec::new(),
+            page_f1,
+            below_baseline: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn baseline_lists_pages_more_than_the_margin_below() {
+        let pages: Vec<Page> = (0..4)
+            .map(|i| Page { id: format!("p{i}"), url: None, html: String::new(), gold: String::new() })
+            .collect();
+        let base = report("base", vec![1.0, 0.9, 0.5, 0.8]);
+        // p0: 0.06 below (listed); p1: exactly 0.05 below (not listed); p2 better; p3 0.3 below.
+        let other = report("other", vec![0.94, 0.85, 0.7, 0.5]);
+        let below = below_baseline(&pages, &other, &base);
+        let ids: Vec<&str> = below.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["p0", "p3"]);
+        assert_eq!((below[1].f1, below[1].baseline_f1), (0.5, 0.8));
+        assert!(below_baseline(&pages, &base, &base).is_empty());
+    }
+
+    #[test]
+    fn speed_mode_reads_every_html_file_and_compares_with_text() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::create_dir_all(dir.path().join("sub")).unwrap();
+        fs_err::write(dir.path().join("a.html"), "<p>one two three</p>").unwrap();
+        fs_err::write(dir.path().join("sub/b.HTML"), "<p></p>").unwrap();
+        fs_err::write(dir.path().join("c.txt"), "not html").unwrap();
+        let text = Extractor::new("text", "", |h, _| Ok(lookalike_io::html_to_text(h.as_bytes())));
+        let upper = Extractor::new("upper", "", |h, _| Ok(h.to_uppercase()));
+        let out = speed_run(dir.path(), &[&upper, &text], 2).unwrap();
+        assert_eq!((out.files, out.repeat), (2, 2));
+        assert_eq!(out.reports.len(), 2);
+        let t = &out.reports[1];
+        assert_eq!((t.extractor.as_str(), t.empty, t.times_slower_than_text), ("text", 1, 1.0));
+        assert_eq!(out.reports[0].empty, 0);
+        assert!(render_speed(&out).contains("upper"));
+        let empty = tempfile::tempdir().unwrap();
+        assert!(speed_run(empty.path(), &[&text], 1).is_err());
     }
 }

@@ -120,7 +120,7 @@ pub(crate) struct Dom {
     pub meta_title: Option<String>,
     /// Bytes of attribute values and tag names read (for the work counter).
     pub attr_bytes: usize,
-    /// The class and id of each element (`NONE`-free byte ranges into [`Dom::labels`]), for
+    /// The tag name, class and id of each element (byte ranges into [`Dom::labels`]), for
     /// [`super::explain`].
     pub labels: String,
     pub label_of: Vec<(u32, u32)>,
@@ -579,10 +579,10 @@ impl State {
     }
 
     /// Closes the innermost open element tracked by `which` when it lies beyond the boundary
-    /// position `bound` (the innermost scope boundary).
+    /// position `bound` (the innermost scope boundary; 0 for none).
     fn close_last(&mut self, which: impl Fn(&Open) -> &Vec<u32>, bound: u32) {
         if let Some(&pos) = which(&self.open).last() {
-            if bound == NONE || pos > bound {
+            if pos > bound {
                 self.pop_to(pos);
             }
         }
@@ -745,8 +745,9 @@ fn is_head_content(name: &str) -> bool {
     )
 }
 
+/// The innermost position in `v`, or 0 (the document, below every element) when empty.
 fn top(v: &[u32]) -> u32 {
-    v.last().copied().unwrap_or(NONE)
+    v.last().copied().unwrap_or(0)
 }
 
 /// Closes an open `p`: not stored on nodes (the builder's own flag).
@@ -970,3 +971,102 @@ const POSITIVE_WORDS: &[&str] = &["main", "post", "entry", "story", "text", "bod
 
 /// Parts of class names that mark content.
 const POSITIVE_PARTS: &[&str] = &["article", "content", "entry", "story", "post-body", "postbody"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tree as nested tags (text as its content), for comparing shapes.
+    fn shape(markup: &str) -> String {
+        let dom = parse(markup, true);
+        let mut out = String::new();
+        let mut stack = vec![(0u32, false)];
+        while let Some((n, closing)) = stack.pop() {
+            let node = &dom.nodes[n as usize];
+            if closing {
+                out.push(')');
+                continue;
+            }
+            if node.tag == Tag::Text {
+                out.push_str(&format!("{:?}", dom.text_of(node)));
+                continue;
+            }
+            if n != 0 {
+                out.push_str(dom.label(n));
+                out.push('(');
+                stack.push((n, true));
+            }
+            let mut children = Vec::new();
+            let mut c = node.first_child;
+            while c != NONE {
+                children.push(c);
+                c = dom.nodes[c as usize].next_sibling;
+            }
+            stack.extend(children.into_iter().rev().map(|c| (c, false)));
+        }
+        out
+    }
+
+    #[test]
+    fn implied_end_tags() {
+        assert_eq!(shape("<p>a<p>b<div>c</div>"), r#"p("a")p("b")div("c")"#);
+        assert_eq!(shape("<ul><li>a<li>b</ul>c"), r#"ul(li("a")li("b"))"c""#);
+        assert_eq!(shape("<ul><li>a<ul><li>b</ul>c</ul>"), r#"ul(li("a"ul(li("b"))"c"))"#);
+        assert_eq!(shape("<dl><dt>a<dd>b<dt>c</dl>"), r#"dl(dt("a")dd("b")dt("c"))"#);
+        assert_eq!(
+            shape("<table><tr><td>a<td>b<tr><td>c</table>"),
+            r#"table(tr(td("a")td("b"))tr(td("c")))"#
+        );
+        // A table closes an open `p`; a `p` inside one of its cells ends with the table.
+        assert_eq!(shape("<p>x<table><td><p>y</table>z"), r#"p("x")table(td(p("y")))"z""#);
+        assert_eq!(shape("<h1>a<h2>b</h2>"), r#"h1("a")h2("b")"#);
+        assert_eq!(shape("<a href=1>a<a href=2>b</a>"), r#"a("a")a("b")"#);
+    }
+
+    #[test]
+    fn stray_end_tags_and_raw_text() {
+        // Text around an ignored end tag is one run, as in a browser.
+        assert_eq!(shape("</div>a</span><b>b</i>c</b>d"), r#""a"b("bc")"d""#);
+        assert_eq!(shape("<p>a</br>b</p></p>"), r#"p("a"br()"b")"#);
+        assert_eq!(
+            shape("<script>if (a<b) {}</script><style>p{}</style><textarea><p>t</textarea>x"),
+            r#""x""#
+        );
+        assert_eq!(shape("<title>T</title><title>U</title>b"), r#""b""#);
+        assert_eq!(parse("<title>T</title><svg><title>icon</title></svg>", false).title.as_deref(), Some("T"));
+    }
+
+    #[test]
+    fn foreign_content_is_not_built_and_ends_at_html() {
+        assert_eq!(shape("<p>a<svg><text>chart</text><g/></svg>b</p>"), r#"p("ab")"#);
+        assert_eq!(shape("<svg><path d=x>icon<div>visible</div>"), r#"div("visible")"#);
+        assert_eq!(shape("<math><mi>x</mi></math>y"), r#""y""#);
+    }
+
+    #[test]
+    fn head_ends_at_body_content() {
+        let dom = parse("<head><meta property='og:title' content=' OG '><title>T</title>text<p>p", false);
+        assert_eq!(dom.meta_title.as_deref(), Some("OG"));
+        assert_eq!(dom.title.as_deref(), Some("T"));
+        assert_eq!(shape("<head><link><div>x</div>"), r#"head(link())div("x")"#);
+    }
+
+    #[test]
+    fn attributes_set_flags_and_weights() {
+        let dom = parse(
+            "<div class='post-content'>a</div><div id='sidebar'>b</div><div class='no-sidebar'>c</div>\
+             <div hidden>d</div><div style='display: none'>e</div><span class='wp-caption-text'>f</span>\
+             <div itemprop=articleBody>g</div><nav role=navigation>h</nav><a href=x>i</a>",
+            false,
+        );
+        let els: Vec<&Node> = dom.nodes.iter().filter(|n| n.tag != Tag::Text && n.tag != Tag::Document).collect();
+        assert_eq!(els[0].weight, 25);
+        assert_eq!((els[1].weight, els[1].flags & STRONG_NEGATIVE != 0), (-25, true));
+        assert_eq!(els[2].weight, 0);
+        assert!(els[3].flags & HIDDEN != 0 && els[4].flags & HIDDEN != 0);
+        assert!(els[5].flags & CAPTION != 0);
+        assert!(els[6].flags & MARKED_CONTENT != 0);
+        assert!(els[7].flags & MARKED_BOILERPLATE != 0);
+        assert!(els[8].flags & LINK != 0);
+    }
+}
