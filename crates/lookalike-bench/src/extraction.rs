@@ -953,7 +953,12 @@ mod tests {
     #[test]
     fn baseline_lists_pages_more_than_the_margin_below() {
         let pages: Vec<Page> = (0..4)
-            .map(|i| Page { id: format!("p{i}"), url: None, html: String::new(), gold: String::new() })
+            .map(|i| Page {
+                id: format!("p{i}"),
+                url: None,
+                html: String::new(),
+                gold: String::new(),
+            })
             .collect();
         let base = report("base", vec![1.0, 0.9, 0.5, 0.8]);
         // p0: 0.06 below (listed); p1: exactly 0.05 below (not listed); p2 better; p3 0.3 below.

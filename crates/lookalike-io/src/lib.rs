@@ -85,9 +85,9 @@ pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, explain_main_content, extract_main,
     main_content_work,
 };
-pub use readable::Work;
 pub use options::{Extract, ReadOptions};
 pub use origin::{Origin, Position, UniqueIds};
+pub use readable::Work;
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sinks::{
     ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl, SinkError,

@@ -330,7 +330,15 @@ impl State {
         }
     }
 
-    fn append(&mut self, parent: u32, tag: Tag, flags: u16, weight: i16, start: u32, end: u32) -> u32 {
+    fn append(
+        &mut self,
+        parent: u32,
+        tag: Tag,
+        flags: u16,
+        weight: i16,
+        start: u32,
+        end: u32,
+    ) -> u32 {
         let id = self.dom.nodes.len() as u32;
         self.dom.nodes.push(Node {
             parent,
@@ -813,8 +821,8 @@ fn classify(name: &str) -> (Tag, u16) {
             };
             (Tag::Other, INVISIBLE | scope)
         }
-        "details" | "dir" | "fieldset" | "hgroup" | "search" | "center" | "summary"
-        | "legend" | "tbody" | "thead" | "tfoot" | "frameset" => (Tag::Other, BLOCK),
+        "details" | "dir" | "fieldset" | "hgroup" | "search" | "center" | "summary" | "legend"
+        | "tbody" | "thead" | "tfoot" | "frameset" => (Tag::Other, BLOCK),
         _ => (Tag::Other, 0),
     }
 }
@@ -885,8 +893,11 @@ fn style_hides(style: &str) -> bool {
             }
             if n == 64 {
                 // Long styles: fall back to a lower-case copy (rare).
-                let lower: String =
-                    style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+                let lower: String = style
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+                    .to_ascii_lowercase();
                 return lower.contains("display:none") || lower.contains("visibility:hidden");
             }
         }
@@ -928,7 +939,8 @@ pub(crate) fn class_weight(value: &str) -> (i16, bool) {
 
 /// Whether a class or id names a caption or a credit.
 fn is_caption(value: &str) -> bool {
-    let has = |word: &[u8]| value.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
+    let has =
+        |word: &[u8]| value.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
     has(b"caption") || has(b"credit")
 }
 
@@ -936,17 +948,56 @@ fn is_caption(value: &str) -> bool {
 fn is_inline(name: &str) -> bool {
     matches!(
         name,
-        "span" | "a" | "code" | "em" | "strong" | "b" | "i" | "small" | "sub" | "sup" | "abbr"
-            | "time" | "mark" | "q" | "cite" | "label" | "font" | "u" | "s" | "kbd" | "var"
-            | "samp" | "dfn" | "bdi" | "bdo" | "tt" | "big" | "ins" | "del"
+        "span"
+            | "a"
+            | "code"
+            | "em"
+            | "strong"
+            | "b"
+            | "i"
+            | "small"
+            | "sub"
+            | "sup"
+            | "abbr"
+            | "time"
+            | "mark"
+            | "q"
+            | "cite"
+            | "label"
+            | "font"
+            | "u"
+            | "s"
+            | "kbd"
+            | "var"
+            | "samp"
+            | "dfn"
+            | "bdi"
+            | "bdo"
+            | "tt"
+            | "big"
+            | "ins"
+            | "del"
     )
 }
 
 /// Parts of class names that mark a container of boilerplate, whose content is never the
 /// article.
 const STRONG_PARTS: &[&str] = &[
-    "comment", "sidebar", "related", "footer", "share", "social", "newsletter", "cookie",
-    "breadcrumb", "outbrain", "taboola", "disqus", "recommend", "trending", "navbar",
+    "comment",
+    "sidebar",
+    "related",
+    "footer",
+    "share",
+    "social",
+    "newsletter",
+    "cookie",
+    "breadcrumb",
+    "outbrain",
+    "taboola",
+    "disqus",
+    "recommend",
+    "trending",
+    "navbar",
 ];
 
 /// Whole words of class names that mark a container of boilerplate.
@@ -954,16 +1005,49 @@ const STRONG_WORDS: &[&str] = &["nav", "menu", "ad", "ads", "advert", "promo"];
 
 /// Whole words of class names that mark boilerplate.
 const NEGATIVE_WORDS: &[&str] = &[
-    "adv", "tags", "tag", "meta", "byline", "author",
-    "hidden", "hide", "print", "popup", "modal", "masthead", "skip", "rating", "toolbar",
-    "pager", "pagination", "outbrain", "taboola", "disqus", "signup", "login", "rss",
+    "adv",
+    "tags",
+    "tag",
+    "meta",
+    "byline",
+    "author",
+    "hidden",
+    "hide",
+    "print",
+    "popup",
+    "modal",
+    "masthead",
+    "skip",
+    "rating",
+    "toolbar",
+    "pager",
+    "pagination",
+    "outbrain",
+    "taboola",
+    "disqus",
+    "signup",
+    "login",
+    "rss",
 ];
 
 /// Parts of class names that mark boilerplate.
 const NEGATIVE_PARTS: &[&str] = &[
-    "navigation", "sharing", "promo", "banner", "caption", "credit", "gallery", "slideshow",
-    "carousel", "consent", "subscribe", "widget", "sponsor",
-    "advert", "popular", "gdpr",
+    "navigation",
+    "sharing",
+    "promo",
+    "banner",
+    "caption",
+    "credit",
+    "gallery",
+    "slideshow",
+    "carousel",
+    "consent",
+    "subscribe",
+    "widget",
+    "sponsor",
+    "advert",
+    "popular",
+    "gdpr",
 ];
 
 /// Whole words of class names that mark content.
@@ -1033,7 +1117,10 @@ mod tests {
             r#""x""#
         );
         assert_eq!(shape("<title>T</title><title>U</title>b"), r#""b""#);
-        assert_eq!(parse("<title>T</title><svg><title>icon</title></svg>", false).title.as_deref(), Some("T"));
+        assert_eq!(
+            parse("<title>T</title><svg><title>icon</title></svg>", false).title.as_deref(),
+            Some("T")
+        );
     }
 
     #[test]
@@ -1045,7 +1132,8 @@ mod tests {
 
     #[test]
     fn head_ends_at_body_content() {
-        let dom = parse("<head><meta property='og:title' content=' OG '><title>T</title>text<p>p", false);
+        let dom =
+            parse("<head><meta property='og:title' content=' OG '><title>T</title>text<p>p", false);
         assert_eq!(dom.meta_title.as_deref(), Some("OG"));
         assert_eq!(dom.title.as_deref(), Some("T"));
         assert_eq!(shape("<head><link><div>x</div>"), r#"head(link())div("x")"#);
@@ -1059,7 +1147,8 @@ mod tests {
              <div itemprop=articleBody>g</div><nav role=navigation>h</nav><a href=x>i</a>",
             false,
         );
-        let els: Vec<&Node> = dom.nodes.iter().filter(|n| n.tag != Tag::Text && n.tag != Tag::Document).collect();
+        let els: Vec<&Node> =
+            dom.nodes.iter().filter(|n| n.tag != Tag::Text && n.tag != Tag::Document).collect();
         assert_eq!(els[0].weight, 25);
         assert_eq!((els[1].weight, els[1].flags & STRONG_NEGATIVE != 0), (-25, true));
         assert_eq!(els[2].weight, 0);

@@ -116,13 +116,30 @@ pub(crate) fn explain(markup: &str) -> String {
         parts.join(" > ")
     };
     let mut out = String::new();
-    let mut order: Vec<u32> = (0..dom.nodes.len() as u32).filter(|&i| scored.score.get(i as usize).is_some_and(|&s| s > 0.0)).collect();
+    let mut order: Vec<u32> = (0..dom.nodes.len() as u32)
+        .filter(|&i| scored.score.get(i as usize).is_some_and(|&s| s > 0.0))
+        .collect();
     order.sort_by(|a, b| scored.score[*b as usize].total_cmp(&scored.score[*a as usize]));
     for &i in order.iter().take(8) {
-        let _ = writeln!(out, "{:8.1} chars {:6} ld {:.2}  {}", scored.score[i as usize], scored.chars[i as usize], scored.link_density(i), path(i));
+        let _ = writeln!(
+            out,
+            "{:8.1} chars {:6} ld {:.2}  {}",
+            scored.score[i as usize],
+            scored.chars[i as usize],
+            scored.link_density(i),
+            path(i)
+        );
     }
-    if let Some(longest) = (0..dom.nodes.len() as u32).filter(|&i| dom.nodes[i as usize].tag == Tag::Text).max_by_key(|&i| scored.chars[i as usize]) {
-        let _ = writeln!(out, "longest text ({} chars): {}", scored.chars[longest as usize], path(longest));
+    if let Some(longest) = (0..dom.nodes.len() as u32)
+        .filter(|&i| dom.nodes[i as usize].tag == Tag::Text)
+        .max_by_key(|&i| scored.chars[i as usize])
+    {
+        let _ = writeln!(
+            out,
+            "longest text ({} chars): {}",
+            scored.chars[longest as usize],
+            path(longest)
+        );
     }
     for &r in &scored.roots {
         let _ = writeln!(out, "root: chars {} {}", scored.chars[r as usize], path(r));

@@ -4,8 +4,8 @@
 
 use super::Work;
 use super::dom::{
-    BLOCK, CAPTION, Dom, HIDDEN, INVISIBLE, LINK, MARKED_BOILERPLATE, MARKED_CONTENT, NONE, STRONG_NEGATIVE,
-    Tag,
+    BLOCK, CAPTION, Dom, HIDDEN, INVISIBLE, LINK, MARKED_BOILERPLATE, MARKED_CONTENT, NONE,
+    STRONG_NEGATIVE, Tag,
 };
 
 /// Per-node facts and the chosen subtrees.
@@ -224,7 +224,8 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
             hits[k] += hits[k - 1];
         }
         if let Some(k) = hits.iter().position(|&h| h >= 2) {
-            if dom.nodes[up[k] as usize].tag != Tag::Body && dom.nodes[up[k] as usize].tag != Tag::Html
+            if dom.nodes[up[k] as usize].tag != Tag::Body
+                && dom.nodes[up[k] as usize].tag != Tag::Html
             {
                 top = up[k];
             }
@@ -252,7 +253,10 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
     // The only child of its parent: the parent is the same content with more around it.
     while dom.nodes[top as usize].parent != NONE {
         let p = dom.nodes[top as usize].parent;
-        if p == 0 || dom.nodes[p as usize].tag == Tag::Body || s.chars[p as usize] != s.chars[top as usize] {
+        if p == 0
+            || dom.nodes[p as usize].tag == Tag::Body
+            || s.chars[p as usize] != s.chars[top as usize]
+        {
             break;
         }
         top = p;
@@ -277,7 +281,8 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
         } else if s.skipped[c as usize] || s.boilerplate[c as usize] || node.tag == Tag::Text {
             false
         } else {
-            let bonus = if top_weight > 0 && node.weight == top_weight { top_score * 0.2 } else { 0.0 };
+            let bonus =
+                if top_weight > 0 && node.weight == top_weight { top_score * 0.2 } else { 0.0 };
             let ld = s.link_density(c);
             let chars = s.chars[c as usize];
             final_score[c as usize] + bonus >= threshold
@@ -366,8 +371,7 @@ fn boilerplate(dom: &Dom, s: &mut Scored, work: &mut Work) {
         let by_tag = matches!(
             node.tag,
             Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form | Tag::Figure | Tag::Figcaption
-        )
-            || node.flags & MARKED_BOILERPLATE != 0;
+        ) || node.flags & MARKED_BOILERPLATE != 0;
         // Inline elements stay: a link classed `tag` inside a sentence is part of it.
         let by_class = node.weight < 0
             && node.flags & MARKED_CONTENT == 0

@@ -155,9 +155,7 @@ fn select(paras: &[Para]) -> Vec<bool> {
             && !is_dateline(&p.text)
             && (p.chars >= 40 || (p.chars >= 15 && ends_sentence(&p.text)))
     };
-    let line = |p: &Para| {
-        !p.heading && density(p) < 0.5 && p.chars >= 20 && !is_dateline(&p.text)
-    };
+    let line = |p: &Para| !p.heading && density(p) < 0.5 && p.chars >= 20 && !is_dateline(&p.text);
     let kept: Vec<usize> = (0..paras.len()).filter(|&i| keep[i]).collect();
     const RUN: usize = 4;
     let starts_run =
@@ -261,15 +259,14 @@ fn is_dateline(t: &str) -> bool {
 
 /// Whether a line has a date written out: a year (1900 to 2099) and a month's name.
 fn has_date(t: &str) -> bool {
-    let year = t.split(|c: char| !c.is_ascii_digit()).any(|d| {
-        d.len() == 4 && (d.starts_with("19") || d.starts_with("20"))
-    });
+    let year = t
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|d| d.len() == 4 && (d.starts_with("19") || d.starts_with("20")));
     if !year {
         return false;
     }
-    const MONTHS: &[&str] = &[
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
+    const MONTHS: &[&str] =
+        &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
     t.split(|c: char| !c.is_alphabetic()).any(|w| {
         let w = w.to_lowercase();
         w.len() >= 3 && MONTHS.iter().any(|m| w.starts_with(m))
@@ -281,9 +278,20 @@ fn is_share_label(t: &str) -> bool {
     let lower = t.trim().trim_end_matches(['!', ':', '.']).to_lowercase();
     matches!(
         lower.as_str(),
-        "share" | "share this" | "share this article" | "share on facebook" | "share on twitter"
-            | "tweet" | "email" | "print" | "sharing is caring" | "facebook" | "twitter"
-            | "pinterest" | "linkedin" | "whatsapp"
+        "share"
+            | "share this"
+            | "share this article"
+            | "share on facebook"
+            | "share on twitter"
+            | "tweet"
+            | "email"
+            | "print"
+            | "sharing is caring"
+            | "facebook"
+            | "twitter"
+            | "pinterest"
+            | "linkedin"
+            | "whatsapp"
     )
 }
 

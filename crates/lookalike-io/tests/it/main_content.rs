@@ -247,9 +247,14 @@ fn furigana_keeps_the_base_text_drops_the_reading_and_keeps_what_follows() {
     // on after the ruby.
     let ruby = "<ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字<rp>(</rp><rt>じ</rt><rp>)</rp></ruby>";
     let sentences = [
-        format!("この記事では{ruby}の読み方について説明します。日本語の文章には、ひらがな、カタカナ、{ruby}が使われています。"),
-        format!("{ruby}は中国から伝わった文字で、一つ一つの文字が意味を持っています。小学校では、約千字を学びます。"),
-        "新聞や本を読むためには、二千字以上の漢字を知っている必要があると言われています。".to_owned(),
+        format!(
+            "この記事では{ruby}の読み方について説明します。日本語の文章には、ひらがな、カタカナ、{ruby}が使われています。"
+        ),
+        format!(
+            "{ruby}は中国から伝わった文字で、一つ一つの文字が意味を持っています。小学校では、約千字を学びます。"
+        ),
+        "新聞や本を読むためには、二千字以上の漢字を知っている必要があると言われています。"
+            .to_owned(),
     ];
     let refs: Vec<&str> = sentences.iter().map(String::as_str).collect();
     let e = extract_main(&article_page(&refs, ""), None);
@@ -262,7 +267,9 @@ fn furigana_keeps_the_base_text_drops_the_reading_and_keeps_what_follows() {
     }
     // Unclosed annotations end at the next one, as the HTML standard says.
     let page = article_page(
-        &["<ruby>東<rt>とう<rt>きょう</ruby>京の天気は、今日は晴れ、明日は雨になるでしょう。気温は二十度まで上がる見込みです。"],
+        &[
+            "<ruby>東<rt>とう<rt>きょう</ruby>京の天気は、今日は晴れ、明日は雨になるでしょう。気温は二十度まで上がる見込みです。",
+        ],
         "",
     );
     let e = extract_main(&page, None);
@@ -315,7 +322,8 @@ fn related_posts_block_is_not_kept() {
         for p in HARBOUR {
             assert!(e.text.contains(&squash(p)), "lost: {p}\n{}", e.text);
         }
-        for gone in ["Ferry timetable", "lighthouse keeper", "also like", "More stories", "Related"] {
+        for gone in ["Ferry timetable", "lighthouse keeper", "also like", "More stories", "Related"]
+        {
             assert!(!e.text.contains(gone), "kept {gone:?} with {block:.40}: {}", e.text);
         }
         for boilerplate in ["World", "Most read", "Storm closes", "All rights reserved"] {
