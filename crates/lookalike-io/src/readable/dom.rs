@@ -619,7 +619,10 @@ impl State {
             // `</br>` is read as `<br>`, as browsers do.
             "br" => {
                 let parent = self.current();
-                self.append(parent, Tag::Br, BLOCK, 0, 0, 0);
+                let id = self.append(parent, Tag::Br, BLOCK, 0, 0, 0);
+                if self.labels {
+                    self.label(id, "br", &[]);
+                }
                 return;
             }
             "p" => {
