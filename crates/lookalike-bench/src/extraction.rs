@@ -667,19 +667,19 @@ pub fn run_cli(args: &BenchArgs, available: Vec<Extractor>) -> Result<String> {
             }
         }
     }
-    if let Some(base) = &args.baseline {
-        if !chosen.iter().any(|e| &e.name == base) {
-            match available.iter().find(|e| &e.name == base) {
-                Some(e) => chosen.push(e),
-                None => bail!("unknown baseline extractor '{base}'"),
-            }
+    if let Some(base) = &args.baseline
+        && !chosen.iter().any(|e| &e.name == base)
+    {
+        match available.iter().find(|e| &e.name == base) {
+            Some(e) => chosen.push(e),
+            None => bail!("unknown baseline extractor '{base}'"),
         }
     }
     if let Some(dir) = &args.html_dir {
-        if !chosen.iter().any(|e| e.name == "text") {
-            if let Some(e) = available.iter().find(|e| e.name == "text") {
-                chosen.push(e);
-            }
+        if !chosen.iter().any(|e| e.name == "text")
+            && let Some(e) = available.iter().find(|e| e.name == "text")
+        {
+            chosen.push(e);
         }
         let speed = speed_run(dir, &chosen, args.repeat)?;
         return if args.json {
@@ -713,12 +713,12 @@ pub fn run_cli(args: &BenchArgs, available: Vec<Extractor>) -> Result<String> {
         eprintln!("{:<32} F1 {}  {:.1} MB/s", r.extractor, fmt_score(r.scores.f1), r.mb_per_s);
         reports.push(r);
     }
-    if let Some(base) = &args.baseline {
-        if let Some(b) = reports.iter().position(|r| &r.extractor == base) {
-            let baseline = reports[b].clone();
-            for r in reports.iter_mut().filter(|r| &r.extractor != base) {
-                r.below_baseline = below_baseline(&pages, r, &baseline);
-            }
+    if let Some(base) = &args.baseline
+        && let Some(b) = reports.iter().position(|r| &r.extractor == base)
+    {
+        let baseline = reports[b].clone();
+        for r in reports.iter_mut().filter(|r| &r.extractor != base) {
+            r.below_baseline = below_baseline(&pages, r, &baseline);
         }
     }
     let output = BenchOutput {

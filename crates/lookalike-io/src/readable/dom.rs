@@ -317,11 +317,11 @@ impl State {
                 let at = self.dom.text.len() as u32;
                 self.dom.text.push_str(text);
                 let end = self.dom.text.len() as u32;
-                if self.text_open {
-                    if let Some(last) = self.dom.nodes.last_mut() {
-                        last.end = end;
-                        return;
-                    }
+                if self.text_open
+                    && let Some(last) = self.dom.nodes.last_mut()
+                {
+                    last.end = end;
+                    return;
                 }
                 let parent = self.current();
                 self.append(parent, Tag::Text, 0, 0, at, end);
@@ -426,10 +426,10 @@ impl State {
             }
             _ => {}
         }
-        if let Some(pos) = self.head {
-            if !is_head_content(name) {
-                self.pop_to(pos);
-            }
+        if let Some(pos) = self.head
+            && !is_head_content(name)
+        {
+            self.pop_to(pos);
         }
         let (t, mut flags) = classify(name);
         if flags & (CLOSES_P | BLOCK) != 0 || t == Tag::P {
@@ -445,11 +445,12 @@ impl State {
                 self.close_last(|o| &o.dtdd, bound);
             }
             Tag::Option => self.close_last(|o| &o.option, top(&self.open.scope)),
-            Tag::Other if matches!(name, "rt" | "rp" | "rb" | "rtc") => {
-                // A ruby annotation ends at the next one (the HTML standard's implied end tags).
-                if self.names.last().is_some_and(|n| matches!(&**n, "rt" | "rp" | "rb")) {
-                    self.pop();
-                }
+            // A ruby annotation ends at the next one (the HTML standard's implied end tags).
+            Tag::Other
+                if matches!(name, "rt" | "rp" | "rb" | "rtc")
+                    && self.names.last().is_some_and(|n| matches!(&**n, "rt" | "rp" | "rb")) =>
+            {
+                self.pop();
             }
             Tag::A => self.close_last(|o| &o.a, top(&self.open.scope)),
             Tag::Tr => {
@@ -457,10 +458,10 @@ impl State {
             }
             Tag::Td => self.close_last(|o| &o.cell, top(&self.open.table)),
             Tag::Heading(_) => {
-                if let Some(&cur) = self.stack.last() {
-                    if matches!(self.dom.nodes[cur as usize].tag, Tag::Heading(_)) {
-                        self.pop();
-                    }
+                if let Some(&cur) = self.stack.last()
+                    && matches!(self.dom.nodes[cur as usize].tag, Tag::Heading(_))
+                {
+                    self.pop();
                 }
             }
             _ => {}
@@ -589,10 +590,10 @@ impl State {
     /// Closes the innermost open element tracked by `which` when it lies beyond the boundary
     /// position `bound` (the innermost scope boundary; 0 for none).
     fn close_last(&mut self, which: impl Fn(&Open) -> &Vec<u32>, bound: u32) {
-        if let Some(&pos) = which(&self.open).last() {
-            if pos > bound {
-                self.pop_to(pos);
-            }
+        if let Some(&pos) = which(&self.open).last()
+            && pos > bound
+        {
+            self.pop_to(pos);
         }
     }
 
@@ -699,10 +700,8 @@ impl State {
                     // but does occur (duplicated mobile menus): both are not read aloud.
                     flags |= HIDDEN;
                 }
-                "style" => {
-                    if style_hides(value) {
-                        flags |= HIDDEN;
-                    }
+                "style" if style_hides(value) => {
+                    flags |= HIDDEN;
                 }
                 "href" if t == Tag::A => flags |= LINK,
                 _ => {}

@@ -90,10 +90,10 @@ fn title(dom: &Dom) -> Option<String> {
             h1 = Some(i as u32);
         }
     }
-    if count == 1 {
-        if let Some(t) = h1.and_then(|h| clean(&write::plain_text(dom, h))) {
-            return Some(t);
-        }
+    if count == 1
+        && let Some(t) = h1.and_then(|h| clean(&write::plain_text(dom, h)))
+    {
+        return Some(t);
     }
     dom.title.as_deref().and_then(clean)
 }

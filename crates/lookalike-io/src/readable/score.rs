@@ -184,12 +184,9 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
     // When several of the best candidates lie under one ancestor of the best, the article is
     // split over them (one wrapper per paragraph): that ancestor is the article.
     let mut top = best;
-    let mut rivals: Vec<u32> = Vec::new();
-    for i in 1..n {
-        if i as u32 != best && final_score[i] >= best_score * 0.75 {
-            rivals.push(i as u32);
-        }
-    }
+    let mut rivals: Vec<u32> = (1..n as u32)
+        .filter(|&i| i != best && final_score[i as usize] >= best_score * 0.75)
+        .collect();
     work.nodes += n as u64;
     if rivals.len() >= 2 {
         rivals.sort_by(|a, b| final_score[*b as usize].total_cmp(&final_score[*a as usize]));
@@ -223,12 +220,11 @@ pub(crate) fn score(dom: &Dom, work: &mut Work) -> Scored {
         for k in 1..hits.len() {
             hits[k] += hits[k - 1];
         }
-        if let Some(k) = hits.iter().position(|&h| h >= 2) {
-            if dom.nodes[up[k] as usize].tag != Tag::Body
-                && dom.nodes[up[k] as usize].tag != Tag::Html
-            {
-                top = up[k];
-            }
+        if let Some(k) = hits.iter().position(|&h| h >= 2)
+            && dom.nodes[up[k] as usize].tag != Tag::Body
+            && dom.nodes[up[k] as usize].tag != Tag::Html
+        {
+            top = up[k];
         }
     }
 

@@ -55,17 +55,17 @@ pub(crate) fn write(dom: &Dom, scored: &Scored, work: &mut Work) -> String {
             }
             let next = dom.next_in(root, i, true);
             // Closing blocks between this node and the next end the paragraph.
-            if let Some(nx) = next {
-                if dom.nodes[nx as usize].parent != i {
-                    let mut up = i;
-                    while up != NONE && up != dom.nodes[nx as usize].parent {
-                        if dom.nodes[up as usize].flags & BLOCK != 0 {
-                            flush(&mut paras, &mut cur);
-                            break;
-                        }
-                        up = dom.nodes[up as usize].parent;
-                        work.nodes += 1;
+            if let Some(nx) = next
+                && dom.nodes[nx as usize].parent != i
+            {
+                let mut up = i;
+                while up != NONE && up != dom.nodes[nx as usize].parent {
+                    if dom.nodes[up as usize].flags & BLOCK != 0 {
+                        flush(&mut paras, &mut cur);
+                        break;
                     }
+                    up = dom.nodes[up as usize].parent;
+                    work.nodes += 1;
                 }
             }
             at = next;
