@@ -15,7 +15,8 @@ use trafilatura::{ExtractionFocus, HtmlDateMode, Options};
 /// Pages larger than this (bytes) get their visible text without trying the crate.
 pub const MAX_BYTES: usize = 4 << 20;
 
-/// Pages nested deeper than this (estimated by [`nesting_depth`]) get their visible text.
+/// Pages nested deeper than this (estimated by a quick scan of the markup) get their visible
+/// text.
 pub const MAX_DEPTH: usize = 512;
 
 /// The main text of `html` as lookalike extracted it with the `trafilatura` crate.
