@@ -69,6 +69,21 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Compare every extractor with this one page by page: list each page where an extractor's
+    /// F1 is more than 0.05 below the baseline's, with both scores (the baseline is run even when
+    /// not selected).
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Speed mode: instead of the benchmark, extract every `*.html` file under DIR (UTF-8, bad
+    /// bytes replaced) and report MB/s per extractor (one thread, the fastest of `--repeat`
+    /// passes over all files) and the ratio to the all-visible-text extractor `text`, which is
+    /// always run too.
+    #[arg(long, value_name = "DIR")]
+    pub html_dir: Option<PathBuf>,
+    /// Print how lookalike's extractor decided on the benchmark page whose key starts with
+    /// PREFIX (its best candidates and chosen subtrees), then exit.
+    #[arg(long, value_name = "PREFIX")]
+    pub explain: Option<String>,
     /// Write each extractor's texts to DIR/NAME.json, in the benchmark's own output format
     /// (`{sha256: {"articleBody": text}}`), for its evaluation script.
     #[arg(long, value_name = "DIR")]
@@ -164,13 +179,19 @@ impl fmt::Debug for Extractor {
     }
 }
 
-/// The extractors built into lookalike: all visible text (the baseline) and main content.
+/// The extractors built in: lookalike's main content, the `trafilatura` crate as lookalike used
+/// it before, and all visible text (the baseline of the speed mode).
 pub fn builtin_extractors() -> Vec<Extractor> {
     vec![
         Extractor::new(
             "main",
-            "lookalike_io::extract_main (main content, falling back to all visible text)",
+            "lookalike_io::extract_main (lookalike's own main-content extractor, falling back to all visible text)",
             |html, url| Ok(lookalike_io::extract_main(html, url).text),
+        ),
+        Extractor::new(
+            "trafilatura",
+            "the trafilatura crate 0.6 as lookalike used it before its own extractor (fallback on, FavorPrecision)",
+            |html, url| Ok(crate::trafilatura_baseline::extract(html, url)),
         ),
         Extractor::new(
             "text",
@@ -353,6 +374,42 @@ pub struct Report {
     pub slowest_page_ms: f64,
     /// The pages with the lowest F1, lowest first.
     pub worst: Vec<PageResult>,
+    /// Every page's F1, in the order of [`BenchOutput::page_ids`].
+    pub page_f1: Vec<f64>,
+    /// Pages more than [`BASELINE_MARGIN`] F1 below the baseline (`--baseline`), by page order.
+    pub below_baseline: Vec<BaselineDiff>,
+}
+
+/// How much worse than the baseline a page may be before `--baseline` lists it.
+pub const BASELINE_MARGIN: f64 = 0.05;
+
+/// A page where an extractor is more than [`BASELINE_MARGIN`] F1 below the baseline.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineDiff {
+    /// The page's key.
+    pub id: String,
+    /// The page's address.
+    pub url: Option<String>,
+    /// The extractor's F1 on the page.
+    pub f1: f64,
+    /// The baseline's F1 on the page.
+    pub baseline_f1: f64,
+}
+
+/// The pages where `report` is more than [`BASELINE_MARGIN`] F1 below `baseline` (both run over
+/// `pages`).
+pub fn below_baseline(pages: &[Page], report: &Report, baseline: &Report) -> Vec<BaselineDiff> {
+    pages
+        .iter()
+        .zip(report.page_f1.iter().zip(&baseline.page_f1))
+        .filter(|(_, (f1, b))| **f1 < **b - BASELINE_MARGIN)
+        .map(|(p, (&f1, &baseline_f1))| BaselineDiff {
+            id: p.id.clone(),
+            url: p.url.clone(),
+            f1,
+            baseline_f1,
+        })
+        .collect()
 }
 
 /// Runs `extractor` over `pages`: `repeat` runs per page (at least one), the fastest timed.
@@ -411,6 +468,7 @@ pub fn bench_with_texts(
         texts.push(text);
     }
     let overlaps: Vec<Overlap> = results.iter().map(|r| r.overlap).collect();
+    let page_f1: Vec<f64> = results.iter().map(|r| r.f1).collect();
     let seconds = total.as_secs_f64();
     let html_mb = html_bytes as f64 / 1e6;
     results.sort_by(|a, b| a.f1.total_cmp(&b.f1).then_with(|| a.id.cmp(&b.id)));
@@ -428,6 +486,8 @@ pub fn bench_with_texts(
         mb_per_s: if seconds > 0.0 { html_mb / seconds } else { f64::INFINITY },
         slowest_page_ms: slowest.as_secs_f64() * 1e3,
         worst: results,
+        page_f1,
+        below_baseline: Vec::new(),
     };
     (report, texts)
 }
@@ -441,8 +501,146 @@ pub struct BenchOutput {
     pub pages: usize,
     /// Runs per page (the fastest is timed).
     pub repeat: usize,
+    /// The `--baseline` extractor, if any.
+    pub baseline: Option<String>,
+    /// The pages' keys, in the order of each report's `page_f1`.
+    pub page_ids: Vec<String>,
     /// One report per extractor, in the order run.
     pub reports: Vec<Report>,
+}
+
+/// One extractor's speed on a folder of HTML files (`--html-dir`).
+#[derive(Debug, Clone, Serialize)]
+pub struct SpeedReport {
+    /// The extractor's name.
+    pub extractor: String,
+    /// Seconds of the fastest pass over all files.
+    pub seconds: f64,
+    /// MB (10^6 bytes) of HTML per second, one thread.
+    pub mb_per_s: f64,
+    /// `mb_per_s` of `text` divided by this one's (how many times slower than visible text).
+    pub times_slower_than_text: f64,
+    /// Its slowest file, in milliseconds (in the fastest pass).
+    pub slowest_file_ms: f64,
+    /// The slowest file's path.
+    pub slowest_file: String,
+    /// Files where the extractor gave no text.
+    pub empty: usize,
+}
+
+/// Everything the speed mode prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpeedOutput {
+    /// The folder.
+    pub dir: String,
+    /// HTML files found.
+    pub files: usize,
+    /// MB of HTML (10^6 bytes).
+    pub html_mb: f64,
+    /// Passes per extractor (the fastest counts).
+    pub repeat: usize,
+    /// One report per extractor.
+    pub reports: Vec<SpeedReport>,
+}
+
+/// Runs `extractors` over every `*.html` file under `dir`, `repeat` passes each.
+pub fn speed_run(dir: &Path, extractors: &[&Extractor], repeat: usize) -> Result<SpeedOutput> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        if entry.file_type().is_file()
+            && entry.path().extension().is_some_and(|e| e.eq_ignore_ascii_case("html"))
+        {
+            let bytes = fs_err::read(entry.path())?;
+            let html = match String::from_utf8(bytes) {
+                Ok(html) => html,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            };
+            files.push((entry.path().display().to_string(), html));
+        }
+    }
+    if files.is_empty() {
+        bail!("no *.html file under {}", dir.display());
+    }
+    let bytes: usize = files.iter().map(|(_, h)| h.len()).sum();
+    let html_mb = bytes as f64 / 1e6;
+    eprintln!("{} files, {html_mb:.1} MB of HTML", files.len());
+    let mut reports = Vec::new();
+    for e in extractors {
+        let mut best: Option<(Duration, Duration, usize, usize)> = None;
+        for _ in 0..repeat.max(1) {
+            let (mut total, mut slowest, mut slowest_at, mut empty) =
+                (Duration::ZERO, Duration::ZERO, 0, 0);
+            for (i, (_, html)) in files.iter().enumerate() {
+                let start = Instant::now();
+                let out = catch_unwind(AssertUnwindSafe(|| e.extract(html, None)));
+                let took = start.elapsed();
+                total += took;
+                if took > slowest {
+                    (slowest, slowest_at) = (took, i);
+                }
+                if !matches!(&out, Ok(Ok(t)) if !t.trim().is_empty()) {
+                    empty += 1;
+                }
+            }
+            if best.is_none_or(|b| total < b.0) {
+                best = Some((total, slowest, slowest_at, empty));
+            }
+        }
+        let (total, slowest, slowest_at, empty) = best.expect("ran at least once");
+        let seconds = total.as_secs_f64();
+        eprintln!("{:<32} {:.1} MB/s", e.name, html_mb / seconds);
+        reports.push(SpeedReport {
+            extractor: e.name.clone(),
+            seconds,
+            mb_per_s: html_mb / seconds,
+            times_slower_than_text: 0.0,
+            slowest_file_ms: slowest.as_secs_f64() * 1e3,
+            slowest_file: files[slowest_at].0.clone(),
+            empty,
+        });
+    }
+    if let Some(text) = reports.iter().find(|r| r.extractor == "text").map(|r| r.mb_per_s) {
+        for r in &mut reports {
+            r.times_slower_than_text = text / r.mb_per_s;
+        }
+    }
+    Ok(SpeedOutput {
+        dir: dir.display().to_string(),
+        files: files.len(),
+        html_mb,
+        repeat: repeat.max(1),
+        reports,
+    })
+}
+
+/// The speed mode's table.
+pub fn render_speed(out: &SpeedOutput) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: {} HTML files, {:.1} MB; one thread, fastest of {} passes",
+        out.dir, out.files, out.html_mb, out.repeat
+    );
+    let _ = writeln!(
+        s,
+        "{:<32} {:>8} {:>8} {:>9} {:>6}  {:>9}  slowest file",
+        "extractor", "seconds", "MB/s", "vs text", "empty", "max ms"
+    );
+    for r in &out.reports {
+        let _ = writeln!(
+            s,
+            "{:<32} {:>8.2} {:>8.1} {:>8.1}x {:>6}  {:>9.1}  {}",
+            r.extractor,
+            r.seconds,
+            r.mb_per_s,
+            r.times_slower_than_text,
+            r.empty,
+            r.slowest_file_ms,
+            r.slowest_file
+        );
+    }
+    s
 }
 
 /// The whole command: selects extractors from `available` by `args`, runs them, and returns the
@@ -469,7 +667,34 @@ pub fn run_cli(args: &BenchArgs, available: Vec<Extractor>) -> Result<String> {
             }
         }
     }
+    if let Some(base) = &args.baseline
+        && !chosen.iter().any(|e| &e.name == base)
+    {
+        match available.iter().find(|e| &e.name == base) {
+            Some(e) => chosen.push(e),
+            None => bail!("unknown baseline extractor '{base}'"),
+        }
+    }
+    if let Some(dir) = &args.html_dir {
+        if !chosen.iter().any(|e| e.name == "text")
+            && let Some(e) = available.iter().find(|e| e.name == "text")
+        {
+            chosen.push(e);
+        }
+        let speed = speed_run(dir, &chosen, args.repeat)?;
+        return if args.json {
+            Ok(serde_json::to_string_pretty(&speed)? + "\n")
+        } else {
+            Ok(render_speed(&speed))
+        };
+    }
     let pages = load_pages(&args.data)?;
+    if let Some(prefix) = &args.explain {
+        let Some(page) = pages.iter().find(|p| p.id.starts_with(prefix.as_str())) else {
+            bail!("no benchmark page's key starts with '{prefix}'");
+        };
+        return Ok(lookalike_io::explain_main_content(&page.html));
+    }
     eprintln!("{} pages, {:.1} MB of HTML", pages.len(), html_mb(&pages));
     if let Some(dir) = &args.dump {
         fs_err::create_dir_all(dir)?;
@@ -488,8 +713,18 @@ pub fn run_cli(args: &BenchArgs, available: Vec<Extractor>) -> Result<String> {
         eprintln!("{:<32} F1 {}  {:.1} MB/s", r.extractor, fmt_score(r.scores.f1), r.mb_per_s);
         reports.push(r);
     }
+    if let Some(base) = &args.baseline
+        && let Some(b) = reports.iter().position(|r| &r.extractor == base)
+    {
+        let baseline = reports[b].clone();
+        for r in reports.iter_mut().filter(|r| &r.extractor != base) {
+            r.below_baseline = below_baseline(&pages, r, &baseline);
+        }
+    }
     let output = BenchOutput {
         data: args.data.display().to_string(),
+        baseline: args.baseline.clone(),
+        page_ids: pages.iter().map(|p| p.id.clone()).collect(),
         pages: pages.len(),
         repeat: args.repeat.max(1),
         reports,
@@ -538,6 +773,26 @@ pub fn render_table(out: &BenchOutput) -> String {
             r.panics,
             r.slowest_page_ms
         );
+    }
+    if let Some(base) = &out.baseline {
+        for r in out.reports.iter().filter(|r| &r.extractor != base) {
+            let _ = writeln!(
+                s,
+                "\n{}: {} pages more than {BASELINE_MARGIN} F1 below {base}",
+                r.extractor,
+                r.below_baseline.len()
+            );
+            for d in &r.below_baseline {
+                let _ = writeln!(
+                    s,
+                    "  F1 {:.3}  {base} {:.3}  {}  {}",
+                    d.f1,
+                    d.baseline_f1,
+                    &d.id[..d.id.len().min(12)],
+                    d.url.as_deref().unwrap_or("")
+                );
+            }
+        }
     }
     for r in out.reports.iter().filter(|r| !r.worst.is_empty()) {
         let _ = writeln!(s, "\nworst pages for {}:", r.extractor);
@@ -674,5 +929,64 @@ mod tests {
         assert!(close(r.scores.recall.unwrap(), 1.0 / 3.0));
         assert_eq!(r.worst.len(), 2);
         assert_eq!(r.worst[0].f1, 0.0);
+    }
+
+    fn report(name: &str, page_f1: Vec<f64>) -> Report {
+        Report {
+            extractor: name.to_owned(),
+            about: String::new(),
+            pages: page_f1.len(),
+            scores: scores(&[]),
+            empty: 0,
+            errors: 0,
+            panics: 0,
+            html_mb: 0.0,
+            seconds: 0.0,
+            mb_per_s: 0.0,
+            slowest_page_ms: 0.0,
+            worst: Vec::new(),
+            page_f1,
+            below_baseline: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn baseline_lists_pages_more_than_the_margin_below() {
+        let pages: Vec<Page> = (0..4)
+            .map(|i| Page {
+                id: format!("p{i}"),
+                url: None,
+                html: String::new(),
+                gold: String::new(),
+            })
+            .collect();
+        let base = report("base", vec![1.0, 0.9, 0.5, 0.8]);
+        // p0: 0.06 below (listed); p1: exactly 0.05 below (not listed); p2 better; p3 0.3 below.
+        let other = report("other", vec![0.94, 0.85, 0.7, 0.5]);
+        let below = below_baseline(&pages, &other, &base);
+        let ids: Vec<&str> = below.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["p0", "p3"]);
+        assert_eq!((below[1].f1, below[1].baseline_f1), (0.5, 0.8));
+        assert!(below_baseline(&pages, &base, &base).is_empty());
+    }
+
+    #[test]
+    fn speed_mode_reads_every_html_file_and_compares_with_text() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::create_dir_all(dir.path().join("sub")).unwrap();
+        fs_err::write(dir.path().join("a.html"), "<p>one two three</p>").unwrap();
+        fs_err::write(dir.path().join("sub/b.HTML"), "<p></p>").unwrap();
+        fs_err::write(dir.path().join("c.txt"), "not html").unwrap();
+        let text = Extractor::new("text", "", |h, _| Ok(lookalike_io::html_to_text(h.as_bytes())));
+        let upper = Extractor::new("upper", "", |h, _| Ok(h.to_uppercase()));
+        let out = speed_run(dir.path(), &[&upper, &text], 2).unwrap();
+        assert_eq!((out.files, out.repeat), (2, 2));
+        assert_eq!(out.reports.len(), 2);
+        let t = &out.reports[1];
+        assert_eq!((t.extractor.as_str(), t.empty, t.times_slower_than_text), ("text", 1, 1.0));
+        assert_eq!(out.reports[0].empty, 0);
+        assert!(render_speed(&out).contains("upper"));
+        let empty = tempfile::tempdir().unwrap();
+        assert!(speed_run(empty.path(), &[&text], 1).is_err());
     }
 }

@@ -62,5 +62,6 @@ pub mod plant;
 pub mod pool;
 pub mod rng;
 pub mod score;
+pub mod trafilatura_baseline;
 pub mod truth;
 pub mod warcpack;

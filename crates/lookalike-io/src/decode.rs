@@ -128,8 +128,8 @@ impl HtmlText {
     }
 }
 
-/// The text of decoded HTML `markup` as `mode` asks; `url` (a WARC target URI) only helps the
-/// main-content extractor resolve links.
+/// The text of decoded HTML `markup` as `mode` asks; `url` (a WARC target URI) is passed to the
+/// main-content extractor, whose text does not depend on it.
 pub(crate) fn html_text(markup: String, mode: Extract, url: Option<&str>) -> HtmlText {
     match mode {
         Extract::Main => {

@@ -21,7 +21,8 @@
 //! reads, batches are decoded in parallel on the rayon pool, results come back in input order.
 //!
 //! HTML becomes text by main-content extraction ([`extract_main`], the default: menus, footers
-//! and banners removed, title kept apart), or all visible text with [`html_to_text`] (a single
+//! and banners removed, title kept apart; lookalike's own extractor, one parse into a flat arena
+//! and linear passes over it), or all visible text with [`html_to_text`] (a single
 //! pass of the html5ever tokenizer, no DOM), or the markup as it is: see [`Extract`].
 //! Charsets are found as browsers find them: byte order mark, HTTP `Content-Type` (WARC), a
 //! `<meta>` declaration in the first 2 KiB, then detection with `chardetng` (Firefox's
@@ -69,6 +70,7 @@ mod main_content;
 mod options;
 mod origin;
 mod parquet;
+mod readable;
 mod reader;
 mod sinks;
 mod sniff;
@@ -83,10 +85,12 @@ pub use gzip::{GzipGap, GzipMembers};
 pub use html::html_to_text;
 pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{
-    ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, MAX_MAIN_CONTENT_DEPTH, extract_main,
+    ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, explain_main_content, extract_main,
+    main_content_work,
 };
 pub use options::{Extract, ReadOptions};
 pub use origin::{Origin, Position, UniqueIds};
+pub use readable::Work;
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sinks::{
     ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl, SinkError,

@@ -22,9 +22,9 @@ pub struct InputArgs {
     /// files without a known extension (`*.gz` included).
     #[arg(long, value_parser = parse_format, help_heading = "Input options")]
     pub format: Option<Format>,
-    /// Text taken from HTML pages (files and WARC responses): main (the main content, menus and
-    /// footers removed; all visible text when none is found), text (all visible text) or none
-    /// (the markup as it is).
+    /// Text taken from HTML pages (files and WARC responses): main (the main content, menus,
+    /// footers and related links removed, by lookalike's own linear-time extractor; all visible
+    /// text when none is found), text (all visible text) or none (the markup as it is).
     #[arg(long, default_value = "main", value_parser = parse_extract, value_name = "MODE", help_heading = "Input options")]
     pub extract: Extract,
 }

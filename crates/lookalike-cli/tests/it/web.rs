@@ -82,13 +82,14 @@ fn warc_samples_dedup_end_to_end() {
     assert!(report.contains("WARC request record"));
 }
 
-/// A huge page (here 20 MB; the same path serves 100 MB pages) is not lost: its visible text is
-/// compared, and the summary says why main-content extraction was not used.
+/// A huge page (here 44 MB, above the 40 MiB limit of main-content extraction; the same path
+/// serves 100 MB pages) is not lost: its visible text is compared, and the summary says why
+/// main-content extraction was not used.
 #[test]
 fn huge_pages_are_kept_with_a_reason() {
     let tmp = tempfile::tempdir().unwrap();
     let para = format!("<p>{}</p>\n", words(5, 40));
-    let big = format!("<title>Big</title>{}", para.repeat(20_000_000 / para.len()));
+    let big = format!("<title>Big</title>{}", para.repeat(44_000_000 / para.len()));
     write(tmp.path(), "big.html", big.as_bytes());
     let o = run(&["dedup", "big.html", "--report", "-"], None, tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
