@@ -294,6 +294,36 @@ fn scan(input: &str, out: &mut NormalizedText, check: bool) -> Result<(), NeedsN
             i += 1;
             continue;
         }
+        if matches!(x, 0xD0 | 0xD1) {
+            // A run of Cyrillic letters U+0400..=U+045F (Russian, Ukrainian, ...: two bytes
+            // each; no joiner, NFKC-stable, letters of class Word), lower-cased as `fold_into`
+            // does, without classifying each of them.
+            let mut j = i;
+            let mut last = 0u32;
+            while j + 1 < n && matches!(bytes[j], 0xD0 | 0xD1) {
+                let u = (u32::from(bytes[j] & 0x1F) << 6) | u32::from(bytes[j + 1] & 0x3F);
+                if u > 0x045F {
+                    break;
+                }
+                if j == i && b.open != Open::Word {
+                    b.open(Open::Word);
+                }
+                let lower = match u {
+                    0x0410..=0x042F => u + 0x20,
+                    0x0400..=0x040F => u + 0x50,
+                    _ => u,
+                };
+                b.buf.push(char::from_u32(lower).unwrap_or(char::REPLACEMENT_CHARACTER));
+                last = u;
+                j += 2;
+            }
+            if j > i {
+                run += (j - i) / 2;
+                prev = char::from_u32(last).unwrap_or(char::REPLACEMENT_CHARACTER);
+                i = j;
+                continue;
+            }
+        }
         let Some(raw) = input[i..].chars().next() else { break };
         let len = raw.len_utf8();
         let c = fullwidth_to_ascii(raw);
@@ -459,16 +489,20 @@ fn classify(c: char) -> Class {
             Class::Separator
         };
     }
-    if is_joiner(c) {
-        return Class::Joiner;
-    }
-    // Fast paths for the common scripts, before the general-category tables.
+    // Fast paths for the common scripts (which hold no joiner), before the joiners and the
+    // general-category tables.
     match c as u32 {
         0x4E00..=0x9FFF | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x30FC..=0x30FF => {
             return Class::Spaceless;
         }
         0x0400..=0x0481 | 0x048A..=0x04FF | 0xAC00..=0xD7A3 => return Class::Word,
         0x00C0..=0x00D6 | 0x00D8..=0x00F6 | 0x00F8..=0x024F => return Class::Word,
+        _ => {}
+    }
+    if is_joiner(c) {
+        return Class::Joiner;
+    }
+    match c as u32 {
         0x00AD | 0x200C | 0x200D | 0x2060 | 0xFEFF => return Class::Ignore,
         // The Ukrainian apostrophe is a letter to UAX #29; dropping it keeps `мʼясо` = `мясо`.
         0x02BC => return Class::Silent,
