@@ -208,6 +208,7 @@ TABLE="| run | docs | MB | wall s | docs/s | MB/s | MB/s per thread | CPU s | MB
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 $(row "baseline (read + unicode_words)" 1 "$BASE_WALL" "$BASE_CPU" "$(rss_mb "$WORK/time-baseline-$TAG.txt")" - - - )"
 COMMANDS=("${GEN_CMD[*]}" "${TRUTH_CMD[*]}" "${BASE_CMD[*]}")
+[[ -n $GIVEN_CORPUS ]] && COMMANDS=("${BASE_CMD[*]}")
 DETAILS=""
 
 # --- 5. lookalike dedup runs ------------------------------------------------------------------
@@ -272,6 +273,7 @@ CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 RAM=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]]; then COMMIT+=" (with uncommitted changes)"; fi
+[[ -n $BIN_DIR ]] && COMMIT="the binaries in $BIN_DIR (the script at $COMMIT)"
 strip_root() { sed "s|$ROOT/||g; s|$TARGET/|target/|g"; }
 {
   echo "# lookalike end-to-end benchmark, $DATE"
