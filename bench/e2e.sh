@@ -4,10 +4,13 @@
 # multilingual text with planted near-duplicates. Run by hand, not in CI; see bench/README.md.
 #
 #   bench/e2e.sh [--docs N] [--seed S] [--threshold T] [--threads "1 2"] [--verify "exact estimate"]
-#                [--no-install] [--skip-dedup] [--out FILE]
+#                [--no-install] [--skip-dedup] [--no-report-runs] [--bin DIR]
+#                [--corpus FILE --planted FILE --truth FILE] [--out FILE]
 #
 # Writes bench/results/e2e-<date>.md (e2e-<date>-<N>docs-s<S>.md for other sizes or seeds);
-# generated data is cached in bench/work/ (gitignored).
+# generated data is cached in bench/work/ (gitignored). --bin takes lookalike and lookalike-bench
+# from DIR instead of building them (to measure another commit's binaries); --corpus, --planted
+# and --truth read an existing corpus, its planted list and its truth in place.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,9 +28,12 @@ THREADS_LIST="1 2"
 VERIFY_LIST="exact estimate"
 INSTALL=1
 SKIP_DEDUP=0
+REPORT_RUNS=1
+BIN_DIR=""
+GIVEN_CORPUS="" GIVEN_PLANTED="" GIVEN_TRUTH=""
 OUT=""
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -38,6 +44,11 @@ while [[ $# -gt 0 ]]; do
     --verify) VERIFY_LIST="$2"; shift 2 ;;
     --no-install) INSTALL=0; shift ;;
     --skip-dedup) SKIP_DEDUP=1; shift ;;
+    --no-report-runs) REPORT_RUNS=0; shift ;;
+    --bin) BIN_DIR="$2"; shift 2 ;;
+    --corpus) GIVEN_CORPUS="$2"; shift 2 ;;
+    --planted) GIVEN_PLANTED="$2"; shift 2 ;;
+    --truth) GIVEN_TRUTH="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "e2e.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
@@ -91,13 +102,22 @@ done
 
 # --- 2. Build ----------------------------------------------------------------------------------
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-log "building release binaries (target dir $TARGET)"
-(cd "$ROOT" && cargo build --release --locked -p lookalike-bench -p lookalike-cli >&2)
-BENCH="$TARGET/release/lookalike-bench"
-LOOKALIKE="$TARGET/release/lookalike"
+if [[ -n $BIN_DIR ]]; then
+  BENCH="$BIN_DIR/lookalike-bench"
+  LOOKALIKE="$BIN_DIR/lookalike"
+  log "using the binaries in $BIN_DIR"
+else
+  log "building release binaries (target dir $TARGET)"
+  (cd "$ROOT" && cargo build --release --locked -p lookalike-bench -p lookalike-cli >&2)
+  BENCH="$TARGET/release/lookalike-bench"
+  LOOKALIKE="$TARGET/release/lookalike"
+fi
 
 # Runs a command under GNU time; writes its report to $1.
 timed() { local out="$1"; shift; /usr/bin/time -v -o "$out" "$@"; }
+cpu_s() { # user + system CPU time from a `time -v` report, in seconds
+  awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$1"
+}
 wall_s() { # wall clock from a `time -v` report, in seconds
   awk -F': ' '/Elapsed \(wall clock\)/ {
       n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }' "$1"
@@ -110,6 +130,12 @@ TAG="$DOCS-s$SEED"
 CORPUS="$WORK/corpus-$TAG.jsonl"
 PLANTED="$WORK/planted-$TAG.tsv"
 TRUTH="$WORK/truth-$TAG-t$TRUTH_THRESHOLD.tsv"
+if [[ -n $GIVEN_CORPUS ]]; then
+  [[ -s $GIVEN_CORPUS && -s $GIVEN_PLANTED && -s $GIVEN_TRUTH ]] || {
+    echo "e2e.sh: --corpus needs --planted and --truth, all existing files" >&2; exit 2; }
+  CORPUS="$GIVEN_CORPUS" PLANTED="$GIVEN_PLANTED" TRUTH="$GIVEN_TRUTH"
+  TAG="$(basename "$CORPUS" .jsonl)"
+fi
 GEN_CMD=("$BENCH" gen-corpus --with-defaults)
 [[ ${#EXTRA_SOURCES[@]} -gt 0 ]] && GEN_CMD+=(--source "${EXTRA_SOURCES[@]}")
 GEN_CMD+=(--docs "$DOCS" --seed "$SEED" --shingle "$SHINGLE" --shingle-seed "$SEED"
@@ -125,7 +151,9 @@ GEN_SRC=(crates/lookalike-bench/src/{corpus,edits,pool,extract,rng}.rs)
 TRUTH_SRC=(crates/lookalike-bench/src/{allpairs,truth,files}.rs)
 GEN_STAMP="$(src_hash "${SHINGLE_SRC[@]}" "${GEN_SRC[@]}") ${GEN_CMD[*]}"
 GEN_CACHED=" (cached: measured when it was made)"
-if [[ ! -s $CORPUS || ! -s $PLANTED || "$(cat "$CORPUS.stamp" 2>/dev/null)" != "$GEN_STAMP" ]]; then
+if [[ -n $GIVEN_CORPUS ]]; then
+  GEN_CACHED=" (given: $GIVEN_CORPUS, read in place)"
+elif [[ ! -s $CORPUS || ! -s $PLANTED || "$(cat "$CORPUS.stamp" 2>/dev/null)" != "$GEN_STAMP" ]]; then
   log "generating $DOCS documents"
   rm -f "$TRUTH"
   timed "$WORK/time-gen-$TAG.txt" "${GEN_CMD[@]}" 2> "$WORK/gen-$TAG.log"
@@ -134,11 +162,14 @@ if [[ ! -s $CORPUS || ! -s $PLANTED || "$(cat "$CORPUS.stamp" 2>/dev/null)" != "
   GEN_CACHED=""
 fi
 GEN_NOTE="$(note "$WORK/time-gen-$TAG.txt" "$GEN_CACHED")"
+[[ -n $GIVEN_CORPUS ]] && GEN_NOTE="read in place from $GIVEN_CORPUS"
 TRUTH_CMD=("$BENCH" truth --corpus "$CORPUS" --threshold "$TRUTH_THRESHOLD" --shingle "$SHINGLE"
   --shingle-seed "$SEED" --out "$TRUTH")
 TRUTH_STAMP="$(src_hash "${SHINGLE_SRC[@]}" "${TRUTH_SRC[@]}") $GEN_STAMP ${TRUTH_CMD[*]}"
 TRUTH_CACHED=" (cached: measured when it was made)"
-if [[ ! -s $TRUTH || "$(cat "$TRUTH.stamp" 2>/dev/null)" != "$TRUTH_STAMP" ]]; then
+if [[ -n $GIVEN_CORPUS ]]; then
+  TRUTH_CACHED=" (given: $GIVEN_TRUTH)"
+elif [[ ! -s $TRUTH || "$(cat "$TRUTH.stamp" 2>/dev/null)" != "$TRUTH_STAMP" ]]; then
   log "computing the exact truth at J >= $TRUTH_THRESHOLD"
   timed "$WORK/time-truth-$TAG.txt" "${TRUTH_CMD[@]}" 2> "$WORK/truth-$TAG.log"
   cat "$WORK/truth-$TAG.log" >&2
@@ -146,6 +177,7 @@ if [[ ! -s $TRUTH || "$(cat "$TRUTH.stamp" 2>/dev/null)" != "$TRUTH_STAMP" ]]; t
   TRUTH_CACHED=""
 fi
 TRUTH_NOTE="$(note "$WORK/time-truth-$TAG.txt" "$TRUTH_CACHED")"
+[[ -n $GIVEN_CORPUS ]] && TRUTH_NOTE="read in place from $GIVEN_TRUTH"
 
 # --- 4. Baseline -------------------------------------------------------------------------------
 log "baseline: read + unicode_words"
@@ -157,25 +189,31 @@ TEXT_MB=$(jq -r '.text_mb' "$BASE_JSON")
 BASE_WALL=$(wall_s "$WORK/time-baseline-$TAG.txt")
 BASE_MBS=$(awk -v mb="$TEXT_MB" -v s="$BASE_WALL" 'BEGIN { printf "%.2f", mb / s }')
 
-row() { # run threads wall rss precision recall recall_margin
-  local name="$1" threads="$2" wall="$3" rss="$4" p="$5" r="$6" rm="$7"
-  awk -v n="$name" -v d="$DOCS_N" -v mb="$TEXT_MB" -v s="$wall" -v t="$threads" -v rss="$rss" \
-      -v p="$p" -v r="$r" -v rm="$rm" -v base="$BASE_MBS" '
+BASE_CPU=$(cpu_s "$WORK/time-baseline-$TAG.txt")
+BASE_CPU_MBS=$(awk -v mb="$TEXT_MB" -v s="$BASE_CPU" 'BEGIN { printf "%.2f", mb / s }')
+
+row() { # run threads wall cpu rss precision recall recall_margin
+  local name="$1" threads="$2" wall="$3" cpu="$4" rss="$5" p="$6" r="$7" rm="$8"
+  awk -v n="$name" -v d="$DOCS_N" -v mb="$TEXT_MB" -v s="$wall" -v cpu="$cpu" -v t="$threads" \
+      -v rss="$rss" -v p="$p" -v r="$r" -v rm="$rm" -v base="$BASE_MBS" -v basecpu="$BASE_CPU_MBS" '
     function num(x) { return (x ~ /^[0-9.eE+-]+$/ && x != "-") ? sprintf("%.4f", x) : x }
     BEGIN {
       mbs = mb / s
-      printf "| %s | %d | %.1f | %.2f | %.0f | %.2f | %.2f | %s | %s | %s | %s | %.3f |\n",
-        n, d, mb, s, d / s, mbs, mbs / t, rss, num(p), num(r), num(rm), mbs / base }'
+      printf "| %s | %d | %.1f | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %.3f | %.3f |\n",
+        n, d, mb, s, d / s, mbs, mbs / t, cpu, mb / cpu, rss, num(p), num(r), num(rm), mbs / base,
+        (mb / cpu) / basecpu }'
 }
 
-TABLE="| run | docs | MB | wall s | docs/s | MB/s | MB/s per thread | peak RSS MB | precision | recall@$THRESHOLD | recall@$(awk -v t="$THRESHOLD" -v m="$MARGIN" 'BEGIN { print t + m }') | MB/s ÷ baseline |
-|---|---|---|---|---|---|---|---|---|---|---|---|
-$(row "baseline (read + unicode_words)" 1 "$BASE_WALL" "$(rss_mb "$WORK/time-baseline-$TAG.txt")" - - - )"
+TABLE="| run | docs | MB | wall s | docs/s | MB/s | MB/s per thread | CPU s | MB/s per CPU s | peak RSS MB | precision | recall@$THRESHOLD | recall@$(awk -v t="$THRESHOLD" -v m="$MARGIN" 'BEGIN { print t + m }') | MB/s ÷ baseline | MB per CPU s ÷ baseline |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+$(row "baseline (read + unicode_words)" 1 "$BASE_WALL" "$BASE_CPU" "$(rss_mb "$WORK/time-baseline-$TAG.txt")" - - - )"
 COMMANDS=("${GEN_CMD[*]}" "${TRUTH_CMD[*]}" "${BASE_CMD[*]}")
+[[ -n $GIVEN_CORPUS ]] && COMMANDS=("${BASE_CMD[*]}")
 DETAILS=""
 
 # --- 5. lookalike dedup runs ------------------------------------------------------------------
 DEDUP_NOTE=""
+OVERHEAD=""
 if [[ $SKIP_DEDUP == 1 ]]; then
   DEDUP_NOTE="lookalike dedup runs skipped (--skip-dedup)."
 elif ! "$LOOKALIKE" dedup --help >/dev/null 2>&1; then
@@ -194,11 +232,33 @@ else
         --margin "$MARGIN" --planted "$PLANTED")
       "${score_cmd[@]}" --json > "$stem.score.json"
       "${score_cmd[@]}" > "$stem.score.txt"
-      TABLE+=$'\n'"$(row "$name" "$threads" "$(wall_s "$stem.time.txt")" "$(rss_mb "$stem.time.txt")" \
-        "$(fmt "$stem.score.json" .precision)" "$(fmt "$stem.score.json" .recall)" \
-        "$(fmt "$stem.score.json" .recall_margin)")"
+      TABLE+=$'\n'"$(row "$name" "$threads" "$(wall_s "$stem.time.txt")" "$(cpu_s "$stem.time.txt")" \
+        "$(rss_mb "$stem.time.txt")" "$(fmt "$stem.score.json" .precision)" \
+        "$(fmt "$stem.score.json" .recall)" "$(fmt "$stem.score.json" .recall_margin)")"
       COMMANDS+=("${cmd[*]}" "${score_cmd[*]}")
       DETAILS+=$'\n'"### $name"$'\n\n```\n'"$(cat "$stem.score.txt")"$'\n```\n'
+      # The same run with --report (and --stats), right after it: what the report's per-document
+      # fields (language, origin) cost.
+      if [[ $REPORT_RUNS == 1 && $verify == "$(set -- $VERIFY_LIST; echo "$1")" ]]; then
+        rname="$name --report --stats"
+        rstem="$stem-report"
+        rcmd=("${cmd[@]}")
+        rcmd[${#rcmd[@]}-1]="$rstem.pairs.tsv"
+        rcmd+=(--report "$rstem.report.jsonl" --stats "$rstem.stats.json")
+        log "$rname"
+        timed "$rstem.time.txt" "${rcmd[@]}" 2> "$rstem.log"
+        cmp -s "$stem.pairs.tsv" "$rstem.pairs.tsv" \
+          || { echo "e2e.sh: --report changed the pairs of $name" >&2; exit 1; }
+        TABLE+=$'\n'"$(row "$rname" "$threads" "$(wall_s "$rstem.time.txt")" \
+          "$(cpu_s "$rstem.time.txt")" "$(rss_mb "$rstem.time.txt")" - - -)"
+        COMMANDS+=("${rcmd[*]}")
+        OVERHEAD+=$'\n'"$(awk -v t="$threads" -v w0="$(wall_s "$stem.time.txt")" \
+          -v w1="$(wall_s "$rstem.time.txt")" -v c0="$(cpu_s "$stem.time.txt")" \
+          -v c1="$(cpu_s "$rstem.time.txt")" 'BEGIN {
+            printf "| %d | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% |", t, w0, w1,
+              100 * (w1 / w0 - 1), c0, c1, 100 * (c1 / c0 - 1) }')"
+        rm -f "$rstem.report.jsonl"
+      fi
     done
   done
 fi
@@ -213,6 +273,7 @@ CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 RAM=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]]; then COMMIT+=" (with uncommitted changes)"; fi
+[[ -n $BIN_DIR ]] && COMMIT="the binaries in $BIN_DIR (the script at $COMMIT)"
 strip_root() { sed "s|$ROOT/||g; s|$TARGET/|target/|g"; }
 {
   echo "# lookalike end-to-end benchmark, $DATE"
@@ -227,6 +288,18 @@ strip_root() { sed "s|$ROOT/||g; s|$TARGET/|target/|g"; }
   [[ -n $DEDUP_NOTE ]] && echo "- $DEDUP_NOTE"
   echo
   echo "$TABLE"
+  echo
+  echo "CPU s is user + system time; on a machine shared with other work it moves less than the wall"
+  echo "time. MB per CPU s ÷ baseline compares the CPU cost per MB with the baseline's."
+  if [[ -n $OVERHEAD ]]; then
+    echo
+    echo "## What --report costs"
+    echo
+    echo "The first verification mode's run again with \`--report FILE --stats FILE\` (same pairs, checked)."
+    echo
+    echo "| threads | wall s | wall s with --report | wall overhead | CPU s | CPU s with --report | CPU overhead |"
+    echo "|---|---|---|---|---|---|---|$OVERHEAD"
+  fi
   echo
   echo "## Commands"
   echo
