@@ -100,11 +100,37 @@ pub fn extract_main(html: &str, url: Option<&str>) -> Extracted {
         let found = crate::readable::extract(html, &mut work);
         title = found.title;
         if !found.text.is_empty() {
-            return Extracted { title, text: found.text, method: ExtractMethod::Main };
+            let text = main_element_text(html, &found.text).unwrap_or(found.text);
+            return Extracted { title, text, method: ExtractMethod::Main };
         }
     }
     let (page_title, text) = visible_text(html);
     Extracted { title: title.or(page_title), text, method: ExtractMethod::FallbackText }
+}
+
+/// Below this many visible characters, an extraction is checked against the page's `<main>`.
+const SHORT_EXTRACTION: usize = 400;
+
+/// The visible text of the page's first `<main>` element, when the extraction `found` is short
+/// and `<main>` holds clearly more text (half as much again, and 40 characters more).
+///
+/// On short reference pages (a rustdoc item: its signature in a `<pre>`, perhaps a one-line
+/// description, a stability banner) the scorer can keep one small block of several, and then
+/// pages that differ only in the blocks left out read the same: hundreds of distinct functions
+/// became exact duplicates of each other. The author marked `<main>` as the content; on a page
+/// with so little text, all of it is safer than a fragment. One extra scan of the markup for
+/// `<main` (memchr), and a visible-text pass over the element only when the check fires.
+fn main_element_text(markup: &str, found: &str) -> Option<String> {
+    let visible = |s: &str| s.chars().filter(|c| !c.is_whitespace()).count();
+    let got = visible(found);
+    if got >= SHORT_EXTRACTION {
+        return None;
+    }
+    let start = find_tag(markup, b"<main", 0)?;
+    let end = find_tag(markup, b"</main", start + 5).unwrap_or(markup.len());
+    let text = html::extract(&markup[start..end]);
+    let in_main = visible(&text);
+    (2 * in_main >= 3 * got && in_main >= got + 40).then_some(text)
 }
 
 /// The work [`extract_main`]'s extractor does on `html`, counted (see [`crate::Work`]): for

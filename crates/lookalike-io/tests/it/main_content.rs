@@ -399,3 +399,30 @@ fn extractor_work_grows_linearly_on_a_real_page_repeated() {
     let ratios = growth(|k| main_content_work(&page(k)).total());
     assert_linear(&ratios, "real page");
 }
+
+/// Short reference pages (rustdoc items) must keep what tells them apart: the scorer alone kept
+/// only the shared stability banner, and 509 distinct functions of `/usr/share/doc/rust-doc`
+/// became exact duplicates of each other.
+#[test]
+fn short_reference_pages_keep_their_main_element() {
+    let page = |name: &str, args: &str| {
+        format!(
+            "<html><head><title>{name}</title></head><body><nav class='sidebar'><a href='a'>Modules</a>\
+             <a href='b'>Functions</a></nav><main><div class='width-limiter'><section id='main-content' \
+             class='content'><div class='main-heading'><h1>Function core::arch::arm::{name}</h1>\
+             <span class='out-of-band'><a class='srclink' href='src'>source</a></span></div>\
+             <div class='docblock item-decl'><pre class='rust fn'><code>pub unsafe fn {name}({args}) \
+             -&gt; int16x4_t</code></pre></div><span class='item-info'><div class='stab unstable'>\
+             This is a nightly-only experimental API. (stdsimd #48556)</div><div class='stab portability'>\
+             Available on ARM and target feature neon only.</div></span></section></div></main>\
+             <footer>Rust documentation</footer></body></html>"
+        )
+    };
+    let a = extract_main(&page("vaba_s16", "a: int16x4_t, b: int16x4_t, c: int16x4_t"), None);
+    let b = extract_main(&page("vabdq_u8", "a: uint8x16_t, b: uint8x16_t"), None);
+    assert_eq!(a.method, ExtractMethod::Main);
+    assert!(a.text.contains("pub unsafe fn vaba_s16(a: int16x4_t"), "{}", a.text);
+    assert!(a.text.contains("nightly-only experimental API"), "{}", a.text);
+    assert!(!a.text.contains("Modules"), "the navigation outside <main> stays out: {}", a.text);
+    assert_ne!(a.text, b.text);
+}
