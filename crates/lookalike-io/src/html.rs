@@ -270,7 +270,7 @@ fn is_pre(name: &str) -> bool {
 
 /// HTML start tags that end `svg` foreign content (HTML standard, "parsing main in foreign
 /// content"; `font` only with some attributes there, always here).
-fn breaks_out_of_foreign_content(name: &str) -> bool {
+pub(crate) fn breaks_out_of_foreign_content(name: &str) -> bool {
     matches!(
         name,
         "b" | "big"

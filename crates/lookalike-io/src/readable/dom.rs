@@ -384,7 +384,7 @@ impl State {
     fn start_tag(&mut self, tag: HtmlTag) -> TokenSinkResult<()> {
         let name: &str = &tag.name;
         if self.foreign > 0 {
-            if breaks_out_of_foreign_content(name) {
+            if crate::html::breaks_out_of_foreign_content(name) {
                 self.close_foreign();
             } else {
                 self.foreign_tag(&tag);
@@ -829,57 +829,6 @@ fn classify(name: &str) -> (Tag, u16) {
     }
 }
 
-/// HTML start tags that end `svg`/`math` foreign content (HTML standard, "parsing main in
-/// foreign content").
-fn breaks_out_of_foreign_content(name: &str) -> bool {
-    matches!(
-        name,
-        "b" | "big"
-            | "blockquote"
-            | "body"
-            | "br"
-            | "center"
-            | "code"
-            | "dd"
-            | "div"
-            | "dl"
-            | "dt"
-            | "em"
-            | "embed"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "head"
-            | "hr"
-            | "i"
-            | "img"
-            | "li"
-            | "listing"
-            | "menu"
-            | "meta"
-            | "nobr"
-            | "ol"
-            | "p"
-            | "pre"
-            | "ruby"
-            | "s"
-            | "small"
-            | "span"
-            | "strong"
-            | "strike"
-            | "sub"
-            | "sup"
-            | "table"
-            | "tt"
-            | "u"
-            | "ul"
-            | "var"
-            | "font"
-    )
-}
 
 /// Whether an inline style hides the element.
 fn style_hides(style: &str) -> bool {
