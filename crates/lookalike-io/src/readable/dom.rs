@@ -829,7 +829,6 @@ fn classify(name: &str) -> (Tag, u16) {
     }
 }
 
-
 /// Whether an inline style hides the element.
 fn style_hides(style: &str) -> bool {
     let mut compact = [0u8; 64];
