@@ -17,6 +17,7 @@ use crate::decode::{HtmlText, html_text};
 use crate::lookahead::{BUFFER, Lookahead};
 use crate::reader::read_error_message;
 use crate::sniff::magic_type;
+use crate::warc::Step;
 use crate::{Decoded, Format, GzipGap, InputError, MAX_RECORD_BYTES, RawRecord, ReadOptions};
 
 /// The size of the length that precedes every message: 4 bytes, little-endian.
@@ -138,15 +139,6 @@ enum Stop {
     Gap(GzipGap),
     /// A read error of the input: nothing more can be read.
     Failed(io::Error),
-}
-
-enum Step {
-    Record(RawRecord),
-    /// Reported; reading goes on.
-    Error(InputError),
-    /// Reported; the rest of the input cannot be read.
-    Fatal(InputError),
-    End,
 }
 
 impl<R: Read> DocreaderReader<R> {
@@ -437,18 +429,7 @@ impl<R: Read> Iterator for DocreaderReader<R> {
         if self.finished {
             return None;
         }
-        match self.step() {
-            Step::Record(rec) => Some(Ok(rec)),
-            Step::Error(e) => Some(Err(e)),
-            Step::Fatal(e) => {
-                self.finished = true;
-                Some(Err(e))
-            }
-            Step::End => {
-                self.finished = true;
-                None
-            }
-        }
+        self.step().into_next(&mut self.finished)
     }
 }
 

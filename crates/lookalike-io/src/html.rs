@@ -240,7 +240,7 @@ impl Extractor {
 }
 
 /// Elements that may appear in a document's head; any other start tag ends the head.
-fn is_head_content(name: &str) -> bool {
+pub(crate) fn is_head_content(name: &str) -> bool {
     matches!(
         name,
         "html"

@@ -610,13 +610,32 @@ fn embedded_record(block: &[u8], after: &[u8]) -> Option<usize> {
     })
 }
 
-enum Step {
+/// What one step of a record reader (WARC, docreader) found.
+pub(crate) enum Step {
     Record(RawRecord),
     /// Reported; reading goes on.
     Error(InputError),
     /// Reported; the rest of the input cannot be read.
     Fatal(InputError),
     End,
+}
+
+impl Step {
+    /// The iterator's item for this step; `finished` is set when nothing can follow.
+    pub(crate) fn into_next(self, finished: &mut bool) -> Option<Result<RawRecord, InputError>> {
+        match self {
+            Step::Record(rec) => Some(Ok(rec)),
+            Step::Error(e) => Some(Err(e)),
+            Step::Fatal(e) => {
+                *finished = true;
+                Some(Err(e))
+            }
+            Step::End => {
+                *finished = true;
+                None
+            }
+        }
+    }
 }
 
 impl<R: Read> Iterator for WarcReader<R> {
@@ -626,18 +645,7 @@ impl<R: Read> Iterator for WarcReader<R> {
         if self.finished {
             return None;
         }
-        match self.step() {
-            Step::Record(rec) => Some(Ok(rec)),
-            Step::Error(e) => Some(Err(e)),
-            Step::Fatal(e) => {
-                self.finished = true;
-                Some(Err(e))
-            }
-            Step::End => {
-                self.finished = true;
-                None
-            }
-        }
+        self.step().into_next(&mut self.finished)
     }
 }
 

@@ -427,7 +427,7 @@ impl State {
             _ => {}
         }
         if let Some(pos) = self.head
-            && !is_head_content(name)
+            && !crate::html::is_head_content(name)
         {
             self.pop_to(pos);
         }
@@ -733,26 +733,6 @@ impl State {
             self.dom.meta_title = content.filter(|c| !c.is_empty());
         }
     }
-}
-
-/// Elements that may appear in a document's head; any other start tag ends the head.
-fn is_head_content(name: &str) -> bool {
-    matches!(
-        name,
-        "html"
-            | "head"
-            | "base"
-            | "basefont"
-            | "bgsound"
-            | "link"
-            | "meta"
-            | "title"
-            | "noscript"
-            | "noframes"
-            | "style"
-            | "script"
-            | "template"
-    )
 }
 
 /// The innermost position in `v`, or 0 (the document, below every element) when empty.
