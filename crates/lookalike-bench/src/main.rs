@@ -12,6 +12,7 @@ use lookalike_bench::corpus::{self, CorpusOptions};
 use lookalike_bench::extraction;
 use lookalike_bench::files::{AtomicFile, Fields};
 use lookalike_bench::homework::{self, HomeworkOptions};
+use lookalike_bench::langbench;
 use lookalike_bench::pool::{Pool, PoolOptions, Source, default_sources};
 use lookalike_bench::score::{self, ScoreOptions};
 use lookalike_bench::truth::{self, TruthOptions};
@@ -50,6 +51,8 @@ enum Command {
     ExtractionBench(extraction::BenchArgs),
     /// Pack folders of HTML pages into gzipped WARC files of response records (web pages at scale).
     PackWarc(warcpack::PackArgs),
+    /// Language detection against whatlang alone: accuracy per language and time per document.
+    LangBench(langbench::LangBenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +258,7 @@ fn run(cli: Cli) -> Result<()> {
             stdout_write(&extraction::run_cli(&a, extraction::builtin_extractors())?)
         }
         Command::PackWarc(a) => run_pack_warc(&a),
+        Command::LangBench(a) => stdout_write(&langbench::run(&a)?),
     }
 }
 

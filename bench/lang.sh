@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Language detection benchmark: lookalike's `detect` (a quick pass, whatlang when it is unsure)
+# against whatlang alone, on documents whose language is known. Accuracy per language, how often
+# the two disagree, and µs per document of each in the same run (one thread).
+# Run by hand, not in CI.
+#
+#   bench/lang.sh [--corpus JSONL]... [--docs N] [--out FILE]
+#
+# Corpora (each skipped when its source is not installed):
+# - man pages: every page under /usr/share/man/<lang>/ rendered with `man -l`, labelled by the
+#   folder (cs, da, de, es, fr, ..., uk, zh_CN: real single-language text);
+# - handbook: `lookalike-bench gen-corpus` over the Debian Administrator's Handbook in each of its
+#   languages (/usr/share/doc/debian-handbook/html/<ll-CC>; partly untranslated pages, so its
+#   documents mix English with the label's language);
+# - every --corpus given (e.g. bench/work/corpus-20000-s1.jsonl, the e2e corpus).
+# --docs: documents of the handbook corpus (default 8000).
+# Writes bench/results/lang-<date>.md.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+RESULTS="$ROOT/bench/results"
+DOCS=8000
+OUT=""
+EXTRA=()
+
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --corpus) EXTRA+=("$2"); shift 2 ;;
+    --docs) DOCS="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "lang.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+log() { echo "[lang $(date +%H:%M:%S)] $*" >&2; }
+
+cd "$ROOT"
+log "building lookalike-bench (release)"
+cargo build --release --locked -p lookalike-bench >&2
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+BENCH="$TARGET/release/lookalike-bench"
+
+OUT="${OUT:-$RESULTS/lang-$(date +%Y-%m-%d).md}"
+mkdir -p "$(dirname "$OUT")"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+
+corpora=()
+if command -v man >/dev/null && [ -d /usr/share/man ]; then
+  log "rendering man pages"
+  for dir in /usr/share/man/*/; do
+    lang="$(basename "$dir")"
+    case "$lang" in man*) continue ;; esac
+    find "$dir" -type f | sort | while read -r page; do
+      # A page that does not render (a .so link to another section) is left out.
+      text="$(MANWIDTH=100 man -l "$page" 2>/dev/null | col -b 2>/dev/null || true)"
+      [ "${#text}" -ge 200 ] || continue
+      LANG_LABEL="$lang" ID="$page" python3 -c 'import json,os,sys; print(json.dumps({"id": os.environ["ID"], "lang": os.environ["LANG_LABEL"].lower().replace("_", "-"), "text": sys.stdin.read()}, ensure_ascii=False))' <<<"$text"
+    done
+  done >"$TMP/man.jsonl"
+  [ -s "$TMP/man.jsonl" ] && corpora+=("man pages:$TMP/man.jsonl")
+fi
+if [ -d /usr/share/doc/debian-handbook/html ]; then
+  log "handbook corpus ($DOCS documents)"
+  src=()
+  for dir in /usr/share/doc/debian-handbook/html/*/; do
+    src+=("$(basename "$dir" | cut -d- -f1 | tr 'A-Z' 'a-z')=$dir")
+  done
+  "$BENCH" gen-corpus --source "${src[@]}" --docs "$DOCS" --out "$TMP/handbook.jsonl" \
+    --planted "$TMP/handbook.planted.tsv" >&2
+  corpora+=("Debian Administrator's Handbook, $DOCS generated documents:$TMP/handbook.jsonl")
+fi
+for c in "${EXTRA[@]}"; do corpora+=("$(basename "$c"):$c"); done
+[ ${#corpora[@]} -gt 0 ] || { echo "lang.sh: no corpus (no man pages, no handbook, no --corpus)" >&2; exit 1; }
+
+{
+  echo "# Language detection: quick pass + whatlang against whatlang alone — $(date +%Y-%m-%d)"
+  echo
+  echo "Machine: $(nproc) cores, $(uname -m); commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (uncommitted changes)')."
+  echo "\`detect\` is what \`dedup --report\`/\`--output\` and \`extract\` report as \`lang\`; \"right\" is agreement"
+  echo "with the corpus's label. Times: the fastest of 3 passes over the corpus on one thread."
+  for entry in "${corpora[@]}"; do
+    name="${entry%%:*}"; file="${entry#*:}"
+    log "lang-bench: $name"
+    echo
+    echo "## $name"
+    echo
+    "$BENCH" lang-bench "$file"
+  done
+} >"$OUT"
+log "wrote $OUT"
+cat "$OUT"

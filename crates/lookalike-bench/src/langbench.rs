@@ -1,0 +1,216 @@
+//! `lang-bench`: how fast and how right lookalike's language detection is, against whatlang
+//! alone, on corpora whose documents carry their language (`lookalike-bench gen-corpus` writes
+//! `{"id", "lang", "text"}` lines, the language taken from the source folder).
+//!
+//! For each document both [`lookalike::text::lang::detect`] (the quick pass, whatlang when it
+//! is unsure) and [`lookalike::text::lang::detect_whatlang`] run; the report gives, per
+//! language, how often each is right, how often the quick pass answered alone, and where the
+//! two disagree; and the time per document of each, measured in the same run on one thread.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use lookalike::text::lang::{self, Detected};
+
+/// Command-line arguments of `lang-bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LangBenchArgs {
+    /// JSONL corpora with `lang` and `text` fields (e.g. written by `gen-corpus`).
+    #[arg(required = true, value_name = "JSONL")]
+    pub corpora: Vec<PathBuf>,
+    /// Read at most this many documents of each corpus.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Timing rounds (the fastest is reported).
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Print (to stderr) the start of up to this many documents where the two answers differ.
+    #[arg(long, default_value_t = 0)]
+    pub show: usize,
+}
+
+/// One document: its known language and text.
+struct Doc {
+    lang: String,
+    text: String,
+}
+
+/// Per-language counts.
+#[derive(Default)]
+struct Tally {
+    docs: usize,
+    detect_right: usize,
+    whatlang_right: usize,
+    quick_answered: usize,
+    disagree: usize,
+    /// What `detect` said when it was wrong: answer → count.
+    detect_wrong: BTreeMap<String, usize>,
+    /// What whatlang said when it was wrong.
+    whatlang_wrong: BTreeMap<String, usize>,
+}
+
+/// The known language as `detect` reports it (`gen-corpus` labels: `zh-cn`, `pt-br` → `zh`, `pt`).
+fn base_code(label: &str) -> &str {
+    label.split(['-', '_']).next().unwrap_or(label)
+}
+
+/// Runs the benchmark and returns its Markdown report.
+pub fn run(args: &LangBenchArgs) -> Result<String> {
+    let mut docs = Vec::new();
+    for path in &args.corpora {
+        let file = fs_err::File::open(path)?;
+        let reader = std::io::BufReader::new(file);
+        for (n, line) in reader.lines().enumerate() {
+            if args.limit.is_some_and(|l| n >= l) {
+                break;
+            }
+            let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
+            let v: serde_json::Value = serde_json::from_str(&line)
+                .with_context(|| format!("{}: line {} is not JSON", path.display(), n + 1))?;
+            let (Some(lang), Some(text)) = (v["lang"].as_str(), v["text"].as_str()) else {
+                anyhow::bail!("{}: line {} lacks `lang` or `text`", path.display(), n + 1);
+            };
+            docs.push(Doc { lang: lang.to_owned(), text: text.to_owned() });
+        }
+    }
+    let time = |f: fn(&str) -> Option<Detected>| {
+        (0..args.rounds.max(1))
+            .map(|_| {
+                let start = Instant::now();
+                let mut found = 0usize;
+                for d in &docs {
+                    found += usize::from(f(&d.text).is_some());
+                }
+                std::hint::black_box(found);
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let t_whatlang = time(lang::detect_whatlang);
+    let t_detect = time(lang::detect);
+    let t_quick = time(lang::detect_quick);
+
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut shown = 0;
+    for d in &docs {
+        let truth = base_code(&d.lang);
+        let ours = lang::detect(&d.text).map(|l| l.code);
+        let theirs = lang::detect_whatlang(&d.text).map(|l| l.code);
+        let t = tallies.entry(truth.to_owned()).or_default();
+        t.docs += 1;
+        t.quick_answered += usize::from(lang::detect_quick(&d.text).is_some());
+        if ours != theirs {
+            t.disagree += 1;
+            if shown < args.show {
+                shown += 1;
+                let mut end = d.text.len().min(lang::DETECT_PREFIX);
+                while !d.text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                eprintln!(
+                    "== label {} detect {:?} whatlang {:?}\n{}\n",
+                    d.lang,
+                    ours,
+                    theirs,
+                    &d.text[..end]
+                );
+            }
+        }
+        if ours == Some(truth) {
+            t.detect_right += 1;
+        } else {
+            *t.detect_wrong.entry(ours.unwrap_or("none").to_owned()).or_default() += 1;
+        }
+        if theirs == Some(truth) {
+            t.whatlang_right += 1;
+        } else {
+            *t.whatlang_wrong.entry(theirs.unwrap_or("none").to_owned()).or_default() += 1;
+        }
+    }
+
+    let n = docs.len().max(1) as f64;
+    let mut out = String::new();
+    let _ = writeln!(out, "documents: {}\n", docs.len());
+    let _ = writeln!(out, "| detector | µs per document | ÷ whatlang |\n|---|---|---|");
+    for (name, t) in [
+        ("whatlang alone (`detect_whatlang`)", t_whatlang),
+        ("quick pass, whatlang when unsure (`detect`)", t_detect),
+        ("quick pass alone (`detect_quick`, None when unsure)", t_quick),
+    ] {
+        let _ = writeln!(out, "| {name} | {:.2} | {:.3} |", t * 1e6 / n, t / t_whatlang);
+    }
+    let _ = writeln!(
+        out,
+        "\n| language | docs | `detect` right | whatlang right | quick pass answered | answers differ | `detect` wrong as | whatlang wrong as |\n|---|---|---|---|---|---|---|---|"
+    );
+    let mut total = Tally::default();
+    let show = |m: &BTreeMap<String, usize>| {
+        m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+    };
+    for (code, t) in &tallies {
+        let pct = |x: usize| 100.0 * x as f64 / t.docs as f64;
+        let _ = writeln!(
+            out,
+            "| {code} | {} | {:.1}% | {:.1}% | {:.1}% | {} | {} | {} |",
+            t.docs,
+            pct(t.detect_right),
+            pct(t.whatlang_right),
+            pct(t.quick_answered),
+            t.disagree,
+            show(&t.detect_wrong),
+            show(&t.whatlang_wrong)
+        );
+        total.docs += t.docs;
+        total.detect_right += t.detect_right;
+        total.whatlang_right += t.whatlang_right;
+        total.quick_answered += t.quick_answered;
+        total.disagree += t.disagree;
+    }
+    let pct = |x: usize| 100.0 * x as f64 / total.docs.max(1) as f64;
+    let _ = writeln!(
+        out,
+        "| **all** | {} | {:.2}% | {:.2}% | {:.1}% | {} | | |",
+        total.docs,
+        pct(total.detect_right),
+        pct(total.whatlang_right),
+        pct(total.quick_answered),
+        total.disagree
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_of_regional_variants_compare_as_their_language() {
+        assert_eq!(base_code("zh-cn"), "zh");
+        assert_eq!(base_code("pt_BR"), "pt");
+        assert_eq!(base_code("uk"), "uk");
+    }
+
+    #[test]
+    fn report_counts_right_and_wrong_answers_per_language() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        let en = "The committee will meet again next week, and the members have said that they \
+                  would like to discuss the budget before the end of the year.";
+        // Labelled German but English: both detectors are wrong on it.
+        let lines = [
+            serde_json::json!({"id": "a", "lang": "en", "text": en}),
+            serde_json::json!({"id": "b", "lang": "de", "text": en}),
+        ];
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, body).unwrap();
+        let args = LangBenchArgs { corpora: vec![path], limit: None, rounds: 1, show: 0 };
+        let report = run(&args).unwrap();
+        assert!(report.contains("documents: 2"), "{report}");
+        assert!(report.contains("| de | 1 | 0.0% | 0.0% | 100.0% | 0 | en 1 | en 1 |"), "{report}");
+        assert!(report.contains("| en | 1 | 100.0% | 100.0% | 100.0% | 0 |  |  |"), "{report}");
+    }
+}

@@ -1,0 +1,603 @@
+//! The quick path of language detection: one pass over the prefix that answers the common,
+//! clear-cut cases itself and leaves everything else to whatlang.
+//!
+//! whatlang spends about 75 µs on a 2 KiB prefix of Latin or Cyrillic text (character trigrams
+//! scored against 40 language profiles), which is as much as the rest of the text path costs
+//! per document. Most documents are not hard cases: the pass below reads a sample of the prefix
+//! (the first [`WINDOW`] bytes of each of its [`PARTS`] parts), counts its letters by script,
+//! looks its Latin words up in one table of stopwords, and answers only when
+//! - the text is written in Han and kana: Japanese or Chinese by whatlang's own rule (the
+//!   share of kana), except near that rule's cut-offs;
+//! - the text is Cyrillic with letters only Ukrainian uses (`ї є ґ і`, 2% or more) and none
+//!   only other languages use (`ы э ё ъ ў ђ ј ...`), or with `ы э ё` (1% or more), almost no `ъ`
+//!   and none of the letters of Ukrainian, Belarusian, Serbian or Macedonian: Ukrainian or
+//!   Russian (Bulgarian, Belarusian, Serbian and Macedonian text always goes to whatlang);
+//! - the text is Latin and one language's stopwords (Stopwords ISO, weighted by how many
+//!   languages share the word) clearly outscore every other's: at least [`MIN_WORDS`] words,
+//!   the winner's stopwords are at least 35% of them, its score at least twice the runner-up's,
+//!   no other language clearly outscores it in any part of the prefix (text in two
+//!   languages is mixed, not clear-cut), and, for languages written without accents (English,
+//!   Indonesian, Tagalog), at most 5% of the words have a letter outside ASCII.
+//!
+//! Anything else (mixed scripts, few letters, close scores, scripts not counted here) returns
+//! `None` and whatlang decides. `bench/lang.sh` measures how often the two disagree.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
+
+use super::Detected;
+
+/// Fewest Latin words the stopword score is trusted on.
+pub(super) const MIN_WORDS: u32 = 12;
+
+/// The prefix is read in this many parts, scored separately (a language that wins the whole
+/// but loses a part is mixed text, whatlang's to judge).
+const PARTS: usize = 4;
+
+/// Bytes read from the start of each part: a sample of the prefix, spread over all of it,
+/// since reading every byte was the pass's whole cost.
+const WINDOW: usize = 256;
+
+/// At most this many Latin words are scored in a part.
+const WORDS_PER_PART: u32 = 32;
+
+/// Latin-script languages with a Stopwords ISO list, as ISO 639-1 codes (the codes [`super`]
+/// reports), with the list's code where it differs (`nb` is listed as `no`).
+const LATIN: &[(&str, &str)] = &[
+    ("af", "af"),
+    ("ca", "ca"),
+    ("cs", "cs"),
+    ("da", "da"),
+    ("de", "de"),
+    ("en", "en"),
+    ("eo", "eo"),
+    ("es", "es"),
+    ("et", "et"),
+    ("fi", "fi"),
+    ("fr", "fr"),
+    ("hr", "hr"),
+    ("hu", "hu"),
+    ("id", "id"),
+    ("it", "it"),
+    ("la", "la"),
+    ("lt", "lt"),
+    ("lv", "lv"),
+    ("nb", "no"),
+    ("nl", "nl"),
+    ("pl", "pl"),
+    ("pt", "pt"),
+    ("ro", "ro"),
+    ("sk", "sk"),
+    ("sl", "sl"),
+    ("sv", "sv"),
+    ("tl", "tl"),
+    ("tr", "tr"),
+    ("vi", "vi"),
+    ("zu", "zu"),
+];
+
+/// Passes a word's xxh3 hash through unchanged (the table's keys are already hashes).
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed; fold anything else in so the hasher stays correct.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Lower-cased stopword (its xxh3 hash) → bit set of the [`LATIN`] languages that list it.
+type Table = HashMap<u64, u32, BuildHasherDefault<Identity>>;
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Table::default();
+        let mut buf = WordBuf::default();
+        for (i, (_, list)) in LATIN.iter().enumerate() {
+            for word in stop_words::lookup(list).unwrap_or_default() {
+                buf.clear();
+                let whole = word.chars().all(|c| c.is_alphabetic() && buf.push(c));
+                if whole && !buf.is_empty() {
+                    *table.entry(buf.hash()).or_default() |= 1 << i;
+                }
+            }
+        }
+        table
+    })
+}
+
+/// A lower-cased word of at most [`WordBuf::CAP`] bytes.
+#[derive(Default)]
+struct WordBuf {
+    bytes: [u8; Self::CAP],
+    len: usize,
+    too_long: bool,
+}
+
+impl WordBuf {
+    const CAP: usize = 32;
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.too_long = false;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends an ASCII letter lower-cased (the word is dropped once it no longer fits).
+    fn push_ascii(&mut self, b: u8) {
+        if self.len < Self::CAP {
+            self.bytes[self.len] = b.to_ascii_lowercase();
+            self.len += 1;
+        } else {
+            self.too_long = true;
+        }
+    }
+
+    /// Appends `c` lower-cased; false (and the word is dropped) once it no longer fits.
+    fn push(&mut self, c: char) -> bool {
+        if c.is_ascii() {
+            if self.len < Self::CAP {
+                self.bytes[self.len] = c.to_ascii_lowercase() as u8;
+                self.len += 1;
+                return true;
+            }
+        } else {
+            for lower in c.to_lowercase() {
+                let n = lower.len_utf8();
+                if self.len + n > Self::CAP {
+                    self.too_long = true;
+                    return false;
+                }
+                lower.encode_utf8(&mut self.bytes[self.len..]);
+                self.len += n;
+            }
+            return true;
+        }
+        self.too_long = true;
+        false
+    }
+
+    fn hash(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.bytes[..self.len])
+    }
+}
+
+/// Letters counted by script, and the Cyrillic letters that tell languages apart.
+#[derive(Default, Debug)]
+struct Counts {
+    latin: u32,
+    cyrillic: u32,
+    han: u32,
+    hiragana: u32,
+    katakana: u32,
+    /// Letters of any other script (Greek, Arabic, Hangul, ...): whatlang's business.
+    other: u32,
+    /// `ї є ґ і`: Ukrainian (і also Belarusian).
+    ukrainian: u32,
+    /// `ы э ё`: Russian or Belarusian.
+    russian: u32,
+    /// `ъ`: frequent in Bulgarian, rare in Russian, absent from Ukrainian.
+    hard_sign: u32,
+    /// `ў ђ ј љ њ ћ џ ѓ ѕ ќ`: Belarusian, Serbian, Macedonian.
+    others_cyrillic: u32,
+}
+
+/// Stopword scores of the Latin words seen so far.
+struct Scores {
+    /// Per part of the prefix, per language: the weighted stopword score.
+    parts: [[f32; LATIN.len()]; PARTS],
+    /// Per language: how many words are its stopwords.
+    hits: [u32; LATIN.len()],
+    /// Latin words in all.
+    words: u32,
+    /// Latin words with a letter outside ASCII (é, ş, ą, ...).
+    accented: u32,
+}
+
+impl Scores {
+    /// Scores a finished word of `part` of the prefix.
+    fn word(&mut self, table: &Table, word: &mut WordBuf, part: usize) {
+        if !word.is_empty() && !word.too_long {
+            self.words += 1;
+            self.accented += u32::from(!word.bytes[..word.len].is_ascii());
+            if let Some(&langs) = table.get(&word.hash()) {
+                let weight = 1.0 / langs.count_ones() as f32;
+                let mut rest = langs;
+                while rest != 0 {
+                    let i = rest.trailing_zeros() as usize;
+                    self.parts[part][i] += weight;
+                    self.hits[i] += 1;
+                    rest &= rest - 1;
+                }
+            }
+        }
+        word.clear();
+    }
+
+    /// The language whose stopwords clearly dominate, if one does: see the module's rules.
+    fn winner(&self) -> Option<(usize, f64)> {
+        if self.words < MIN_WORDS {
+            return None;
+        }
+        let total: [f32; LATIN.len()] =
+            std::array::from_fn(|i| self.parts.iter().map(|h| h[i]).sum());
+        let (best, runner_up) = top_two(&total);
+        if self.hits[best] * 20 < self.words * 7 || total[best] < 2.0 * total[runner_up] {
+            return None;
+        }
+        // Two languages one after the other (an English paragraph, then a Turkish one): in one
+        // part another language outscores the winner. Mixed text is whatlang's to judge.
+        for part in &self.parts {
+            let (top, _) = top_two(part);
+            if part[top] > 1.5 * part[best] + 1.0 {
+                return None;
+            }
+        }
+        // English, Indonesian and Tagalog are written without accents: many accented words
+        // beside their stopwords are another language's text mixed in.
+        if matches!(LATIN[best].0, "en" | "id" | "tl") && self.accented * 20 > self.words {
+            return None;
+        }
+        Some((best, f64::from(1.0 - total[runner_up] / total[best])))
+    }
+}
+
+/// Indexes of the highest and second-highest scores (the lower index first on ties).
+fn top_two(scores: &[f32; LATIN.len()]) -> (usize, usize) {
+    let (mut best, mut runner_up) = if scores[1] > scores[0] { (1, 0) } else { (0, 1) };
+    for (i, &score) in scores.iter().enumerate().skip(2) {
+        if score > scores[best] {
+            (best, runner_up) = (i, best);
+        } else if score > scores[runner_up] {
+            runner_up = i;
+        }
+    }
+    (best, runner_up)
+}
+
+/// The quick answer for `prefix`, or `None` when whatlang must decide.
+pub(super) fn detect(prefix: &str) -> Option<Detected> {
+    let mut counts = Counts::default();
+    let mut scores = Scores {
+        parts: [[0.0; LATIN.len()]; PARTS],
+        hits: [0; LATIN.len()],
+        words: 0,
+        accented: 0,
+    };
+    let table = table();
+    let mut word = WordBuf::default();
+    let bytes = prefix.as_bytes();
+    let cut = |n: usize| {
+        let mut at = prefix.len() * n / PARTS;
+        while !prefix.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    for part in 0..PARTS {
+        // Each part is read from its start for at most WINDOW bytes and WORDS_PER_PART Latin
+        // words.
+        let (mut at, end) = (cut(part), cut(part + 1));
+        let end = end.min(at + WINDOW);
+        let scored = scores.words + WORDS_PER_PART;
+        while at < end && scores.words < scored {
+            let b = bytes[at];
+            if b.is_ascii() {
+                at += 1;
+                if b.is_ascii_alphabetic() {
+                    counts.latin += 1;
+                    word.push_ascii(b);
+                    continue;
+                }
+            } else {
+                let (c, len) = decode(bytes, at);
+                at += len;
+                if classify(c, &mut counts) {
+                    counts.latin += 1;
+                    word.push(c);
+                    continue;
+                }
+            }
+            if !word.is_empty() || word.too_long {
+                scores.word(table, &mut word, part);
+            }
+        }
+        // A word cut by the end of the window is scored only when it ends the prefix.
+        if at == prefix.len() {
+            scores.word(table, &mut word, part);
+        }
+        word.clear();
+    }
+
+    let Counts { latin, cyrillic, han, hiragana, katakana, other, .. } = counts;
+    let cjk_top = han.max(hiragana).max(katakana);
+    let cjk = han + hiragana + katakana;
+    let top = latin.max(cyrillic).max(cjk).max(other);
+    let letters = latin + cyrillic + cjk + other;
+    // Too little text, or letters of scripts this pass does not know.
+    if letters < 20 || other * 10 >= top {
+        return None;
+    }
+    // Text in two scripts (Japanese with English commands, Russian with English options) is
+    // whatlang's to judge: this pass counts a sample, and the scripts' shares decide.
+    let second = {
+        let mut s = [latin, cyrillic, cjk];
+        s.sort_unstable();
+        s[1]
+    };
+    if second * 4 >= top {
+        return None;
+    }
+    // whatlang takes the script with most letters as the text's, counting Han, hiragana and
+    // katakana apart: Han and kana side by side are one case below, but Latin letters close
+    // to the largest of them would be whatlang's main script.
+    if top == cjk && latin.max(cyrillic) * 5 >= cjk_top * 4 {
+        return None;
+    }
+    let answer = |code, confidence| Some(Detected { code, confidence, reliable: true });
+    if top == cjk {
+        // whatlang: text mostly in kana is Japanese; text mostly in Han is Japanese from 5% kana
+        // on (confidence 1 above 20%), Chinese below (confidence 0.5 from 2%). Near the cut-offs
+        // (where this count and whatlang's could fall on different sides) whatlang decides.
+        let kana = f64::from(hiragana + katakana);
+        let share = kana / (kana + f64::from(han));
+        let near = |cut: f64| (share - cut).abs() < 0.01;
+        if share > 0.21 {
+            return answer("ja", 1.0);
+        }
+        if han <= hiragana.max(katakana) || near(0.2) || near(0.05) || near(0.02) {
+            return None;
+        }
+        return match share {
+            s if s > 0.05 => answer("ja", 0.5),
+            s if s > 0.02 => answer("zh", 0.5),
+            _ => answer("zh", 1.0),
+        };
+    }
+    if top == cyrillic {
+        let c = &counts;
+        if c.cyrillic < 50 || c.others_cyrillic > 0 {
+            return None;
+        }
+        if c.ukrainian * 50 >= c.cyrillic && c.russian == 0 && c.hard_sign == 0 {
+            return answer("uk", 1.0);
+        }
+        // Russian has ы/э at about 2.5% of its letters and ъ at 0.04%; Bulgarian has no ы/э.
+        if c.russian * 100 >= c.cyrillic && c.ukrainian == 0 && c.hard_sign * 200 < c.cyrillic {
+            return answer("ru", 1.0);
+        }
+        return None;
+    }
+    // Latin.
+    let (best, confidence) = scores.winner()?;
+    answer(LATIN[best].0, confidence)
+}
+
+/// The character whose UTF-8 encoding starts at `bytes[at]` (a non-ASCII lead byte of valid
+/// UTF-8), and its length; decoded by hand because this loop is the whole cost of the pass.
+fn decode(bytes: &[u8], at: usize) -> (char, usize) {
+    let cont = |i: usize| u32::from(bytes.get(at + i).copied().unwrap_or(0x80) & 0x3F);
+    let lead = u32::from(bytes[at]);
+    let (code, len) = match lead {
+        0xC0..=0xDF => (((lead & 0x1F) << 6) | cont(1), 2),
+        0xE0..=0xEF => (((lead & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3),
+        _ => (((lead & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4),
+    };
+    (char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER), len)
+}
+
+/// Counts a non-ASCII character by script; true when it is a Latin letter.
+fn classify(c: char, counts: &mut Counts) -> bool {
+    match u32::from(c) {
+        0xC0..=0x24F if c != '×' && c != '÷' => return true,
+        0x1E00..=0x1EFF => return true,
+        0x400..=0x52F => {
+            counts.cyrillic += 1;
+            match c {
+                'ї' | 'є' | 'ґ' | 'і' | 'Ї' | 'Є' | 'Ґ' | 'І' => counts.ukrainian += 1,
+                'ы' | 'э' | 'ё' | 'Ы' | 'Э' | 'Ё' => counts.russian += 1,
+                'ъ' | 'Ъ' => counts.hard_sign += 1,
+                'ў' | 'ђ' | 'ј' | 'љ' | 'њ' | 'ћ' | 'џ' | 'ѓ' | 'ѕ' | 'ќ' | 'Ў' | 'Ђ' | 'Ј'
+                | 'Љ' | 'Њ' | 'Ћ' | 'Џ' | 'Ѓ' | 'Ѕ' | 'Ќ' => counts.others_cyrillic += 1,
+                _ => {}
+            }
+        }
+        0x3040..=0x309F => counts.hiragana += 1,
+        0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => counts.katakana += 1,
+        // CJK symbols (々, 〆) and full-width forms: not counted either way.
+        0x3000..=0x303F | 0xFF00..=0xFFEF => {}
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F => counts.han += 1,
+        _ if c.is_alphabetic() => counts.other += 1,
+        _ => {}
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::lang::detect_whatlang;
+
+    /// Sentences written for these tests, a few per language.
+    const POOL: &[(&str, &[&str])] = &[
+        (
+            "en",
+            &[
+                "The archive keeps every page that the crawler has fetched since the spring.",
+                "When two copies of a manual differ only in their footer, they are counted as one.",
+                "Most of the work is done before the results are written to the disk.",
+                "She said that the report would be ready by the end of the week.",
+                "There is no reason to read the whole file again after it has been indexed.",
+            ],
+        ),
+        (
+            "de",
+            &[
+                "Das Archiv enthält jede Seite, die der Crawler seit dem Frühjahr geladen hat.",
+                "Wenn sich zwei Kopien eines Handbuchs nur in der Fußzeile unterscheiden, zählen sie als eine.",
+                "Die meiste Arbeit wird erledigt, bevor die Ergebnisse auf die Platte geschrieben werden.",
+                "Sie sagte, dass der Bericht bis zum Ende der Woche fertig sein würde.",
+                "Es gibt keinen Grund, die ganze Datei noch einmal zu lesen, nachdem sie indiziert wurde.",
+            ],
+        ),
+        (
+            "fr",
+            &[
+                "L'archive conserve chaque page que le robot a téléchargée depuis le printemps.",
+                "Quand deux copies d'un manuel ne diffèrent que par leur pied de page, elles comptent pour une.",
+                "La plus grande partie du travail est faite avant que les résultats soient écrits sur le disque.",
+                "Elle a dit que le rapport serait prêt pour la fin de la semaine.",
+                "Il n'y a aucune raison de relire tout le fichier après qu'il a été indexé.",
+            ],
+        ),
+        (
+            "es",
+            &[
+                "El archivo guarda cada página que el rastreador ha descargado desde la primavera.",
+                "Cuando dos copias de un manual solo se diferencian en el pie de página, se cuentan como una.",
+                "La mayor parte del trabajo se hace antes de que los resultados se escriban en el disco.",
+                "Ella dijo que el informe estaría listo para el final de la semana.",
+                "No hay ninguna razón para volver a leer todo el archivo después de que ha sido indexado.",
+            ],
+        ),
+        (
+            "ru",
+            &[
+                "Архив хранит каждую страницу, которую робот загрузил с весны.",
+                "Если две копии руководства отличаются только нижним колонтитулом, их считают одной.",
+                "Большая часть работы выполняется до того, как результаты будут записаны на диск.",
+                "Она сказала, что отчёт будет готов к концу этой недели.",
+                "Нет никакой причины снова читать весь файл после того, как он был проиндексирован.",
+            ],
+        ),
+        (
+            "uk",
+            &[
+                "Архів зберігає кожну сторінку, яку робот завантажив від весни.",
+                "Якщо дві копії посібника відрізняються лише нижнім колонтитулом, їх вважають однією.",
+                "Більша частина роботи виконується до того, як результати буде записано на диск.",
+                "Вона сказала, що звіт буде готовий до кінця тижня.",
+                "Немає жодної причини знову читати весь файл після того, як його було проіндексовано.",
+            ],
+        ),
+        (
+            "zh",
+            &[
+                "档案保存了爬虫自春天以来抓取的每一个页面。",
+                "如果一本手册的两个副本只在页脚上不同，就把它们算作一个。",
+                "大部分工作在结果写入磁盘之前就已经完成了。",
+                "她说这份报告将在本周末之前准备好。",
+            ],
+        ),
+        (
+            "ja",
+            &[
+                "アーカイブには、クローラーが春から取得したすべてのページが保存されています。",
+                "マニュアルの二つのコピーがフッターだけ違う場合は、一つとして数えます。",
+                "ほとんどの作業は、結果がディスクに書き込まれる前に終わります。",
+                "彼女は報告書が週末までに準備できると言いました。",
+            ],
+        ),
+    ];
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        }
+    }
+
+    #[test]
+    fn quick_answers_agree_with_whatlang_on_random_single_language_texts() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let (mut answered, mut total) = (0, 0);
+        for _ in 0..400 {
+            let (code, sentences) = POOL[rng.below(POOL.len())];
+            let n = 4 + rng.below(20);
+            let text: Vec<&str> = (0..n).map(|_| sentences[rng.below(sentences.len())]).collect();
+            let text = text.join(" ");
+            let slow = detect_whatlang(&text).map(|d| d.code);
+            assert_eq!(slow, Some(code), "whatlang on {text}");
+            total += 1;
+            if let Some(quick) = detect(prefix_of(&text)) {
+                answered += 1;
+                assert_eq!(quick.code, code, "{text}");
+            }
+        }
+        // The point of the quick pass: most single-language texts never reach whatlang.
+        assert!(answered * 10 >= total * 9, "quick pass answered {answered} of {total}");
+    }
+
+    fn prefix_of(text: &str) -> &str {
+        super::super::prefix(text)
+    }
+
+    #[test]
+    fn two_languages_one_after_the_other_are_left_to_whatlang() {
+        let en = POOL[0].1.join(" ");
+        let tr = "Dağıtım, gelişmiş teknolojilere erişimi basitleştirmeyi amaçlamaktadır ve \
+                  olağan yazılımın yanı sıra belirli grafik kullanıcı arayüzleri sağlar. Bu \
+                  görüntüler normal Debian aynalarında bulunabilir ve her şey indirilir.";
+        assert_eq!(detect(&format!("{en} {tr}")), None);
+        let de = POOL[1].1.join(" ");
+        assert_eq!(detect(&format!("{en} {de}")), None);
+        // Russian and Ukrainian in one text: neither language's letters alone.
+        let (ru, uk) = (POOL[4].1.join(" "), POOL[5].1.join(" "));
+        assert_eq!(detect(&format!("{ru} {uk}")), None);
+    }
+
+    #[test]
+    fn cyrillic_languages_without_their_own_rule_are_left_to_whatlang() {
+        // Bulgarian (ъ), Belarusian (ў, і beside ы), Serbian (ј, љ).
+        let bg = "Архивът пази всяка страница, която роботът е изтеглил от пролетта насам, и \
+                  никой не я чете отново, след като е била индексирана в базата.";
+        let be = "Архіў захоўвае кожную старонку, якую робат загрузіў з вясны, і ніхто не чытае \
+                  яе зноў пасля таго, як яна была праіндэксавана.";
+        let sr = "Архив чува сваку страницу коју је робот преузео од пролећа, и нико је не чита \
+                  поново након што је индексирана у бази података.";
+        for text in [bg, be, sr] {
+            assert_eq!(detect(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn japanese_with_as_much_kana_as_han_is_answered_without_whatlang() {
+        let ja = POOL[7].1.join("");
+        let quick = detect(&ja).map(|d| d.code);
+        assert_eq!(quick, Some("ja"));
+        assert_eq!(quick, detect_whatlang(&ja).map(|d| d.code));
+    }
+
+    #[test]
+    fn short_or_unknown_script_text_is_left_to_whatlang() {
+        assert_eq!(detect("the end"), None);
+        assert_eq!(detect(""), None);
+        // Greek, Korean and Arabic are whatlang's.
+        assert_eq!(
+            detect("Το αρχείο κρατά κάθε σελίδα που κατέβασε ο ανιχνευτής από την άνοιξη."),
+            None
+        );
+        assert_eq!(detect("아카이브는 크롤러가 봄부터 가져온 모든 페이지를 보관합니다."), None);
+    }
+}
