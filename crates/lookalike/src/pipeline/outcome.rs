@@ -198,7 +198,9 @@ pub struct VerificationStats {
     /// Up to [`SAMPLE_PER_BAND`] rejected pairs from each of the [`SAMPLE_BANDS_BELOW`] bands of
     /// width [`SAMPLE_BAND`] below the threshold, as `(a, b, similarity)` with `a < b` the heads of
     /// their exact groups; drawn by a hash of the pair and the seed, so the same at any thread
-    /// count. Sorted by band, then pair.
+    /// count. Sorted by band, then pair. Not serialized (input indices mean nothing outside the
+    /// run; the CLI writes the sample with ids).
+    #[serde(skip)]
     pub rejected_sample: Vec<(DocId, DocId, f64)>,
 }
 
