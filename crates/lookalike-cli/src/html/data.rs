@@ -184,7 +184,8 @@ impl RunData {
             self.identical += 1;
             return;
         }
-        let k = (((similarity - self.threshold) / BAND).floor().max(0.0)) as u32;
+        // A hair of slack: 0.85 − 0.8 is 0.0499… in floating point, and belongs to band 1.
+        let k = ((similarity - self.threshold) / BAND + 1e-9).floor().max(0.0) as u32;
         let pair = SampledPair { a: a.to_owned(), b: b.to_owned(), similarity, accepted: true };
         self.bands.entry(k).or_default().offer(rank(self.seed, a, b), pair);
     }
@@ -196,7 +197,8 @@ impl RunData {
         if similarity >= self.threshold {
             return;
         }
-        let k = (((self.threshold - similarity) / BAND).floor().max(0.0)) as u32;
+        // Band 0 is [t − 0.05, t): 0.75 is in it at t = 0.8.
+        let k = (((self.threshold - similarity) / BAND - 1e-9).ceil() - 1.0).max(0.0) as u32;
         let pair = SampledPair { a: a.to_owned(), b: b.to_owned(), similarity, accepted: false };
         self.rejected.entry(k).or_default().offer(rank(self.seed, a, b), pair);
     }
@@ -302,8 +304,9 @@ mod tests {
         assert_eq!(d.identical, 1);
         d.rejected("x", "y", 0.79);
         d.rejected("x", "z", 0.70);
-        assert_eq!(d.rejected[&0].count, 1);
-        assert_eq!(d.rejected[&2].count, 1);
+        d.rejected("x", "w", 0.75);
+        assert_eq!(d.rejected[&0].count, 2);
+        assert_eq!(d.rejected[&1].count, 1);
     }
 
     #[test]

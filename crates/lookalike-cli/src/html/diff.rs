@@ -1,4 +1,6 @@
-//! Side-by-side word-level diffs of two texts (the `similar` crate's Patience diff over words).
+//! Side-by-side word-level diffs of two texts (the `similar` crate's Patience diff over the
+//! words of Unicode's word boundaries, UAX #29: in Chinese and Japanese every ideograph is a word,
+//! as lookalike's own tokens are).
 //!
 //! The left side shows the first text with the words the second lacks in `<del>`, the right side
 //! the second text with its own words in `<ins>`. Runs of words both texts share, in the same
@@ -18,7 +20,8 @@ use super::escape;
 pub struct SideBySide {
     pub left: String,
     pub right: String,
-    /// Words in shared runs of at least one shingle.
+    /// Words (tokens other than white space and punctuation) in shared runs of at least one
+    /// shingle.
     pub shared_words: usize,
     /// Words only in the first text.
     pub removed_words: usize,
@@ -26,64 +29,97 @@ pub struct SideBySide {
     pub added_words: usize,
 }
 
-fn words(s: &str) -> usize {
-    s.split_whitespace().count()
+/// Whether a token of the diff is a word (not white space or punctuation alone).
+fn is_word(token: &str) -> bool {
+    token.chars().any(char::is_alphanumeric)
+}
+
+/// One side's run of tokens of one kind, written at once when the kind changes.
+#[derive(Default)]
+struct Run {
+    tag: Option<ChangeTag>,
+    text: String,
+    words: usize,
+}
+
+impl Run {
+    fn push(&mut self, tag: ChangeTag, token: &str, html: &mut String, counts: &mut [usize; 3], w: usize) {
+        if self.tag != Some(tag) {
+            self.flush(html, counts, w);
+            self.tag = Some(tag);
+        }
+        self.text.push_str(token);
+        self.words += usize::from(is_word(token));
+    }
+
+    /// Writes the run; `counts` are the shared, removed and added words.
+    fn flush(&mut self, html: &mut String, counts: &mut [usize; 3], w: usize) {
+        if self.text.is_empty() {
+            return;
+        }
+        let text = escape(&self.text);
+        match self.tag {
+            Some(ChangeTag::Equal) if self.words >= w.max(1) => {
+                counts[0] += self.words;
+                let _ = write!(html, "<span class=\"sh\">{text}</span>");
+            }
+            Some(ChangeTag::Equal) | None => html.push_str(&text),
+            Some(ChangeTag::Delete) => {
+                counts[1] += self.words;
+                let _ = write!(html, "<del>{text}</del>");
+            }
+            Some(ChangeTag::Insert) => {
+                counts[2] += self.words;
+                let _ = write!(html, "<ins>{text}</ins>");
+            }
+        }
+        self.text.clear();
+        self.words = 0;
+    }
 }
 
 /// The word-level diff of `a` and `b`; shared runs of `shingle_words` words or more are marked.
 pub fn side_by_side(a: &str, b: &str, shingle_words: usize) -> SideBySide {
-    let diff = TextDiff::configure().algorithm(Algorithm::Patience).diff_words(a, b);
-    let mut out = SideBySide {
-        left: String::new(),
-        right: String::new(),
-        shared_words: 0,
-        removed_words: 0,
-        added_words: 0,
-    };
-    // Consecutive changes of one tag are gathered into one run, then written at once.
-    let mut run = String::new();
-    let mut tag: Option<ChangeTag> = None;
-    let flush = |tag: Option<ChangeTag>, run: &mut String, out: &mut SideBySide| {
-        if run.is_empty() {
-            return;
-        }
-        let text = escape(run);
+    let diff = TextDiff::configure().algorithm(Algorithm::Patience).diff_unicode_words(a, b);
+    let changes: Vec<(ChangeTag, &str)> =
+        diff.iter_all_changes().map(|c| (c.tag(), c.value())).collect();
+    let (mut left, mut right) = (String::new(), String::new());
+    let (mut lrun, mut rrun) = (Run::default(), Run::default());
+    // Shared, removed, added words: shared ones are counted on the left side only.
+    let mut counts = [0usize; 3];
+    let mut ignored = [0usize; 3];
+    for (i, &(tag, token)) in changes.iter().enumerate() {
+        // White space or punctuation shared between two changed words joins the changes on both
+        // sides, so that a changed phrase reads as one.
+        let changed = |j: Option<usize>| {
+            j.and_then(|j| changes.get(j)).is_some_and(|c| c.0 != ChangeTag::Equal)
+        };
+        let joins = tag == ChangeTag::Equal
+            && !is_word(token)
+            && changed(i.checked_sub(1))
+            && changed(Some(i + 1));
         match tag {
-            Some(ChangeTag::Equal) => {
-                let n = words(run);
-                if n >= shingle_words.max(1) {
-                    out.shared_words += n;
-                    let _ = write!(out.left, "<span class=\"sh\">{text}</span>");
-                    let _ = write!(out.right, "<span class=\"sh\">{text}</span>");
-                } else {
-                    out.left.push_str(&text);
-                    out.right.push_str(&text);
-                }
+            _ if joins => {
+                lrun.push(ChangeTag::Delete, token, &mut left, &mut counts, shingle_words);
+                rrun.push(ChangeTag::Insert, token, &mut right, &mut ignored, shingle_words);
             }
-            Some(ChangeTag::Delete) => {
-                out.removed_words += words(run);
-                let _ = write!(out.left, "<del>{text}</del>");
+            ChangeTag::Equal => {
+                lrun.push(tag, token, &mut left, &mut counts, shingle_words);
+                rrun.push(tag, token, &mut right, &mut ignored, shingle_words);
             }
-            Some(ChangeTag::Insert) => {
-                out.added_words += words(run);
-                let _ = write!(out.right, "<ins>{text}</ins>");
-            }
-            None => {}
+            ChangeTag::Delete => lrun.push(tag, token, &mut left, &mut counts, shingle_words),
+            ChangeTag::Insert => rrun.push(tag, token, &mut right, &mut ignored, shingle_words),
         }
-        run.clear();
-    };
-    for change in diff.iter_all_changes() {
-        let value = change.value();
-        // White space between two changed words stays inside the changed run; white space at
-        // the edge of a run of equal words belongs to the equal run on both sides.
-        if Some(change.tag()) != tag {
-            flush(tag, &mut run, &mut out);
-            tag = Some(change.tag());
-        }
-        run.push_str(value);
     }
-    flush(tag, &mut run, &mut out);
-    out
+    lrun.flush(&mut left, &mut counts, shingle_words);
+    rrun.flush(&mut right, &mut ignored, shingle_words);
+    SideBySide {
+        left,
+        right,
+        shared_words: counts[0],
+        removed_words: counts[1],
+        added_words: ignored[2],
+    }
 }
 
 #[cfg(test)]
@@ -124,9 +160,18 @@ mod tests {
 
     #[test]
     fn markup_in_texts_is_escaped() {
-        let d = side_by_side("<script>alert(1)</script> x", "<script>alert(2)</script> x", 1);
+        let d = side_by_side("<script>alert(1)</script> x", "<script>alert(2)</script> x", 5);
         assert!(!d.left.contains("<script>") && !d.right.contains("<script>"));
-        assert!(d.left.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(d.left.starts_with("&lt;script&gt;alert(<del>1</del>)&lt;/script&gt;"), "{}", d.left);
+        assert!(d.right.starts_with("&lt;script&gt;alert(<ins>2</ins>)&lt;/script&gt;"), "{}", d.right);
+    }
+
+    #[test]
+    fn chinese_is_diffed_character_by_character() {
+        let d = side_by_side("我们今天去北京看朋友", "我们今天去上海看朋友", 5);
+        assert_eq!(d.left, "<span class=\"sh\">我们今天去</span><del>北京</del>看朋友");
+        assert_eq!(d.right, "<span class=\"sh\">我们今天去</span><ins>上海</ins>看朋友");
+        assert_eq!((d.shared_words, d.removed_words, d.added_words), (5, 2, 2));
     }
 
     #[test]

@@ -102,7 +102,7 @@ fn page(d: &RunData, limits: Limits, max_bytes: usize) -> String {
 fn stat_row(h: &mut String, label: &str, path: &str, value: &str) {
     let _ = write!(
         h,
-        "<tr><th scope=\"row\">{}</th><td class=\"n\" data-stat=\"{path}\">{}</td></tr>",
+        "<tr><th scope=\"row\">{}</th><td data-stat=\"{path}\">{}</td></tr>",
         escape(label),
         escape(value)
     );
@@ -141,6 +141,7 @@ fn run_card(h: &mut String, d: &RunData) {
     );
     let method = method_name(c);
     let describe = s["method_description"].as_str().unwrap_or(&method);
+    let describe = describe.strip_prefix("method ").unwrap_or(describe);
     let _ = write!(
         h,
         "<tr><th scope=\"row\">method</th><td data-stat=\"config.method\">{}</td></tr>",
@@ -556,7 +557,7 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
     let _ = write!(
         h,
         "<h3>{}</h3><div class=\"wrap\"><table><thead><tr><th data-sort=\"s\">{}</th><th class=\"n\" data-sort=\"n\">documents</th>\
-         <th class=\"n\" data-sort=\"n\">exact duplicates</th><th class=\"n\" data-sort=\"n\">near duplicates</th>\
+         <th class=\"n\" data-sort=\"n\">exact copies of the kept one</th><th class=\"n\" data-sort=\"n\">near duplicates</th>\
          <th class=\"n\" data-sort=\"n\">duplicate rate</th><th class=\"n\" data-sort=\"n\">skipped</th></tr></thead><tbody>",
         escape(title),
         escape(key)
@@ -580,7 +581,9 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
 }
 
 fn rates(h: &mut String, d: &RunData) {
-    h.push_str("<section id=\"rates\"><h2>Duplicate rates</h2>\n<p>Documents removed as duplicates of another, exact or near, as a share of the records read.</p>\n");
+    h.push_str("<section id=\"rates\"><h2>Duplicate rates</h2>\n<p>Documents removed as duplicates of another, as a share of the records read. \
+        A removed document counts as an exact copy here when it is an exact copy of the document kept in its place; \
+        the run card counts every exact copy of an earlier document, so an exact copy of a near duplicate is near here and exact there.</p>\n");
     if d.by_host.is_empty() {
         h.push_str("<p class=\"note\">By host: no document id is an http(s) URL.</p>\n");
     } else {

@@ -63,12 +63,13 @@ impl Axis {
         let step = [1.0, 2.0, 2.5, 5.0, 10.0]
             .iter()
             .map(|m| m * mag)
-            .find(|s| span / s <= 10.0)
+            .find(|s| span / s <= 6.0)
             .unwrap_or(mag * 10.0);
         let mut t = Vec::new();
         let mut k = (self.min / step).ceil();
         while k * step <= self.max + step * 1e-9 {
-            t.push(k * step);
+            // 3 × 0.1 is 0.30000000000000004: ticks are rounded to the step's precision.
+            t.push((k * step * 1e9).round() / 1e9);
             k += 1.0;
         }
         t

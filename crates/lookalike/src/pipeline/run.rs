@@ -624,9 +624,10 @@ impl Similarity<'_> {
                 continue;
             }
             stats.rejected += 1;
-            let below = ((t - sim) / SAMPLE_BAND).floor();
+            // Band 0 is [t − 0.05, t) (a hair of slack for floating point: 0.75 is in it at 0.8).
+            let below = ((t - sim) / SAMPLE_BAND - 1e-9).ceil() - 1.0;
             if sim < t && below < SAMPLE_BANDS_BELOW as f64 {
-                near_misses.push((below as usize, mix(pair ^ self.config.seed), pair, sim));
+                near_misses.push((below.max(0.0) as usize, mix(pair ^ self.config.seed), pair, sim));
             }
         }
         if stats.verified == 0 {
