@@ -61,7 +61,7 @@ th[data-sort]{cursor:pointer}th[data-sort]::after{content:" \2195";color:var(--m
 .cards{display:flex;flex-wrap:wrap;gap:.6rem;margin:.6rem 0}
 .card{border:1px solid var(--line);border-radius:6px;padding:.4rem .8rem;min-width:8rem}
 .card b{display:block;font-size:1.3rem}
-svg.plot{width:100%;max-width:640px;height:auto;display:block;margin:.4rem 0}
+svg.plot{width:100%;max-width:640px;min-width:520px;height:auto;display:block;margin:.4rem 0}
 svg .grid{stroke:#e5e5e5}svg .frame{fill:none;stroke:#888}
 svg .tick,svg .label,svg .axis{font:11px system-ui,sans-serif;fill:#333}svg .axis{font-size:12px}
 svg .curve{fill:none;stroke:var(--accent);stroke-width:2}
@@ -72,7 +72,8 @@ svg .acc{fill:var(--accent)}svg .rej{fill:#bbb;stroke:#777;stroke-width:.5}
 svg .pt{fill:var(--accent);stroke:#fff}
 .pair{border:1px solid var(--line);border-radius:6px;margin:.6rem 0;padding:.4rem .6rem}
 .pair>summary{cursor:pointer}
-.ids{word-break:break-all}
+.ids{overflow-wrap:anywhere}
+table.clusters{min-width:720px}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:.6rem;margin-top:.4rem}
 .side{white-space:pre-wrap;word-break:break-word;font:13px/1.4 ui-monospace,Menlo,Consolas,monospace;border:1px solid var(--line);padding:.4rem;max-height:28rem;overflow:auto;background:#fcfcfc}
 .side h4{font:600 12px system-ui,sans-serif;margin:0 0 .3rem;white-space:normal}

@@ -230,7 +230,7 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
         let pts: Vec<(f64, f64)> = grid.iter().map(|&x| (x, p(x))).collect();
         plot.curve(&pts, "curve", &format!("{b} × {r}"));
         plot.vline(t, &format!("threshold {t}"));
-        h.push_str(&plot.end());
+        h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
         let _ = write!(
             h,
             "<p class=\"note\">A pair at the threshold ({t}) becomes a candidate with probability {:.3}; at {:.2}, {:.3}; at {:.2}, {:.3}.</p>\n",
@@ -269,7 +269,7 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
         let pts: Vec<(f64, f64)> = grid.iter().map(|&x| (x, p(x))).collect();
         plot.curve(&pts, "curve", &format!("{} × {}", cfg.groups, cfg.per_group));
         plot.vline(t, &format!("threshold {t}"));
-        h.push_str(&plot.end());
+        h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
     } else if method == "simhash" {
         let k = s["config"]["method"]["simhash"]["max_distance"]
             .as_u64()
@@ -288,7 +288,7 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
         let pts: Vec<(f64, f64)> = cos_grid.iter().map(|&c| (c, hamming_probability(c, k))).collect();
         plot.curve(&pts, "curve", &format!("k = {k}"));
         plot.vline(cosine_at_distance(k), &format!("distance {k}"));
-        h.push_str(&plot.end());
+        h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
     } else {
         let _ = write!(
             h,
@@ -322,10 +322,10 @@ fn similarity(h: &mut String, d: &RunData) {
         "hist",
         "Similarity of verified candidate pairs",
         &format!(
-            "Histogram of the similarity of {verified} verified candidate pairs in bins of 0.01; {rejected} fall below the threshold {t} (grey bars, left of the dashed line) and were rejected, the others (blue bars, right of it) were accepted. The tallest bin holds {max} pairs."
+            "Histogram of the similarity of {verified} verified candidate pairs in bins of 0.01, pairs on a logarithmic scale; {rejected} fall below the threshold {t} (grey bars, left of the dashed line) and were rejected, the others (blue bars, right of it) were accepted. The tallest bin holds {max} pairs."
         ),
         Axis::linear("similarity", 0.0, 1.01),
-        Axis::linear("pairs", 0.0, max as f64 * 1.08),
+        Axis::log("pairs (log scale)", 0.5, max as f64 * 1.5),
     );
     for (i, &n) in hist.iter().enumerate() {
         if n == 0 {
@@ -337,14 +337,17 @@ fn similarity(h: &mut String, d: &RunData) {
         plot.bar(lo, lo + 0.01, n as f64, class, &format!("{range}: {n} pairs"));
     }
     plot.vline(t, &format!("threshold {t}"));
-    plot.text((t - 0.3).max(0.01), max as f64 * 0.9, "← rejected");
-    plot.text((t + 0.02).min(0.9), max as f64 * 0.9, "accepted →");
-    h.push_str(&plot.end());
+    h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
+    let _ = write!(
+        h,
+        "<p class=\"note\">Grey bars, left of the dashed line: rejected (below {t}); blue bars, right of it: accepted. \
+         Hover a bar for its count; the tallest bin holds {max} pairs.</p>\n"
+    );
     h.push_str("</section>\n");
 }
 
 fn cluster_table(h: &mut String, list: &[ClusterInfo], t: f64, keep: &str) {
-    h.push_str("<div class=\"wrap\"><table><thead><tr><th class=\"n\">cluster</th><th class=\"n\">size</th><th>representative (kept)</th><th>members by match</th><th class=\"n\">lowest similarity to it</th><th>first members</th></tr></thead><tbody>");
+    h.push_str("<div class=\"wrap\"><table class=\"clusters\"><thead><tr><th class=\"n\">cluster</th><th class=\"n\">size</th><th>representative (kept)</th><th>members by match</th><th class=\"n\">lowest similarity to it</th><th>first members</th></tr></thead><tbody>");
     for c in list {
         let kinds: Vec<String> = c.kinds.iter().map(|(k, n)| format!("{n} {}", escape(k))).collect();
         let flag = if c.below > 0 {
@@ -355,7 +358,7 @@ fn cluster_table(h: &mut String, list: &[ClusterInfo], t: f64, keep: &str) {
         let members: Vec<String> = c
             .members
             .iter()
-            .map(|m| format!("{} ({:.3})", link(&m.id), m.similarity))
+            .map(|m| format!("{} ({:.3})", breakable(&link(&m.id)), m.similarity))
             .collect();
         let more = (c.size - 1).saturating_sub(c.members.len());
         let _ = write!(
@@ -363,7 +366,7 @@ fn cluster_table(h: &mut String, list: &[ClusterInfo], t: f64, keep: &str) {
             "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"ids\">{}<br><span class=\"muted\">kept: {keep}</span></td><td>{}</td><td class=\"n\">{:.3}{flag}</td><td class=\"ids\">{}{}</td></tr>",
             c.number,
             c.size,
-            link(&c.representative),
+            breakable(&link(&c.representative)),
             kinds.join(", "),
             c.min_similarity,
             members.join("<br>"),
@@ -405,7 +408,7 @@ fn clusters(h: &mut String, d: &RunData) {
     for (&size, &n) in &d.cluster_sizes {
         plot.point(size as f64, n as f64, "", &format!("{n} clusters of {size} documents"));
     }
-    h.push_str(&plot.end());
+    h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
     let mut sizes = String::from("<details><summary>Cluster sizes as a table</summary><div class=\"wrap\"><table><thead><tr><th class=\"n\" data-sort=\"n\">size</th><th class=\"n\" data-sort=\"n\">clusters</th></tr></thead><tbody>");
     for (size, n) in &d.cluster_sizes {
         let _ = write!(sizes, "<tr><td class=\"n\">{size}</td><td class=\"n\">{n}</td></tr>");
@@ -437,6 +440,23 @@ fn link(id: &str) -> String {
     } else {
         escape(id)
     }
+}
+
+/// HTML of an id (or a link to it) with a line-break opportunity after every `/` of its text
+/// (not of its attributes), so that long paths wrap at their folders.
+fn breakable(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() + html.len() / 8);
+    let mut in_tag = false;
+    for c in html.chars() {
+        out.push(c);
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            '/' if !in_tag => out.push_str("<wbr>"),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// `text` cut at `max` bytes, at a word boundary; whether it was cut.
@@ -487,17 +507,30 @@ fn pairs(h: &mut String, d: &RunData, limits: Limits) {
         h.push_str("<p class=\"note\">No pair near the threshold.</p></section>\n");
         return;
     }
+    // Rejected pairs are counted by the histogram's 0.01 bins when the bands fall on them.
+    let hist: Vec<u64> = d.stats["pipeline"]["verification"]["histogram"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().map(num).collect());
+    let on_bins = ((t * 100.0).round() - t * 100.0).abs() < 1e-6 && !hist.is_empty();
+    let rejected_count = |lo: f64, hi: f64| -> u64 {
+        let (a, b) = ((lo * 100.0).round() as usize, (hi * 100.0).round() as usize);
+        hist[a.min(hist.len())..b.min(hist.len())].iter().sum()
+    };
     h.push_str("<div class=\"wrap\"><table><thead><tr><th>band</th><th>decision</th><th class=\"n\">pairs</th><th class=\"n\">shown</th></tr></thead><tbody>");
     for (i, (lo, hi, band, accepted)) in bands.iter().enumerate() {
         let shown = band.pairs().count().min(limits.pairs_per_band);
+        let count = match (accepted, on_bins) {
+            (true, _) => band.count.to_string(),
+            (false, true) => rejected_count(*lo, *hi).to_string(),
+            (false, false) => format!("{} sampled", band.count),
+        };
         let _ = write!(
             h,
-            "<tr><td><a href=\"#band-{i}\">{lo:.2}–{hi:.2}</a></td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{shown}</td></tr>",
+            "<tr><td><a href=\"#band-{i}\">{lo:.2}–{hi:.2}</a></td><td>{}</td><td class=\"n\">{count}</td><td class=\"n\">{shown}</td></tr>",
             if *accepted { "accepted" } else { "rejected" },
-            if *accepted { band.count.to_string() } else { format!("{} (sample)", band.count) },
         );
     }
-    h.push_str("</tbody></table></div>\n<p class=\"note\">Rejected bands count the pipeline's sample of rejected candidates (up to 16 per band), not every rejected pair.</p>\n");
+    h.push_str("</tbody></table></div>\n<p class=\"note\">Accepted bands count the pairs listed (every copy of each side); rejected bands count the verified candidates (pairs of distinct texts) in the histogram. Rejected pairs are drawn from the pipeline's sample (up to 16 per band).</p>\n");
     for (i, (lo, hi, band, accepted)) in bands.iter().enumerate() {
         let _ = write!(
             h,
@@ -618,6 +651,15 @@ fn rates(h: &mut String, d: &RunData) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_break_after_slashes_of_their_text_only() {
+        assert_eq!(breakable("a/b"), "a/<wbr>b");
+        assert_eq!(
+            breakable("<a href=\"http://x/y\">http://x/y</a>"),
+            "<a href=\"http://x/y\">http:/<wbr>/<wbr>x/<wbr>y</a>"
+        );
+    }
 
     #[test]
     fn cut_stops_at_a_word_and_a_char_boundary() {

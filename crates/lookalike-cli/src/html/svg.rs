@@ -29,8 +29,10 @@ impl Axis {
         Axis { label: label.to_owned(), min, max: if max > min { max } else { min + 1.0 }, log: false }
     }
 
+    /// A logarithmic axis from `min` (> 0; below 1 lets a count of 1 show above the axis)
+    /// to `max`; ticks are the powers of ten from 1.
     pub fn log(label: &str, min: f64, max: f64) -> Axis {
-        let min = min.max(1.0);
+        let min = min.max(1e-3);
         Axis { label: label.to_owned(), min, max: max.max(min * 10.0), log: true }
     }
 
@@ -50,7 +52,7 @@ impl Axis {
             let mut t = Vec::new();
             let mut v = 10f64.powf(self.min.log10().floor());
             while v <= self.max * 1.0001 {
-                if v >= self.min * 0.9999 {
+                if v >= self.min * 0.9999 && v >= 1.0 {
                     t.push(v);
                 }
                 v *= 10.0;
@@ -169,7 +171,12 @@ impl Plot {
             points.iter().map(|&(x, y)| format!("{:.1},{:.1}", self.px(x), self.py(y))).collect();
         let _ = write!(self.svg, "<polyline class=\"{class}\" points=\"{}\"/>", d.join(" "));
         if !label.is_empty() {
-            let (x, y) = points[points.len() / 2];
+            // Written where the curve crosses one half (or at its middle).
+            let (x, y) = points
+                .iter()
+                .copied()
+                .find(|&(_, y)| y >= 0.5)
+                .unwrap_or(points[points.len() / 2]);
             let _ = write!(
                 self.svg,
                 "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
@@ -197,7 +204,7 @@ impl Plot {
     /// A bar over `[x0, x1)` of height `y`, with a tooltip.
     pub fn bar(&mut self, x0: f64, x1: f64, y: f64, class: &str, tip: &str) {
         let (a, b) = (self.px(x0), self.px(x1));
-        let (top, base) = (self.py(y), self.py(self.y.min));
+        let (top, base) = (self.py(y), HEIGHT - BOTTOM);
         let _ = write!(
             self.svg,
             "<rect class=\"{class}\" x=\"{a:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{}</title></rect>",
@@ -252,6 +259,7 @@ mod tests {
         let a = Axis::log("size", 2.0, 5000.0);
         assert_eq!(a.ticks(), vec![10.0, 100.0, 1000.0]);
         assert_eq!(Axis::log("size", 1.0, 100.0).ticks(), vec![1.0, 10.0, 100.0]);
+        assert_eq!(Axis::log("pairs", 0.5, 100.0).ticks(), vec![1.0, 10.0, 100.0]);
     }
 
     #[test]
