@@ -6,6 +6,8 @@
 # clusters, and <width>-<section>.png.
 #
 #   bench/report-screenshots.sh [INPUT...]     (default: /usr/share/doc)
+#   RERENDER=1 bench/report-screenshots.sh     (no new run: the page again from the last run's
+#                                              run.json, with `lookalike report --run`)
 #
 # Uses $CARGO_TARGET_DIR/release/lookalike (or target/release/lookalike); nothing is built.
 set -euo pipefail
@@ -18,9 +20,15 @@ command -v chromium >/dev/null || { echo "chromium is missing: apt-get install -
 [ -x "$BIN" ] || { echo "$BIN is missing: cargo build --release --bin lookalike" >&2; exit 1; }
 mkdir -p "$OUT"
 
-# The main job of the README (without --output: the page does not need it), with the report.
-"$BIN" dedup "$@" --pairs "$OUT/pairs.tsv" --clusters "$OUT/clusters.jsonl" \
-    --stats "$OUT/stats.json" --html "$OUT/report.html"
+# The main job of the README (without --output: the page does not need it), with the report
+# and what `lookalike report --run` needs to write it again.
+if [ "${RERENDER:-0}" = 1 ]; then
+    "$BIN" report --run "$OUT/run.json" -o "$OUT/report.html"
+else
+    "$BIN" dedup "$@" --pairs "$OUT/pairs.tsv" --clusters "$OUT/clusters.jsonl" \
+        --report "$OUT/report.jsonl" --stats "$OUT/stats.json" --run "$OUT/run.json" \
+        --html "$OUT/report.html"
+fi
 ls -l "$OUT/report.html"
 
 # Chromium shoots the top of a page; a section is shown by a frame scrolled to its anchor.
