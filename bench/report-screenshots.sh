@@ -9,11 +9,12 @@
 #   RERENDER=1 bench/report-screenshots.sh     (no new run: the page again from the last run's
 #                                              run.json, with `lookalike report --run`)
 #
-# Uses $CARGO_TARGET_DIR/release/lookalike (or target/release/lookalike); nothing is built.
+# Uses $LOOKALIKE, or $CARGO_TARGET_DIR/release/lookalike (or target/release/lookalike); nothing
+# is built.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/lookalike"
+BIN="${LOOKALIKE:-${CARGO_TARGET_DIR:-$ROOT/target}/release/lookalike}"
 OUT="$ROOT/bench/work/report"
 [ "$#" -gt 0 ] || set -- /usr/share/doc
 command -v chromium >/dev/null || { echo "chromium is missing: apt-get install -y chromium" >&2; exit 1; }

@@ -33,8 +33,8 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         &args.run_file,
     ]
     .iter()
-        .filter(|t| t.as_deref() == Some("-"))
-        .count();
+    .filter(|t| t.as_deref() == Some("-"))
+    .count();
     if stdout_targets > 1 {
         return Err(UsageError(
             "only one of --pairs, --clusters, --output, --report, --stats, --html, --run can be -"
@@ -140,7 +140,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     };
     let batches =
         DecodedBatches::spawn(expanded.inputs, opts.clone(), BatchLimits::default(), per_record)
-        .context("cannot start the reader thread")?;
+            .context("cannot start the reader thread")?;
     for decoded in batches {
         let mut docs = Vec::with_capacity(decoded.len());
         for item in decoded {
@@ -264,7 +264,9 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let rejected_sample = std::mem::take(&mut report_run.stats.verification.rejected_sample);
     let rejected_sample: Vec<(&str, &str, f64)> = rejected_sample
         .iter()
-        .map(|&(a, b, sim)| (report_run.ids[a.index()].as_str(), report_run.ids[b.index()].as_str(), sim))
+        .map(|&(a, b, sim)| {
+            (report_run.ids[a.index()].as_str(), report_run.ids[b.index()].as_str(), sim)
+        })
         .collect();
     summary.stats = report_run.stats.clone();
     let mut json = summary.to_json(&dedup);

@@ -43,9 +43,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     };
     let opts = dedup.input.read_options();
     let file = |key: &str| -> Result<String> {
-        run["outputs"][key].as_str().map(str::to_owned).ok_or_else(|| {
-            anyhow!("{}: the run wrote no --{key} file", args.run.display())
-        })
+        run["outputs"][key]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow!("{}: the run wrote no --{key} file", args.run.display()))
     };
     let (pairs, clusters, report) = (file("pairs")?, file("clusters")?, file("report")?);
     // Open the output now (an absolute path: the inputs are read from the run's folder).

@@ -45,7 +45,9 @@ pub fn render(settings: &str, reference: &str, rows: &[MethodResult]) -> String 
             r.wall_seconds,
         );
     }
-    h.push_str("</tbody></table></div></section>\n<section id=\"pr\"><h2>Precision and recall</h2>\n");
+    h.push_str(
+        "</tbody></table></div></section>\n<section id=\"pr\"><h2>Precision and recall</h2>\n",
+    );
     let scored: Vec<&MethodResult> =
         rows.iter().filter(|r| r.score.precision.is_some() && r.score.recall.is_some()).collect();
     if scored.is_empty() {

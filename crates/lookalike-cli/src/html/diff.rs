@@ -43,7 +43,14 @@ struct Run {
 }
 
 impl Run {
-    fn push(&mut self, tag: ChangeTag, token: &str, html: &mut String, counts: &mut [usize; 3], w: usize) {
+    fn push(
+        &mut self,
+        tag: ChangeTag,
+        token: &str,
+        html: &mut String,
+        counts: &mut [usize; 3],
+        w: usize,
+    ) {
         if self.tag != Some(tag) {
             self.flush(html, counts, w);
             self.tag = Some(tag);
@@ -154,7 +161,10 @@ mod tests {
         let b = "the cat sat on the mat and then it slept";
         let d = side_by_side(a, b, 5);
         assert_eq!(d.left, "<span class=\"sh\">the cat sat on the mat</span>");
-        assert_eq!(d.right, "<span class=\"sh\">the cat sat on the mat</span><ins> and then it slept</ins>");
+        assert_eq!(
+            d.right,
+            "<span class=\"sh\">the cat sat on the mat</span><ins> and then it slept</ins>"
+        );
         assert_eq!(d.added_words, 4);
     }
 
@@ -162,8 +172,16 @@ mod tests {
     fn markup_in_texts_is_escaped() {
         let d = side_by_side("<script>alert(1)</script> x", "<script>alert(2)</script> x", 5);
         assert!(!d.left.contains("<script>") && !d.right.contains("<script>"));
-        assert!(d.left.starts_with("&lt;script&gt;alert(<del>1</del>)&lt;/script&gt;"), "{}", d.left);
-        assert!(d.right.starts_with("&lt;script&gt;alert(<ins>2</ins>)&lt;/script&gt;"), "{}", d.right);
+        assert!(
+            d.left.starts_with("&lt;script&gt;alert(<del>1</del>)&lt;/script&gt;"),
+            "{}",
+            d.left
+        );
+        assert!(
+            d.right.starts_with("&lt;script&gt;alert(<ins>2</ins>)&lt;/script&gt;"),
+            "{}",
+            d.right
+        );
     }
 
     #[test]

@@ -61,7 +61,7 @@ th[data-sort]{cursor:pointer}th[data-sort]::after{content:" \2195";color:var(--m
 .cards{display:flex;flex-wrap:wrap;gap:.6rem;margin:.6rem 0}
 .card{border:1px solid var(--line);border-radius:6px;padding:.4rem .8rem;min-width:8rem}
 .card b{display:block;font-size:1.3rem}
-svg.plot{width:100%;max-width:640px;min-width:520px;height:auto;display:block;margin:.4rem 0}
+svg.plot{width:100%;max-width:640px;height:auto;display:block;margin:.4rem 0}
 svg .grid{stroke:#e5e5e5}svg .frame{fill:none;stroke:#888}
 svg .tick,svg .label,svg .axis{font:11px system-ui,sans-serif;fill:#333}svg .axis{font-size:12px}
 svg .curve{fill:none;stroke:var(--accent);stroke-width:2}
@@ -82,7 +82,7 @@ ins{background:var(--ins);text-decoration:underline}
 .sh{background:var(--sh)}
 .legend span{padding:0 .3rem;margin-right:.4rem}
 .flag{font-weight:600;color:#a00}
-@media (max-width:700px){.sides{grid-template-columns:1fr}body{padding:.5rem}}
+@media (max-width:700px){.sides{grid-template-columns:1fr}body{padding:.5rem}svg .tick,svg .label{font-size:17px}svg .axis{font-size:18px}}
 </style>
 <script>
 addEventListener("DOMContentLoaded",function(){document.querySelectorAll("th[data-sort]").forEach(function(th){th.addEventListener("click",function(){var t=th.closest("table"),b=t.tBodies[0],i=Array.prototype.indexOf.call(th.parentNode.children,th),num=th.dataset.sort==="n",asc=th.dataset.dir!=="a";th.dataset.dir=asc?"a":"d";var rows=Array.prototype.slice.call(b.rows);rows.sort(function(x,y){var p=x.cells[i].textContent,q=y.cells[i].textContent;if(num){p=parseFloat(p)||0;q=parseFloat(q)||0;return asc?p-q:q-p}return asc?p.localeCompare(q):q.localeCompare(p)});rows.forEach(function(r){b.appendChild(r)})})})});
@@ -94,7 +94,10 @@ mod tests {
 
     #[test]
     fn escapes_markup_quotes_and_control_characters() {
-        assert_eq!(escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
         assert_eq!(escape("a\u{0}b\nc"), "a\u{FFFD}b\nc");
     }
 }

@@ -47,7 +47,11 @@ fn num(v: &Value) -> u64 {
 }
 
 fn pct(part: u64, whole: u64) -> String {
-    if whole == 0 { "–".to_owned() } else { format!("{:.1}%", 100.0 * part as f64 / whole as f64) }
+    if whole == 0 {
+        "–".to_owned()
+    } else {
+        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
+    }
 }
 
 /// The method's name in the stats' config (`"exact"`, or the key of `{"minhash": {...}}`).
@@ -161,28 +165,38 @@ fn run_card(h: &mut String, d: &RunData) {
         escape(&d.version)
     );
     stat_row(h, "duplicates removed", "pipeline.duplicates", &duplicates.to_string());
-    stat_row(h, "near-duplicate pairs (distinct texts)", "pipeline.near_pairs", &num(&p["near_pairs"]).to_string());
+    stat_row(
+        h,
+        "near-duplicate pairs (distinct texts)",
+        "pipeline.near_pairs",
+        &num(&p["near_pairs"]).to_string(),
+    );
     stat_row(h, "pairs listed", "pipeline.pairs", &num(&p["pairs"]).to_string());
     stat_row(h, "clusters", "pipeline.clusters", &num(&p["clusters"]).to_string());
-    stat_row(h, "candidate pairs", "pipeline.candidates.pairs", &num(&p["candidates"]["pairs"]).to_string());
+    stat_row(
+        h,
+        "candidate pairs",
+        "pipeline.candidates.pairs",
+        &num(&p["candidates"]["pairs"]).to_string(),
+    );
     stat_row(h, "input errors", "input_errors", &num(&s["input_errors"]).to_string());
     h.push_str("</tbody></table></div>\n");
     if let Some(reasons) = s["skipped_by_reason"].as_object().filter(|r| !r.is_empty()) {
         h.push_str("<h3>Skipped, by reason</h3><div class=\"wrap\"><table><thead><tr><th>reason</th><th class=\"n\">records</th></tr></thead><tbody>");
         for (reason, n) in reasons {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=\"n\">{}</td></tr>",
-                escape(reason),
-                num(n)
-            );
+            let _ =
+                write!(h, "<tr><td>{}</td><td class=\"n\">{}</td></tr>", escape(reason), num(n));
         }
         h.push_str("</tbody></table></div>\n");
     }
     // The measured figures: the only ones that differ between two runs of the same input.
     h.push_str("<h3>Time and memory (measured)</h3><div class=\"wrap\"><table id=\"measured\"><thead><tr><th>stage</th><th class=\"n\">seconds</th></tr></thead><tbody>");
     let secs = |v: &Value| v.as_f64().map_or("–".to_owned(), |x| format!("{x:.2}"));
-    let _ = write!(h, "<tr><td>reading, extraction and sketching</td><td class=\"n\">{}</td></tr>", secs(&s["read_seconds"]));
+    let _ = write!(
+        h,
+        "<tr><td>reading, extraction and sketching</td><td class=\"n\">{}</td></tr>",
+        secs(&s["read_seconds"])
+    );
     if let Some(stages) = s["stages"].as_array() {
         for st in stages {
             let _ = write!(
@@ -193,12 +207,12 @@ fn run_card(h: &mut String, d: &RunData) {
             );
         }
     }
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<tr><th scope=\"row\">total</th><td class=\"n\">{}</td></tr>\
          <tr><th scope=\"row\">threads</th><td class=\"n\">{}</td></tr>\
          <tr><th scope=\"row\">MB/s</th><td class=\"n\">{}</td></tr>\
-         <tr><th scope=\"row\">peak memory (MB)</th><td class=\"n\">{}</td></tr></tbody></table></div>\n",
+         <tr><th scope=\"row\">peak memory (MB)</th><td class=\"n\">{}</td></tr></tbody></table></div>",
         secs(&s["seconds"]),
         num(&s["threads"]),
         s["mb_per_second"].as_f64().map_or("–".to_owned(), |x| format!("{x:.1}")),
@@ -231,9 +245,9 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
         plot.curve(&pts, "curve", &format!("{b} × {r}"));
         plot.vline(t, &format!("threshold {t}"));
         h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<p class=\"note\">A pair at the threshold ({t}) becomes a candidate with probability {:.3}; at {:.2}, {:.3}; at {:.2}, {:.3}.</p>\n",
+            "<p class=\"note\">A pair at the threshold ({t}) becomes a candidate with probability {:.3}; at {:.2}, {:.3}; at {:.2}, {:.3}.</p>",
             p(t),
             (t - 0.1).max(0.0),
             p((t - 0.1).max(0.0)),
@@ -285,14 +299,15 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
             Axis::linear("cosine similarity", 0.5, 1.0),
             Axis::linear("P(candidate)", 0.0, 1.0),
         );
-        let pts: Vec<(f64, f64)> = cos_grid.iter().map(|&c| (c, hamming_probability(c, k))).collect();
+        let pts: Vec<(f64, f64)> =
+            cos_grid.iter().map(|&c| (c, hamming_probability(c, k))).collect();
         plot.curve(&pts, "curve", &format!("k = {k}"));
         plot.vline(cosine_at_distance(k), &format!("distance {k}"));
         h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
     } else {
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<p class=\"note\">Method {}: candidates are documents with an equal signature or a shared sampled feature; it has no candidate curve.</p>\n",
+            "<p class=\"note\">Method {}: candidates are documents with an equal signature or a shared sampled feature; it has no candidate curve.</p>",
             escape(method)
         );
     }
@@ -304,15 +319,16 @@ fn similarity(h: &mut String, d: &RunData) {
     let rejected = num(&v["rejected"]);
     let t = d.threshold;
     h.push_str("<section id=\"similarity\"><h2>Similarity of verified candidates</h2>\n");
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<p>Verification compared <b data-stat=\"pipeline.verification.verified\">{verified}</b> candidate pairs of distinct texts \
          and rejected <b data-stat=\"pipeline.verification.rejected\">{rejected}</b> ({}) below the threshold {t}; \
-         <b data-stat=\"pipeline.near_pairs\">{}</b> were accepted. Exact copies are found by fingerprint before this stage and are not counted here.</p>\n",
+         <b data-stat=\"pipeline.near_pairs\">{}</b> were accepted. Exact copies are found by fingerprint before this stage and are not counted here.</p>",
         pct(rejected, verified),
         num(&d.stats["pipeline"]["near_pairs"]),
     );
-    let hist: Vec<u64> = v["histogram"].as_array().map_or_else(Vec::new, |a| a.iter().map(num).collect());
+    let hist: Vec<u64> =
+        v["histogram"].as_array().map_or_else(Vec::new, |a| a.iter().map(num).collect());
     if hist.is_empty() {
         h.push_str("<p class=\"note\">No candidate pair was verified.</p></section>\n");
         return;
@@ -338,10 +354,10 @@ fn similarity(h: &mut String, d: &RunData) {
     }
     plot.vline(t, &format!("threshold {t}"));
     h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<p class=\"note\">Grey bars, left of the dashed line: rejected (below {t}); blue bars, right of it: accepted. \
-         Hover a bar for its count; the tallest bin holds {max} pairs.</p>\n"
+         Hover a bar for its count; the tallest bin holds {max} pairs.</p>"
     );
     h.push_str("</section>\n");
 }
@@ -349,7 +365,8 @@ fn similarity(h: &mut String, d: &RunData) {
 fn cluster_table(h: &mut String, list: &[ClusterInfo], t: f64, keep: &str) {
     h.push_str("<div class=\"wrap\"><table class=\"clusters\"><thead><tr><th class=\"n\">cluster</th><th class=\"n\">size</th><th>representative (kept)</th><th>members by match</th><th class=\"n\">lowest similarity to it</th><th>first members</th></tr></thead><tbody>");
     for c in list {
-        let kinds: Vec<String> = c.kinds.iter().map(|(k, n)| format!("{n} {}", escape(k))).collect();
+        let kinds: Vec<String> =
+            c.kinds.iter().map(|(k, n)| format!("{n} {}", escape(k))).collect();
         let flag = if c.below > 0 {
             format!(" <span class=\"flag\">chained: {} below {t}</span>", c.below)
         } else {
@@ -409,7 +426,9 @@ fn clusters(h: &mut String, d: &RunData) {
         plot.point(size as f64, n as f64, "", &format!("{n} clusters of {size} documents"));
     }
     h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
-    let mut sizes = String::from("<details><summary>Cluster sizes as a table</summary><div class=\"wrap\"><table><thead><tr><th class=\"n\" data-sort=\"n\">size</th><th class=\"n\" data-sort=\"n\">clusters</th></tr></thead><tbody>");
+    let mut sizes = String::from(
+        "<details><summary>Cluster sizes as a table</summary><div class=\"wrap\"><table><thead><tr><th class=\"n\" data-sort=\"n\">size</th><th class=\"n\" data-sort=\"n\">clusters</th></tr></thead><tbody>",
+    );
     for (size, n) in &d.cluster_sizes {
         let _ = write!(sizes, "<tr><td class=\"n\">{size}</td><td class=\"n\">{n}</td></tr>");
     }
@@ -417,9 +436,9 @@ fn clusters(h: &mut String, d: &RunData) {
     h.push_str(&sizes);
     h.push_str("<h3>Largest clusters</h3>\n");
     cluster_table(h, &d.largest, t, keep);
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<h3>Chained clusters</h3><p><b data-flag=\"chained\">{}</b> clusters have a member whose similarity to the representative is below the threshold {t}: it joined through another member (a chain A~B, B~C with A≁C).{}</p>\n",
+        "<h3>Chained clusters</h3><p><b data-flag=\"chained\">{}</b> clusters have a member whose similarity to the representative is below the threshold {t}: it joined through another member (a chain A~B, B~C with A≁C).{}</p>",
         d.chained,
         if mode == "connected" {
             ""
@@ -492,7 +511,7 @@ fn pairs(h: &mut String, d: &RunData, limits: Limits) {
         d.identical,
     );
     if let Some(note) = &d.texts_note {
-        let _ = write!(h, "<p class=\"note\">{}</p>\n", escape(note));
+        let _ = writeln!(h, "<p class=\"note\">{}</p>", escape(note));
     }
     let mut bands: Vec<(f64, f64, &super::data::Band, bool)> = Vec::new();
     for (&k, band) in d.rejected.iter().rev() {
@@ -532,9 +551,9 @@ fn pairs(h: &mut String, d: &RunData, limits: Limits) {
     }
     h.push_str("</tbody></table></div>\n<p class=\"note\">Accepted bands count the pairs listed (every copy of each side); rejected bands count the verified candidates (pairs of distinct texts) in the histogram. Rejected pairs are drawn from the pipeline's sample (up to 16 per band).</p>\n");
     for (i, (lo, hi, band, accepted)) in bands.iter().enumerate() {
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<h3 id=\"band-{i}\">Similarity {lo:.2}–{hi:.2} ({})</h3>\n",
+            "<h3 id=\"band-{i}\">Similarity {lo:.2}–{hi:.2} ({})</h3>",
             if *accepted { "accepted" } else { "rejected" }
         );
         for (j, p) in band.pairs().take(limits.pairs_per_band).enumerate() {
@@ -569,7 +588,12 @@ fn pair(h: &mut String, d: &RunData, p: &SampledPair, w: usize, limits: Limits, 
                 diff.removed_words,
                 diff.added_words,
                 if cut_a || cut_b {
-                    format!("; texts cut at {} characters (of {} and {})", limits.text_chars, a.len(), b.len())
+                    format!(
+                        "; texts cut at {} characters (of {} and {})",
+                        limits.text_chars,
+                        a.len(),
+                        b.len()
+                    )
                 } else {
                     String::new()
                 },
@@ -609,7 +633,8 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
     }
     h.push_str("</tbody></table></div>\n");
     if sorted.len() > TABLE_ROWS {
-        let _ = write!(h, "<p class=\"note\">The {TABLE_ROWS} largest of {} rows.</p>\n", sorted.len());
+        let _ =
+            writeln!(h, "<p class=\"note\">The {TABLE_ROWS} largest of {} rows.</p>", sorted.len());
     }
 }
 
@@ -622,7 +647,11 @@ fn rates(h: &mut String, d: &RunData) {
     } else {
         rate_table(h, "By host", "host", &d.by_host);
         if d.without_host > 0 {
-            let _ = write!(h, "<p class=\"note\">{} records have an id that is not a URL.</p>\n", d.without_host);
+            let _ = writeln!(
+                h,
+                "<p class=\"note\">{} records have an id that is not a URL.</p>",
+                d.without_host
+            );
         }
     }
     rate_table(h, "By language", "language", &d.by_lang);

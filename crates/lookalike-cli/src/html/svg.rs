@@ -26,7 +26,12 @@ pub struct Axis {
 
 impl Axis {
     pub fn linear(label: &str, min: f64, max: f64) -> Axis {
-        Axis { label: label.to_owned(), min, max: if max > min { max } else { min + 1.0 }, log: false }
+        Axis {
+            label: label.to_owned(),
+            min,
+            max: if max > min { max } else { min + 1.0 },
+            log: false,
+        }
     }
 
     /// A logarithmic axis from `min` (> 0; below 1 lets a count of 1 show above the axis)
@@ -172,11 +177,8 @@ impl Plot {
         let _ = write!(self.svg, "<polyline class=\"{class}\" points=\"{}\"/>", d.join(" "));
         if !label.is_empty() {
             // Written where the curve crosses one half (or at its middle).
-            let (x, y) = points
-                .iter()
-                .copied()
-                .find(|&(_, y)| y >= 0.5)
-                .unwrap_or(points[points.len() / 2]);
+            let (x, y) =
+                points.iter().copied().find(|&(_, y)| y >= 0.5).unwrap_or(points[points.len() / 2]);
             let _ = write!(
                 self.svg,
                 "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
@@ -233,17 +235,6 @@ impl Plot {
         }
     }
 
-    /// A text at data coordinates (anchored at its start).
-    pub fn text(&mut self, x: f64, y: f64, text: &str) {
-        let _ = write!(
-            self.svg,
-            "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-            self.px(x),
-            self.py(y),
-            escape(text)
-        );
-    }
-
     pub fn end(mut self) -> String {
         self.svg.push_str("</svg>");
         self.svg
@@ -271,10 +262,13 @@ mod tests {
 
     #[test]
     fn labels_are_escaped() {
-        let mut p = Plot::new("p", "a<b", "c&d", Axis::linear("x<", 0.0, 1.0), Axis::linear("y", 0.0, 1.0));
+        let mut p =
+            Plot::new("p", "a<b", "c&d", Axis::linear("x<", 0.0, 1.0), Axis::linear("y", 0.0, 1.0));
         p.point(0.5, 0.5, "<script>", "t>");
         let svg = p.end();
-        assert!(svg.contains("a&lt;b") && svg.contains("c&amp;d") && svg.contains("&lt;script&gt;"));
+        assert!(
+            svg.contains("a&lt;b") && svg.contains("c&amp;d") && svg.contains("&lt;script&gt;")
+        );
         assert!(!svg.contains("<script>"));
     }
 }

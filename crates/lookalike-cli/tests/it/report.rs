@@ -41,7 +41,11 @@ impl TokenSink for Collect {
                         .iter()
                         .map(|a| (a.name.local.to_string(), a.value.to_string()))
                         .collect();
-                    toks.push(Tok::Start { name: name.clone(), attrs, self_closing: tag.self_closing });
+                    toks.push(Tok::Start {
+                        name: name.clone(),
+                        attrs,
+                        self_closing: tag.self_closing,
+                    });
                     // What the tree builder would tell the tokenizer: script and style are raw.
                     match name.as_str() {
                         "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
@@ -147,7 +151,11 @@ fn corpus(dir: &Path) -> String {
     let evil = format!("<script>alert('x')</script> {}", words(500, 100));
     line("<b>evil</b>", &evil);
     line("evil-copy", &edit(&evil, 50));
-    let fox = format!("{} the quick brown fox jumps over the lazy dog {}", words(600, 60), words(601, 60));
+    let fox = format!(
+        "{} the quick brown fox jumps over the lazy dog {}",
+        words(600, 60),
+        words(601, 60)
+    );
     line("fox", &fox);
     line("cat", &fox.replace(" fox ", " cat "));
     for i in 0..20 {
@@ -181,8 +189,10 @@ fn html_report_is_well_formed_and_escapes_document_ids_and_texts() {
     assert!(!html.contains("<b>evil</b>") && !html.contains("<script>alert"));
     assert!(html.contains("&lt;b&gt;evil&lt;/b&gt;"), "the markup id is shown, escaped");
     assert!(html.contains("&lt;script&gt;alert("), "the markup text is shown, escaped");
-    let text: String =
-        toks.iter().filter_map(|t| if let Tok::Text(s) = t { Some(s.as_str()) } else { None }).collect();
+    let text: String = toks
+        .iter()
+        .filter_map(|t| if let Tok::Text(s) = t { Some(s.as_str()) } else { None })
+        .collect();
     assert!(text.contains("<b>evil</b>") && text.contains("<script>alert("), "read back as text");
     // Sections, plots with a title and a description, no resource from elsewhere.
     for id in ["run", "similarity", "clusters", "pairs", "rates"] {
@@ -270,8 +280,16 @@ fn report_run_writes_the_page_dedup_html_writes() {
     dedup(
         tmp.path(),
         &[
-            "--html", "direct.html", "--run", "run.json", "--pairs", "p.tsv", "--clusters",
-            "c.jsonl", "--report", "r.jsonl",
+            "--html",
+            "direct.html",
+            "--run",
+            "run.json",
+            "--pairs",
+            "p.tsv",
+            "--clusters",
+            "c.jsonl",
+            "--report",
+            "r.jsonl",
         ],
     );
     // From another folder: the run file says where the inputs are.
@@ -294,7 +312,8 @@ fn report_run_writes_the_page_dedup_html_writes() {
 fn dedup_run_without_its_files_is_a_usage_error() {
     let tmp = tempfile::tempdir().unwrap();
     corpus(tmp.path());
-    let out = run(&["dedup", "corpus.jsonl", "--run", "run.json", "--pairs", "p.tsv"], None, tmp.path());
+    let out =
+        run(&["dedup", "corpus.jsonl", "--run", "run.json", "--pairs", "p.tsv"], None, tmp.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--run needs --clusters FILE"), "{}", stderr(&out));
     let out = run(&["report", "--run", "corpus.jsonl", "-o", "x.html"], None, tmp.path());
@@ -338,8 +357,19 @@ fn compare_html_has_the_method_table_and_a_labelled_scatter() {
     write(tmp.path(), "gold.tsv", gold.as_bytes());
     let out = run(
         &[
-            "compare", "corpus.jsonl", "--gold", "gold.tsv", "--methods", "minhash,exact",
-            "--html", "c.html", "--json", "c.json", "-q", "--threshold", "0.6",
+            "compare",
+            "corpus.jsonl",
+            "--gold",
+            "gold.tsv",
+            "--methods",
+            "minhash,exact",
+            "--html",
+            "c.html",
+            "--json",
+            "c.json",
+            "-q",
+            "--threshold",
+            "0.6",
         ],
         None,
         tmp.path(),
@@ -350,7 +380,10 @@ fn compare_html_has_the_method_table_and_a_labelled_scatter() {
     let json: Value = serde_json::from_str(&read(tmp.path(), "c.json")).unwrap();
     for m in json["methods"].as_array().unwrap() {
         let name = m["method"].as_str().unwrap();
-        let row = format!("<tr><td>{name}</td><td class=\"n\">{:.3}</td>", m["precision"].as_f64().unwrap());
+        let row = format!(
+            "<tr><td>{name}</td><td class=\"n\">{:.3}</td>",
+            m["precision"].as_f64().unwrap()
+        );
         assert!(html.contains(&row), "{row}");
         // Named beside its point, not told apart by colour.
         assert!(html.contains(&format!("\">{name}</text>")), "label of {name}");

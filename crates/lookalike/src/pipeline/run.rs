@@ -627,13 +627,18 @@ impl Similarity<'_> {
             // Band 0 is [t − 0.05, t) (a hair of slack for floating point: 0.75 is in it at 0.8).
             let below = ((t - sim) / SAMPLE_BAND - 1e-9).ceil() - 1.0;
             if sim < t && below < SAMPLE_BANDS_BELOW as f64 {
-                near_misses.push((below.max(0.0) as usize, mix(pair ^ self.config.seed), pair, sim));
+                near_misses.push((
+                    below.max(0.0) as usize,
+                    mix(pair ^ self.config.seed),
+                    pair,
+                    sim,
+                ));
             }
         }
         if stats.verified == 0 {
             stats.histogram.clear();
         }
-        near_misses.sort_unstable_by(|x, y| (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2)));
+        near_misses.sort_unstable_by_key(|x| (x.0, x.1, x.2));
         let mut sample: Vec<(usize, u64, f64)> = Vec::new();
         for band in near_misses.chunk_by(|x, y| x.0 == y.0) {
             sample.extend(band.iter().take(SAMPLE_PER_BAND).map(|&(b, _, p, s)| (b, p, s)));
