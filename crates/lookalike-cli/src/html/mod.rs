@@ -73,7 +73,6 @@ svg .pt{fill:var(--accent);stroke:#fff}
 .pair{border:1px solid var(--line);border-radius:6px;margin:.6rem 0;padding:.4rem .6rem}
 .pair>summary{cursor:pointer}
 .ids{overflow-wrap:anywhere}
-table.clusters{min-width:720px}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:.6rem;margin-top:.4rem}
 .side{white-space:pre-wrap;word-break:break-word;font:13px/1.4 ui-monospace,Menlo,Consolas,monospace;border:1px solid var(--line);padding:.4rem;max-height:28rem;overflow:auto;background:#fcfcfc}
 .side h4{font:600 12px system-ui,sans-serif;margin:0 0 .3rem;white-space:normal}
@@ -82,7 +81,9 @@ ins{background:var(--ins);text-decoration:underline}
 .sh{background:var(--sh)}
 .legend span{padding:0 .3rem;margin-right:.4rem}
 .flag{font-weight:600;color:#a00}
-@media (max-width:700px){.sides{grid-template-columns:1fr}body{padding:.5rem}svg .tick,svg .label{font-size:17px}svg .axis{font-size:18px}}
+@media (max-width:700px){.sides{grid-template-columns:1fr}body{padding:.5rem}svg .tick,svg .label{font-size:17px}svg .axis{font-size:18px}
+table.clusters thead{display:none}table.clusters tr{display:block;border:1px solid var(--line);margin-bottom:.5rem}
+table.clusters td{display:block;border:none;text-align:left}table.clusters td::before{content:attr(data-label) ": ";font-weight:600}}
 </style>
 <script>
 addEventListener("DOMContentLoaded",function(){document.querySelectorAll("th[data-sort]").forEach(function(th){th.addEventListener("click",function(){var t=th.closest("table"),b=t.tBodies[0],i=Array.prototype.indexOf.call(th.parentNode.children,th),num=th.dataset.sort==="n",asc=th.dataset.dir!=="a";th.dataset.dir=asc?"a":"d";var rows=Array.prototype.slice.call(b.rows);rows.sort(function(x,y){var p=x.cells[i].textContent,q=y.cells[i].textContent;if(num){p=parseFloat(p)||0;q=parseFloat(q)||0;return asc?p-q:q-p}return asc?p.localeCompare(q):q.localeCompare(p)});rows.forEach(function(r){b.appendChild(r)})})})});

@@ -380,7 +380,10 @@ fn cluster_table(h: &mut String, list: &[ClusterInfo], t: f64, keep: &str) {
         let more = (c.size - 1).saturating_sub(c.members.len());
         let _ = write!(
             h,
-            "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"ids\">{}<br><span class=\"muted\">kept: {keep}</span></td><td>{}</td><td class=\"n\">{:.3}{flag}</td><td class=\"ids\">{}{}</td></tr>",
+            "<tr><td class=\"n\" data-label=\"cluster\">{}</td><td class=\"n\" data-label=\"size\">{}</td>\
+             <td class=\"ids\" data-label=\"kept\">{}<br><span class=\"muted\">kept: {keep}</span></td>\
+             <td data-label=\"members\">{}</td><td class=\"n\" data-label=\"lowest similarity\">{:.3}{flag}</td>\
+             <td class=\"ids\" data-label=\"first members\">{}{}</td></tr>",
             c.number,
             c.size,
             breakable(&link(&c.representative)),

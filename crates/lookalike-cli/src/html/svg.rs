@@ -10,7 +10,7 @@ use super::escape;
 
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 300.0;
-const LEFT: f64 = 64.0;
+const LEFT: f64 = 72.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 16.0;
 const BOTTOM: f64 = 48.0;
@@ -83,10 +83,14 @@ impl Axis {
     }
 }
 
-/// A number as a tick label: integers without decimals, others with up to two.
+/// A number as a tick label: thousands and millions of round numbers as `10k`, `2M` (short
+/// enough for the left margin on a phone), other integers without decimals, the rest with up to
+/// two.
 pub fn tick_label(v: f64) -> String {
-    if v.abs() >= 1e6 && v.fract() == 0.0 {
-        format!("{:.0e}", v)
+    if v.abs() >= 1e6 && (v / 1e6).fract() == 0.0 {
+        format!("{:.0}M", v / 1e6)
+    } else if v.abs() >= 1e3 && (v / 1e3).fract() == 0.0 {
+        format!("{:.0}k", v / 1e3)
     } else if v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
@@ -258,6 +262,9 @@ mod tests {
         assert_eq!(Axis::linear("s", 0.0, 1.0).ticks(), vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
         assert_eq!(tick_label(0.2), "0.2");
         assert_eq!(tick_label(250.0), "250");
+        assert_eq!(tick_label(100_000.0), "100k");
+        assert_eq!(tick_label(3_000_000.0), "3M");
+        assert_eq!(tick_label(2500.0), "2500");
     }
 
     #[test]
