@@ -82,7 +82,7 @@ ins{background:var(--ins);text-decoration:underline}
 .legend span{padding:0 .3rem;margin-right:.4rem}
 .flag{font-weight:600;color:#a00}
 @media (max-width:700px){.sides{grid-template-columns:1fr}body{padding:.5rem}svg .tick,svg .label{font-size:17px}svg .axis{font-size:18px}
-table.clusters thead{display:none}table.clusters tr{display:block;border:1px solid var(--line);margin-bottom:.5rem}
+table.rates td:first-child{min-width:8rem}table.clusters thead{display:none}table.clusters tr{display:block;border:1px solid var(--line);margin-bottom:.5rem}
 table.clusters td{display:block;border:none;text-align:left}table.clusters td::before{content:attr(data-label) ": ";font-weight:600}}
 </style>
 <script>

@@ -616,21 +616,21 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
     sorted.sort_by(|a, b| b.1.documents.cmp(&a.1.documents).then(a.0.cmp(b.0)));
     let _ = write!(
         h,
-        "<h3>{}</h3><div class=\"wrap\"><table><thead><tr><th data-sort=\"s\">{}</th><th class=\"n\" data-sort=\"n\">documents</th>\
-         <th class=\"n\" data-sort=\"n\">exact copies of the kept one</th><th class=\"n\" data-sort=\"n\">near duplicates</th>\
-         <th class=\"n\" data-sort=\"n\">duplicate rate</th><th class=\"n\" data-sort=\"n\">skipped</th></tr></thead><tbody>",
+        "<h3>{}</h3><div class=\"wrap\"><table class=\"rates\"><thead><tr><th data-sort=\"s\">{}</th><th class=\"n\" data-sort=\"n\">documents</th>\
+         <th class=\"n\" data-sort=\"n\">duplicate rate</th><th class=\"n\" data-sort=\"n\">exact</th><th class=\"n\" data-sort=\"n\">near</th>\
+         <th class=\"n\" data-sort=\"n\">skipped</th></tr></thead><tbody>",
         escape(title),
         escape(key)
     );
     for (name, r) in sorted.iter().take(TABLE_ROWS) {
-        let cell = escape(name);
+        let cell = breakable(&escape(name));
         let _ = write!(
             h,
             "<tr><td class=\"ids\">{cell}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             r.documents,
+            pct(r.exact + r.near, r.documents),
             r.exact,
             r.near,
-            pct(r.exact + r.near, r.documents),
             r.skipped
         );
     }
@@ -642,9 +642,9 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
 }
 
 fn rates(h: &mut String, d: &RunData) {
-    h.push_str("<section id=\"rates\"><h2>Duplicate rates</h2>\n<p>Documents removed as duplicates of another, as a share of the records read. \
-        A removed document counts as an exact copy here when it is an exact copy of the document kept in its place; \
-        the run card counts every exact copy of an earlier document, so an exact copy of a near duplicate is near here and exact there.</p>\n");
+    h.push_str("<section id=\"rates\"><h2>Duplicate rates</h2>\n<p>Documents removed as duplicates of another, as a share of the records read: \
+        <i>exact</i>, an exact copy of the document kept in its place; <i>near</i>, a near duplicate of it. \
+        (The run card counts every exact copy of an earlier document, so an exact copy of a near duplicate is near here and exact there.)</p>\n");
     if d.by_host.is_empty() {
         h.push_str("<p class=\"note\">By host: no document id is an http(s) URL.</p>\n");
     } else {
