@@ -67,7 +67,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         };
         let sim: f64 =
             sim.parse().map_err(|_| anyhow!("{pairs}:{}: bad similarity {sim:?}", n + 1))?;
-        data.pair(a, b, sim);
+        data.pair(&tsv_unescape(a), &tsv_unescape(b), sim);
     }
     for (n, line) in lines(&clusters)?.enumerate() {
         let line = line.with_context(|| format!("cannot read {clusters}"))?;
@@ -133,6 +133,29 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// An id as the pairs file escapes it (`\\`, `\t`, `\n`, `\r`), back to itself.
+fn tsv_unescape(id: &str) -> std::borrow::Cow<'_, str> {
+    if !id.contains('\\') {
+        return id.into();
+    }
+    let mut out = String::with_capacity(id.len());
+    let mut chars = id.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out.into()
+}
+
 /// The lines of a run's output file, decompressed as its name says (`.gz`, `.zst`).
 fn lines(path: &str) -> Result<impl Iterator<Item = std::io::Result<String>>> {
     let file = fs_err::File::open(path)?;
@@ -144,4 +167,15 @@ fn lines(path: &str) -> Result<impl Iterator<Item = std::io::Result<String>>> {
         Box::new(file)
     };
     Ok(BufReader::new(reader).lines())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_file_ids_are_unescaped() {
+        assert_eq!(tsv_unescape("plain/id"), "plain/id");
+        assert_eq!(tsv_unescape("a\\tb\\\\c\\nd"), "a\tb\\c\nd");
+    }
 }
