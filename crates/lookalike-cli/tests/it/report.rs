@@ -390,3 +390,24 @@ fn compare_html_has_the_method_table_and_a_labelled_scatter() {
     }
     assert_eq!(count_elements(&toks, "circle"), json["methods"].as_array().unwrap().len());
 }
+
+#[test]
+fn html_report_draws_each_methods_own_candidate_curve() {
+    let tmp = tempfile::tempdir().unwrap();
+    corpus(tmp.path());
+    for (method, title) in [
+        ("minhash", "LSH S-curve: "),
+        ("supershingles", "Super-shingle match curve"),
+        ("simhash", "SimHash: Hamming distance ≤ "),
+    ] {
+        let page = format!("{method}.html");
+        dedup(tmp.path(), &["--method", method, "--html", &page]);
+        let html = read(tmp.path(), &page);
+        well_formed(&html);
+        assert!(html.contains(&format!("<title id=\"curve-t\">{title}")), "{method}");
+    }
+    dedup(tmp.path(), &["--method", "i-match", "--html", "i.html"]);
+    let html = read(tmp.path(), "i.html");
+    well_formed(&html);
+    assert!(html.contains("Method i-match: candidates are documents with an equal signature"));
+}
