@@ -2,16 +2,17 @@
 //!
 //! A run keeps no text (a million documents would not fit), so the report reads the inputs a
 //! second time, with the run's own read options, and keeps the texts of the few documents its
-//! sampled pairs show. Only the inputs that hold them are read: each document is found by where
-//! it is (its input and its line, row or record), which the run knows for every document. For a
-//! folder of files that is one small file per document; for one large JSONL file, the whole file
-//! again. Standard input cannot be read twice: its documents are shown without text, and the
-//! page says why.
+//! sampled pairs show. Only the inputs that hold them are read, and only the records wanted are
+//! decoded: each document is found by where it is (its input and its line, row or record), which
+//! the run knows for every document. Reading stops when every wanted document is found. For a
+//! folder of files that is one small file per document; for one large JSONL file, its records
+//! are split again up to the last one wanted. Standard input cannot be read twice: its documents
+//! are shown without text, and the page says why.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use lookalike_io::{BatchLimits, Decoded, DecodedBatches, Input, Origin, ReadOptions};
+use lookalike_io::{Decoded, Input, Origin, ReadOptions, Reader, decode};
 
 /// What was found: texts by id, and a note on those that could not be read.
 #[derive(Debug, Default)]
@@ -40,26 +41,18 @@ pub fn fetch(wanted: &BTreeMap<String, Origin>, opts: &ReadOptions) -> Found {
         }
     }
     let mut errors = Vec::new();
-    if !inputs.is_empty() {
-        let map = |rec: &lookalike_io::RawRecord, decoded: Decoded| match decoded {
-            Decoded::Doc { doc, .. } => Some((rec.origin().to_string(), doc.text)),
-            Decoded::Skip { .. } => None,
-        };
-        match DecodedBatches::spawn(inputs, opts.clone(), BatchLimits::default(), map) {
-            Ok(batches) => {
-                for item in batches.flatten() {
-                    match item {
-                        Ok(Some((origin, text))) => {
-                            if let Some(id) = by_origin.get(&origin) {
-                                found.texts.insert((*id).to_owned(), text);
-                            }
-                        }
-                        Ok(None) => {}
-                        Err(e) => errors.push(e.to_string()),
-                    }
+    for item in Reader::new(inputs, opts.clone()) {
+        if found.texts.len() == wanted.len() {
+            break;
+        }
+        match item {
+            Ok(rec) => {
+                let Some(id) = by_origin.get(&rec.origin().to_string()) else { continue };
+                if let Decoded::Doc { doc, .. } = decode(&rec, opts) {
+                    found.texts.insert((*id).to_owned(), doc.text);
                 }
             }
-            Err(e) => errors.push(format!("cannot start the reader thread: {e}")),
+            Err(e) => errors.push(e.to_string()),
         }
     }
     let missing = wanted.len() - found.texts.len();
