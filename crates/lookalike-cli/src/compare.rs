@@ -153,6 +153,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         (None, _) => Some(OutputFile::open("-")?),
     };
     let json_sink = args.json.as_deref().map(OutputFile::open).transpose()?;
+    let html_sink = args.html.as_deref().map(OutputFile::open).transpose()?;
 
     let tmp = tempfile::tempdir().context("cannot create a temporary directory")?;
     let dir = match &args.out_dir {
@@ -268,6 +269,12 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     if let Some(mut sink) = markdown_sink {
         let md = render_markdown(&settings, &reference_text, &rows, &overlap, &names);
         std::io::Write::write_all(&mut sink, md.as_bytes())
+            .with_context(|| format!("cannot write {}", sink.name()))?;
+        sink.commit()?;
+    }
+    if let Some(mut sink) = html_sink {
+        let page = crate::html::compare::render(&settings, &reference_text, &rows);
+        std::io::Write::write_all(&mut sink, page.as_bytes())
             .with_context(|| format!("cannot write {}", sink.name()))?;
         sink.commit()?;
     }

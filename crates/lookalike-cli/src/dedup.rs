@@ -1,5 +1,6 @@
 //! `lookalike dedup`: read, run the pipeline, write the outputs, print the summary.
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use lookalike_io::{
 
 use crate::UsageError;
 use crate::args::{DedupArgs, SkippedInOutput};
+use crate::html::data::{Fate, Member, RunData, round6};
 use crate::output::{self, OutputFile};
 use crate::summary::Summary;
 use crate::tmpfiles;
@@ -21,13 +23,22 @@ use crate::tmpfiles;
 pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
     crate::setup::set_threads(args.threads)?;
-    let stdout_targets = [&args.pairs, &args.clusters, &args.output, &args.report, &args.stats]
-        .iter()
-        .filter(|t| t.as_deref() == Some("-"))
-        .count();
+    let stdout_targets = [
+        &args.pairs,
+        &args.clusters,
+        &args.output,
+        &args.report,
+        &args.stats,
+        &args.html,
+        &args.run_file,
+    ]
+    .iter()
+    .filter(|t| t.as_deref() == Some("-"))
+    .count();
     if stdout_targets > 1 {
         return Err(UsageError(
-            "only one of --pairs, --clusters, --output, --report, --stats can be -".into(),
+            "only one of --pairs, --clusters, --output, --report, --stats, --html, --run can be -"
+                .into(),
         )
         .into());
     }
@@ -47,6 +58,18 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
 
     crate::setup::check_method_options(&args, matches)?;
     check_distinct_outputs(&args)?;
+    if args.run_file.is_some() {
+        for (flag, file) in
+            [("--pairs", &args.pairs), ("--clusters", &args.clusters), ("--report", &args.report)]
+        {
+            if file.as_deref().is_none_or(|f| f == "-") {
+                return Err(UsageError(format!(
+                    "--run needs {flag} FILE: `lookalike report --run` reads the run's pairs, clusters and report files"
+                ))
+                .into());
+            }
+        }
+    }
     let expanded = crate::setup::expand_nonempty(&args.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.
     let pairs = args.pairs.as_deref().map(OutputFile::open).transpose()?;
@@ -54,6 +77,8 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let output = args.output.as_deref().map(OutputFile::open).transpose()?;
     let report = args.report.as_deref().map(OutputFile::open).transpose()?;
     let stats = args.stats.as_deref().map(OutputFile::open).transpose()?;
+    let html_file = args.html.as_deref().map(OutputFile::open).transpose()?;
+    let run_file = args.run_file.as_deref().map(OutputFile::open).transpose()?;
 
     let opts = args.input.read_options();
     let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
@@ -72,7 +97,13 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     };
     let want_payload = payloads.is_some();
     // The language is detected only when an output carries it.
-    let want_lang = args.output.is_some() || args.report.is_some();
+    let want_lang = args.output.is_some() || args.report.is_some() || args.html.is_some();
+    // The report page: what it shows is gathered as the results stream past.
+    let mut html = args.html.as_ref().map(|_| HtmlSink {
+        data: RunData::new(serde_json::json!({"config": dedup.config()}), args.inputs.clone()),
+        langs: Vec::new(),
+        clusters: 0,
+    });
     let mut entries: Vec<ReportEntry> = Vec::new();
     // Where each document is, by DocId, for the report and the summary's examples.
     let mut origins: Vec<Origin> = Vec::new();
@@ -107,8 +138,9 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         }
         DecodedRecord { decoded, payload, lang, origin: rec.origin(), format: rec.format }
     };
-    let batches = DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::default(), per_record)
-        .context("cannot start the reader thread")?;
+    let batches =
+        DecodedBatches::spawn(expanded.inputs, opts.clone(), BatchLimits::default(), per_record)
+            .context("cannot start the reader thread")?;
     for decoded in batches {
         let mut docs = Vec::with_capacity(decoded.len());
         for item in decoded {
@@ -163,6 +195,9 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                         lang,
                     });
                     origins.push(origin);
+                    if let Some(h) = html.as_mut() {
+                        h.langs.push(lang);
+                    }
                     docs.push(doc);
                 }
             }
@@ -176,6 +211,14 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
 
     // Every output is a sink the run pushes into; they are committed together at the end.
     let origins: Arc<[Origin]> = origins.into();
+    if let Some(h) = html.as_mut() {
+        // Records the readers skipped never reach the run: the page counts them here.
+        for entry in &entries {
+            if let ReportEntry::Skipped { id, origin, .. } = entry {
+                h.data.record(id, Fate::Skipped, None, &origin.source);
+            }
+        }
+    }
     let mut outputs = Outputs {
         pairs: pairs.map(|f| Named::new(f, PairsTsv::new)),
         clusters: clusters.map(|f| Named::new(f, ClustersJsonl::new)),
@@ -186,17 +229,23 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
             })),
             _ => None,
         },
+        html,
         summary: &mut summary,
         origins: &origins,
     };
-    let report_run = run
-        .finish_into_with(&mut outputs, &mut |phase| progress.phase(phase))
+    let mut stages: Vec<(String, Instant)> = Vec::new();
+    let mut report_run = run
+        .finish_into_with(&mut outputs, &mut |phase| {
+            stages.push((phase.to_owned(), Instant::now()));
+            progress.phase(phase);
+        })
         .map_err(|e| match e.downcast::<lookalike::Error>() {
             Ok(e) => in_spill_dir(e, args.spill_dir.as_deref()),
             Err(e) => e,
         })?;
     progress.phase("writing outputs");
-    let Outputs { pairs, clusters, report, kept, .. } = outputs;
+    let finished = Instant::now();
+    let Outputs { pairs, clusters, report, kept, html, .. } = outputs;
     let mut files: Vec<OutputFile> = Vec::new();
     files.extend(pairs.map(|s| s.sink.into_inner()));
     files.extend(clusters.map(|s| s.sink.into_inner()));
@@ -204,11 +253,75 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     files.extend(kept.map(|s| s.sink.into_inner()));
     summary.total_time = started.elapsed();
     summary.threads = rayon::current_num_threads();
-    summary.stats = report_run.stats;
+    summary.stages = stages
+        .iter()
+        .enumerate()
+        .map(|(i, (name, start))| {
+            let end = stages.get(i + 1).map_or(finished, |s| s.1);
+            (name.clone(), end.duration_since(*start).as_secs_f64())
+        })
+        .collect();
+    let rejected_sample = std::mem::take(&mut report_run.stats.verification.rejected_sample);
+    let rejected_sample: Vec<(&str, &str, f64)> = rejected_sample
+        .iter()
+        .map(|&(a, b, sim)| {
+            (report_run.ids[a.index()].as_str(), report_run.ids[b.index()].as_str(), sim)
+        })
+        .collect();
+    summary.stats = report_run.stats.clone();
+    let mut json = summary.to_json(&dedup);
+    // The directory the user chose, not the run's own directory inside it.
+    json["config"]["spill_dir"] = serde_json::json!(args.spill_dir);
+    if let (Some(mut file), Some(mut h)) = (html_file, html) {
+        for &(a, b, sim) in &rejected_sample {
+            h.data.rejected(a, b, sim);
+        }
+        h.data.stats = json.clone();
+        let wanted_ids = h.data.wanted_ids();
+        let wanted: BTreeMap<String, Origin> = report_run
+            .ids
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| wanted_ids.contains(*id))
+            .map(|(i, id)| (id.clone(), origins[i].clone()))
+            .collect();
+        progress.phase("reading the texts of the sampled pairs again");
+        let found = crate::html::texts::fetch(&wanted, &opts);
+        h.data.texts = found.texts;
+        h.data.texts_note = found.note;
+        let page = crate::html::render(&h.data, args.html_max_size);
+        std::io::Write::write_all(&mut file, page.as_bytes())
+            .with_context(|| format!("cannot write {}", file.name()))?;
+        files.push(file);
+    }
+    if let Some(mut file) = run_file {
+        let absolute = |p: &Option<String>| {
+            p.as_deref().map(|p| {
+                std::path::absolute(p).map_or_else(|_| p.to_owned(), |a| a.display().to_string())
+            })
+        };
+        let cwd = std::env::current_dir().map(|d| d.display().to_string()).ok();
+        let run_json = serde_json::json!({
+            "lookalike_run": 1,
+            "version": env!("CARGO_PKG_VERSION"),
+            "cwd": cwd,
+            "command": std::env::args().collect::<Vec<_>>(),
+            "inputs": args.inputs,
+            "outputs": {
+                "pairs": absolute(&args.pairs),
+                "clusters": absolute(&args.clusters),
+                "report": absolute(&args.report),
+            },
+            "stats": json,
+            "rejected_sample": rejected_sample,
+        });
+        serde_json::to_writer_pretty(&mut file, &run_json)
+            .map_err(std::io::Error::from)
+            .and_then(|()| std::io::Write::write_all(&mut file, b"\n"))
+            .with_context(|| format!("cannot write {}", file.name()))?;
+        files.push(file);
+    }
     if let Some(mut s) = stats {
-        let mut json = summary.to_json(&dedup);
-        // The directory the user chose, not the run's own directory inside it.
-        json["config"]["spill_dir"] = serde_json::json!(args.spill_dir);
         serde_json::to_writer_pretty(&mut s, &json)
             .map_err(std::io::Error::from)
             .and_then(|()| std::io::Write::write_all(&mut s, b"\n"))
@@ -270,6 +383,8 @@ fn check_distinct_outputs(args: &DedupArgs) -> Result<()> {
         ("--output", &args.output),
         ("--report", &args.report),
         ("--stats", &args.stats),
+        ("--html", &args.html),
+        ("--run", &args.run_file),
     ];
     let files: Vec<(&str, std::path::PathBuf)> = named
         .iter()
@@ -335,9 +450,18 @@ struct Outputs<'a> {
     clusters: Option<Named<ClustersJsonl<OutputFile>>>,
     report: Option<Named<ReportJsonl<OutputFile>>>,
     kept: Option<Named<KeptJsonl<OutputFile>>>,
+    html: Option<HtmlSink>,
     summary: &'a mut Summary,
     /// Where each document is, by DocId.
     origins: &'a [Origin],
+}
+
+/// What the HTML report gathers from the run: its data, the language of every document, and
+/// the clusters counted so far (numbered as the clusters file numbers them).
+struct HtmlSink {
+    data: RunData,
+    langs: Vec<Option<&'static str>>,
+    clusters: u64,
 }
 
 /// Pushes into a named output, naming the file in the error.
@@ -356,11 +480,27 @@ impl Sink for Outputs<'_> {
 
     fn pair(&mut self, ids: &[String], pair: &ScoredPair) -> Result<bool> {
         push(&mut self.pairs, |s| s.pair(ids, pair))?;
+        if let Some(h) = &mut self.html {
+            h.data.pair(&ids[pair.a.index()], &ids[pair.b.index()], pair.similarity);
+        }
         Ok(true)
     }
 
     fn cluster(&mut self, ids: &[String], cluster: &Cluster) -> Result<bool> {
         push(&mut self.clusters, |s| s.cluster(ids, cluster))?;
+        if let Some(h) = &mut self.html {
+            let members = cluster
+                .members
+                .iter()
+                .map(|m| Member {
+                    id: ids[m.doc.index()].clone(),
+                    similarity: round6(m.similarity),
+                    kind: m.kind.as_str().to_owned(),
+                })
+                .collect();
+            h.data.cluster(h.clusters, &ids[cluster.representative.index()], members);
+            h.clusters += 1;
+        }
         Ok(true)
     }
 
@@ -380,6 +520,16 @@ impl Sink for Outputs<'_> {
         }
         push(&mut self.report, |s| s.document(ids, doc, status))?;
         push(&mut self.kept, |s| s.document(ids, doc, status))?;
+        if let Some(h) = &mut self.html {
+            let fate = match status {
+                DocStatus::Kept => Fate::Kept,
+                DocStatus::Duplicate { kind: lookalike::MatchKind::Near, .. } => Fate::Near,
+                DocStatus::Duplicate { .. } => Fate::Exact,
+                DocStatus::Skipped { .. } => Fate::Skipped,
+            };
+            let lang = h.langs.get(doc.index()).copied().flatten();
+            h.data.record(&ids[doc.index()], fate, lang, &self.origins[doc.index()].source);
+        }
         Ok(true)
     }
 

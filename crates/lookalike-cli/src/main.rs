@@ -7,9 +7,11 @@ mod config;
 mod dedup;
 mod eval;
 mod extract;
+mod html;
 mod lexicon;
 mod output;
 mod params;
+mod report;
 mod setup;
 mod summary;
 mod tmpfiles;
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Command::Lexicon(args) => lexicon::run(&args),
         Command::Eval(args) => eval::run(*args),
         Command::Compare(args) => compare::run(*args),
+        Command::Report(args) => report::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -39,6 +39,8 @@ pub struct Summary {
     errors: Vec<InputError>,
     pub stats: DedupStats,
     kept: u64,
+    /// The phases after reading, with their seconds, in order.
+    pub stages: Vec<(String, f64)>,
 }
 
 /// The class of a reason: its text up to the first colon ("invalid JSON: ..." → "invalid JSON").
@@ -62,6 +64,7 @@ impl Summary {
             errors: Vec::new(),
             stats: DedupStats::default(),
             kept: 0,
+            stages: Vec::new(),
         }
     }
 
@@ -313,6 +316,8 @@ impl Summary {
             "docs_per_second": self.records as f64 / secs,
             "mb_per_second": self.bytes as f64 / 1e6 / secs,
             "peak_rss_bytes": peak_rss_bytes(),
+            "stages": self.stages.iter().map(|(stage, seconds)| serde_json::json!({"stage": stage, "seconds": seconds})).collect::<Vec<_>>(),
+            "method_description": dedup.describe(),
         })
     }
 

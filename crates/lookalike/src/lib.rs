@@ -67,7 +67,7 @@ pub use error::{ConfigError, Error};
 pub use method::{Method, MethodKind, MethodStats, Slot};
 pub use pipeline::{
     Cluster, ClusterMember, Collect, Contained, Dedup, DedupBuilder, DedupOutcome, DedupRun,
-    DedupStats, DocStatus, MatchKind, RunReport, ScoredPair, Sink, SkipReason,
+    DedupStats, DocStatus, MatchKind, RunReport, ScoredPair, Sink, SkipReason, VerificationStats,
 };
 pub use shingles::{ShingleKind, Shingler};
 pub use sketch::minhash::{MinHashScheme, MinHasher};

@@ -81,6 +81,10 @@ pub struct CompareArgs {
     /// Write the figures as JSON to FILE (- for stdout).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// Write the comparison as one self-contained HTML page to FILE: the method table and a
+    /// precision-recall scatter.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
     /// Keep each method's pairs (METHOD.pairs.tsv) and stats (METHOD.stats.json) in DIR.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,

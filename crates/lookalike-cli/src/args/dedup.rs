@@ -159,6 +159,19 @@ pub struct DedupArgs {
     /// Write the run's figures (counts, times, MB/s, peak memory, settings) as JSON to FILE.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     pub stats: Option<String>,
+    /// Write a self-contained HTML report of the run to FILE: run card, similarity histogram,
+    /// clusters, side-by-side diffs of sampled pairs around the threshold, duplicate rates. The
+    /// texts of the sampled pairs are read again from the inputs.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub html: Option<String>,
+    /// Largest size of the --html report (bytes, or with a K, M or G suffix): pairs and texts are
+    /// sampled down to fit, and the page says so.
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size, help_heading = OUTPUT)]
+    pub html_max_size: usize,
+    /// Write a run file (JSON: the command, the --stats figures, the paths of --pairs, --clusters
+    /// and --report, which it needs) for `lookalike report --run FILE`.
+    #[arg(long = "run", value_name = "FILE", help_heading = OUTPUT)]
+    pub run_file: Option<String>,
     /// What --output does with the records that were skipped (unreadable, empty, no text): keep
     /// (write them as they were read, so that rewriting a file in place loses only the
     /// duplicates) or drop (the kept documents only).

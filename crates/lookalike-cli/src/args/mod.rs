@@ -11,6 +11,7 @@ mod lexicon;
 mod method;
 mod params;
 mod parse;
+mod report;
 
 use clap::{Parser, Subcommand};
 
@@ -21,12 +22,14 @@ pub use extract::ExtractArgs;
 pub use lexicon::{BuildArgs, LexiconArgs, LexiconCommand};
 pub use method::{SimHashArgs, SketchArgs, SuperShingleArgs};
 pub use params::{CurveMethod, ParamsArgs};
+pub use report::ReportArgs;
 
 use compare::COMPARE_EXAMPLES;
 use dedup::DEDUP_EXAMPLES;
 use eval::EVAL_EXAMPLES;
 use extract::EXTRACT_EXAMPLES;
 use params::PARAMS_EXAMPLES;
+use report::REPORT_EXAMPLES;
 
 /// Find duplicate and near-duplicate documents in large collections of web pages and text.
 #[derive(Debug, Parser)]
@@ -61,4 +64,8 @@ pub enum Command {
     /// Run every method on one corpus and compare precision, recall, F1, speed and peak memory.
     #[command(after_help = COMPARE_EXAMPLES)]
     Compare(Box<CompareArgs>),
+    /// Write the HTML report of a finished run (`dedup --run FILE`): run card, similarity
+    /// histogram, clusters, side-by-side diffs of sampled pairs, duplicate rates.
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(ReportArgs),
 }

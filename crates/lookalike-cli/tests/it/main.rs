@@ -14,5 +14,6 @@ mod methods;
 mod outputs;
 mod params;
 mod params_methods;
+mod report;
 mod snapshot;
 mod web;

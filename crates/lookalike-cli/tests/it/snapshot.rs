@@ -51,6 +51,7 @@ const COMMANDS: &[&[&str]] = &[
     &["eval"],
     &["eval", "pool"],
     &["compare"],
+    &["report"],
 ];
 
 #[test]

@@ -20,7 +20,7 @@ mod sink;
 
 pub use outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
-    ScoredPair, SkipReason,
+    SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, VerificationStats,
 };
 pub use run::DedupRun;
 pub use sink::{Collect, Sink};

@@ -172,6 +172,43 @@ pub struct DedupStats {
     pub lsh: Option<LshParams>,
     /// Figures of the method's candidate generation (Broder's algorithm, SimHash tables).
     pub method: MethodStats,
+    /// The similarities verification computed, accepted or not.
+    pub verification: VerificationStats,
+}
+
+/// Width of the bands [`VerificationStats::rejected_sample`] is drawn from.
+pub const SAMPLE_BAND: f64 = 0.05;
+/// Bands below the threshold [`VerificationStats::rejected_sample`] covers.
+pub const SAMPLE_BANDS_BELOW: usize = 5;
+/// Rejected candidates kept per band in [`VerificationStats::rejected_sample`].
+pub const SAMPLE_PER_BAND: usize = 16;
+
+/// What verification saw: the similarity of every candidate pair of distinct texts it checked
+/// (exact, or the method's estimate with `--verify estimate`), those it rejected, and a sample
+/// of the rejected ones just below the threshold (what a person compares to choose a threshold).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct VerificationStats {
+    /// Candidate pairs verified.
+    pub verified: u64,
+    /// Of those, the pairs below the threshold (or that the method's estimate did not accept).
+    pub rejected: u64,
+    /// Verified pairs by similarity: bin `i` of 100 counts similarities in `[i/100, (i+1)/100)`,
+    /// bin 100 those equal to 1. Empty when nothing was verified.
+    pub histogram: Vec<u64>,
+    /// Up to [`SAMPLE_PER_BAND`] rejected pairs from each of the [`SAMPLE_BANDS_BELOW`] bands of
+    /// width [`SAMPLE_BAND`] below the threshold, as `(a, b, similarity)` with `a < b` the heads of
+    /// their exact groups; drawn by a hash of the pair and the seed, so the same at any thread
+    /// count. Sorted by band, then pair. Not serialized (input indices mean nothing outside the
+    /// run; the CLI writes the sample with ids).
+    #[serde(skip)]
+    pub rejected_sample: Vec<(DocId, DocId, f64)>,
+}
+
+impl VerificationStats {
+    /// The histogram bin of a similarity (see [`VerificationStats::histogram`]).
+    pub fn bin(similarity: f64) -> usize {
+        ((similarity.clamp(0.0, 1.0) * 100.0).floor() as usize).min(100)
+    }
 }
 
 /// What a run reports besides what it pushed into its sink.

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::Dedup;
 use super::outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
-    ScoredPair, SkipReason,
+    SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, VerificationStats,
 };
 use super::sink::{Collect, Sink};
 use crate::candidates::lsh::decode_pair;
@@ -196,7 +196,10 @@ impl<'a> DedupRun<'a> {
 
         phase("verifying candidate pairs");
         let similarity = Similarity { method, config: c, store: self.store.as_ref() };
-        let near: Vec<Verified> = similarity.verify_pairs(&candidates)?;
+        let (near, mut verification) = similarity.verify_pairs(&candidates)?;
+        for (a, b, _) in &mut verification.rejected_sample {
+            (*a, *b) = (self.heads[a.index()], self.heads[b.index()]);
+        }
 
         phase("clustering");
         let n = self.docs.len();
@@ -334,6 +337,7 @@ impl<'a> DedupRun<'a> {
             spill_bytes: self.store.as_ref().map_or(0, ShingleStore::disk_bytes),
             lsh: report.lsh,
             method: report.method,
+            verification,
         };
         let unsigned: Vec<(DocId, String)> = method
             .unsigned()
@@ -488,6 +492,13 @@ struct SetBuffers {
     raw: Vec<u8>,
 }
 
+/// splitmix64's finaliser: a well-spread rank for drawing a sample.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
 /// A verified pair of slots: `(a, b, similarity, containment direction)`.
 type Verified = (Slot, Slot, f64, Option<Contained>);
 
@@ -539,8 +550,12 @@ impl Similarity<'_> {
     }
 
     /// Verifies sorted candidate pairs of slots; returns those at or above the threshold (exact
-    /// verification) or those the method accepts (estimate).
-    fn verify_pairs(&self, candidates: &[Candidate]) -> Result<Vec<Verified>, Error> {
+    /// verification) or those the method accepts (estimate), with what verification saw (the
+    /// sample's pairs are slots here).
+    fn verify_pairs(
+        &self,
+        candidates: &[Candidate],
+    ) -> Result<(Vec<Verified>, VerificationStats), Error> {
         let threshold = self.config.threshold;
         let Some(store) = self.store else {
             let contained = |a: u32, b: u32| {
@@ -553,14 +568,17 @@ impl Similarity<'_> {
                     }
                 })
             };
-            return Ok(candidates
+            let seen = candidates.iter().map(|c| (c.pair, c.estimate, c.accepted));
+            let stats = self.verification_stats(seen);
+            let near = candidates
                 .iter()
                 .filter(|cand| cand.accepted)
                 .map(|cand| {
                     let (a, b) = decode_pair(cand.pair);
                     (Slot(a), Slot(b), cand.estimate, contained(a, b))
                 })
-                .collect());
+                .collect();
+            return Ok((near, stats));
         };
         // Group by the first slot so each of its sets is read once.
         let groups: Vec<&[Candidate]> =
@@ -569,19 +587,70 @@ impl Similarity<'_> {
             .par_iter()
             .map_init(SetBuffers::default, |buf, group| -> Result<_, Error> {
                 let a = decode_pair(group[0].pair).0;
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(group.len());
                 store.read(a as usize, &mut buf.a, &mut buf.raw)?;
                 for cand in group.iter() {
                     let b = decode_pair(cand.pair).1;
                     store.read(b as usize, &mut buf.b, &mut buf.raw)?;
                     let (sim, contained) = self.exact(&buf.a, &buf.b);
-                    if sim >= threshold {
-                        out.push((Slot(a), Slot(b), sim, contained));
-                    }
+                    out.push((Slot(a), Slot(b), sim, contained));
                 }
                 Ok(out)
             })
             .collect::<Result<_, _>>()?;
-        Ok(verified.into_iter().flatten().collect())
+        let all = verified.iter().flatten();
+        let seen = all.map(|&(a, b, sim, _)| {
+            ((u64::from(a.0) << 32) | u64::from(b.0), sim, sim >= threshold)
+        });
+        let stats = self.verification_stats(seen);
+        let near = verified.into_iter().flatten().filter(|v| v.2 >= threshold).collect();
+        Ok((near, stats))
+    }
+
+    /// The histogram, the rejected count and the rejected sample of verified candidates, given
+    /// as `(pair, similarity, accepted)`.
+    fn verification_stats(
+        &self,
+        seen: impl Iterator<Item = (u64, f64, bool)>,
+    ) -> VerificationStats {
+        let t = self.config.threshold;
+        let mut stats = VerificationStats { histogram: vec![0; 101], ..Default::default() };
+        // (band below the threshold, rank, pair, similarity) of rejected pairs near it.
+        let mut near_misses: Vec<(usize, u64, u64, f64)> = Vec::new();
+        for (pair, sim, accepted) in seen {
+            stats.verified += 1;
+            stats.histogram[VerificationStats::bin(sim)] += 1;
+            if accepted {
+                continue;
+            }
+            stats.rejected += 1;
+            // Band 0 is [t − 0.05, t) (a hair of slack for floating point: 0.75 is in it at 0.8).
+            let below = ((t - sim) / SAMPLE_BAND - 1e-9).ceil() - 1.0;
+            if sim < t && below < SAMPLE_BANDS_BELOW as f64 {
+                near_misses.push((
+                    below.max(0.0) as usize,
+                    mix(pair ^ self.config.seed),
+                    pair,
+                    sim,
+                ));
+            }
+        }
+        if stats.verified == 0 {
+            stats.histogram.clear();
+        }
+        near_misses.sort_unstable_by_key(|x| (x.0, x.1, x.2));
+        let mut sample: Vec<(usize, u64, f64)> = Vec::new();
+        for band in near_misses.chunk_by(|x, y| x.0 == y.0) {
+            sample.extend(band.iter().take(SAMPLE_PER_BAND).map(|&(b, _, p, s)| (b, p, s)));
+        }
+        sample.sort_unstable_by_key(|&(band, pair, _)| (band, pair));
+        stats.rejected_sample = sample
+            .into_iter()
+            .map(|(_, pair, sim)| {
+                let (a, b) = decode_pair(pair);
+                (DocId(a), DocId(b), sim)
+            })
+            .collect();
+        stats
     }
 }
