@@ -6,8 +6,8 @@ use std::sync::Arc;
 use anyhow::Result;
 use lookalike::lexical::collection::Lexicon;
 use lookalike::{
-    DedupConfig, IMatchSettings, MethodConfig, MethodKind, MinHashConfig,
-    RefWordsSettings, SampleConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
+    DedupConfig, IMatchSettings, MethodConfig, MethodKind, MinHashConfig, RefWordsSettings,
+    SampleConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
 };
 
 use crate::UsageError;

@@ -19,9 +19,9 @@ use lookalike::sketch::simhash::{DEFAULT_MAX_DISTANCE, SimFeatures};
 use lookalike::sketch::supershingles::SuperShingleConfig;
 use lookalike::{
     ClusterMode, CombinedConfig, Dedup, DedupConfig, IMatchSettings, Keep, LshParams, Measure,
-    MethodConfig, MethodKind, MinHashConfig, MinHashScheme, RefWordsSettings, Sample,
-    SampleConfig, Segmentation, ShingleKind, SimHashConfig, SpotSigsConfig, SuperShinglesConfig,
-    TfRidfSettings, Verify,
+    MethodConfig, MethodKind, MinHashConfig, MinHashScheme, RefWordsSettings, Sample, SampleConfig,
+    Segmentation, ShingleKind, SimHashConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
+    Verify,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -129,7 +129,11 @@ impl<'py> Options<'py> {
         }
     }
 
-    fn parsed<T>(&mut self, name: &str, parse: impl Fn(&str) -> Result<T, String>) -> PyResult<Option<T>> {
+    fn parsed<T>(
+        &mut self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> PyResult<Option<T>> {
         match self.map.remove(name) {
             None => Ok(None),
             Some(v) => {
@@ -165,7 +169,8 @@ fn parse_size(s: &str) -> Result<usize, String> {
         Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
         _ => (t, 1),
     };
-    let n: f64 = num.trim().parse().map_err(|_| format!("invalid size {s:?}: expected e.g. 512M or 2G"))?;
+    let n: f64 =
+        num.trim().parse().map_err(|_| format!("invalid size {s:?}: expected e.g. 512M or 2G"))?;
     if !(n >= 0.0 && n.is_finite()) {
         return Err(format!("invalid size {s:?}"));
     }
@@ -225,7 +230,11 @@ pub fn config(
         Some(c) => parse_choice("cluster", c)?,
         None => d.cluster,
     };
-    let shingle: ShingleKind = o.parsed("shingle", |s| s.parse().map_err(|e: lookalike::shingles::ParseShingleKindError| e.to_string()))?.unwrap_or(d.shingle);
+    let shingle: ShingleKind = o
+        .parsed("shingle", |s| {
+            s.parse().map_err(|e: lookalike::shingles::ParseShingleKindError| e.to_string())
+        })?
+        .unwrap_or(d.shingle);
     let segmentation: Segmentation = o.choice("cjk")?.unwrap_or(d.segmentation);
     let seed = o.take::<u64>("seed", "a non-negative integer")?.unwrap_or(d.seed);
     let verify: Verify = o.choice("verify")?.unwrap_or(d.verify);
@@ -245,7 +254,9 @@ pub fn config(
         false_negative: o.f64("fn_weight")?.unwrap_or(mh.weights.false_negative),
     };
     let max_bucket = o.usize("max_bucket")?.unwrap_or(mh.max_bucket);
-    let max_pairs_per_group = o.take::<u64>("max_pairs_per_group", "a non-negative integer")?.unwrap_or(d.max_pairs_per_group);
+    let max_pairs_per_group = o
+        .take::<u64>("max_pairs_per_group", "a non-negative integer")?
+        .unwrap_or(d.max_pairs_per_group);
     let spill_dir = o.string("spill_dir")?.map(PathBuf::from);
     let memory = o.parsed("spill_memory", parse_size)?.unwrap_or(d.memory);
     let minhash = MinHashConfig { num_perm, scheme, lsh, weights, max_bucket };
@@ -272,6 +283,9 @@ pub fn config(
     let features = o.parsed("features", parse_features)?;
     let lexicon = match o.string("lexicon")? {
         Some(path) => {
+            // A file that cannot be opened is an I/O error; one of another run, a bad setting.
+            std::fs::File::open(&path)
+                .map_err(|e| crate::errors::io_err(format!("lexicon file {path}: {e}")))?;
             let settings = lexicon_settings(seed, segmentation);
             let lexicon = Lexicon::load_matching(&path, seed, &settings)
                 .map_err(|e| value_err(format!("{e} (build it with the same seed and cjk)")))?;
@@ -310,7 +324,9 @@ pub fn config(
 
     let method = match kind {
         MethodKind::MinHash => MethodConfig::MinHash(minhash),
-        MethodKind::SuperShingles => MethodConfig::SuperShingles(SuperShinglesConfig { shape, scheme }),
+        MethodKind::SuperShingles => {
+            MethodConfig::SuperShingles(SuperShinglesConfig { shape, scheme })
+        }
         MethodKind::ModM => MethodConfig::ModM(sample),
         MethodKind::MinS => MethodConfig::MinS(sample),
         MethodKind::Broder => MethodConfig::Broder(sample),

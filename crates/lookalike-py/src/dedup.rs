@@ -6,9 +6,9 @@
 //! at a time), and the results collected into Arrow tables ([`crate::tables`]). The GIL is
 //! released for the whole run; the Arrow stream's batches are pulled with it released too.
 
+use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use arrow_pyarrow::{PyArrowType, Table};
-use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_schema::DataType;
 use lookalike::{Collect, Dedup, Document};
 use pyo3::exceptions::PyTypeError;
@@ -17,7 +17,7 @@ use pyo3::types::PyDict;
 
 use crate::config;
 use crate::errors::{arrow_err, lib_err, value_err};
-use crate::tables::{documents_batch, pairs_batch, pairs_schema, documents_schema};
+use crate::tables::{documents_batch, documents_schema, pairs_batch, pairs_schema};
 
 /// Documents per batch handed to the run.
 const BATCH: usize = 4096;
@@ -37,9 +37,13 @@ pub fn string_column(batch: &RecordBatch, name: &str, what: &str) -> PyResult<Ve
     use arrow_array::cast::AsArray;
     let out: Vec<Option<String>> = match col.data_type() {
         DataType::Utf8 => col.as_string::<i32>().iter().map(|v| v.map(str::to_owned)).collect(),
-        DataType::LargeUtf8 => col.as_string::<i64>().iter().map(|v| v.map(str::to_owned)).collect(),
+        DataType::LargeUtf8 => {
+            col.as_string::<i64>().iter().map(|v| v.map(str::to_owned)).collect()
+        }
         DataType::Utf8View => col.as_string_view().iter().map(|v| v.map(str::to_owned)).collect(),
-        DataType::Dictionary(_, value) if matches!(**value, DataType::Utf8 | DataType::LargeUtf8) => {
+        DataType::Dictionary(_, value)
+            if matches!(**value, DataType::Utf8 | DataType::LargeUtf8) =>
+        {
             let cast = arrow_cast_to_utf8(col.as_ref())?;
             cast.as_string::<i32>().iter().map(|v| v.map(str::to_owned)).collect()
         }
@@ -58,16 +62,29 @@ fn arrow_cast_to_utf8(col: &dyn Array) -> PyResult<arrow_array::ArrayRef> {
     use arrow_array::types::*;
     let dict = match col.data_type() {
         DataType::Dictionary(k, _) => match **k {
-            DataType::Int8 => col.as_dictionary::<Int8Type>().downcast_dict::<arrow_array::StringArray>().map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
-            DataType::Int16 => col.as_dictionary::<Int16Type>().downcast_dict::<arrow_array::StringArray>().map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
-            DataType::Int32 => col.as_dictionary::<Int32Type>().downcast_dict::<arrow_array::StringArray>().map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
-            DataType::Int64 => col.as_dictionary::<Int64Type>().downcast_dict::<arrow_array::StringArray>().map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
+            DataType::Int8 => col
+                .as_dictionary::<Int8Type>()
+                .downcast_dict::<arrow_array::StringArray>()
+                .map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
+            DataType::Int16 => col
+                .as_dictionary::<Int16Type>()
+                .downcast_dict::<arrow_array::StringArray>()
+                .map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
+            DataType::Int32 => col
+                .as_dictionary::<Int32Type>()
+                .downcast_dict::<arrow_array::StringArray>()
+                .map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
+            DataType::Int64 => col
+                .as_dictionary::<Int64Type>()
+                .downcast_dict::<arrow_array::StringArray>()
+                .map(|d| d.into_iter().collect::<arrow_array::StringArray>()),
             _ => None,
         },
         _ => None,
     };
-    dict.map(|a| std::sync::Arc::new(a) as arrow_array::ArrayRef)
-        .ok_or_else(|| PyTypeError::new_err(format!("unsupported dictionary column {}", col.data_type())))
+    dict.map(|a| std::sync::Arc::new(a) as arrow_array::ArrayRef).ok_or_else(|| {
+        PyTypeError::new_err(format!("unsupported dictionary column {}", col.data_type()))
+    })
 }
 
 /// Documents of one batch: `text` and `id` columns; rows without an id column are numbered from
@@ -92,21 +109,27 @@ pub fn batch_documents(
             })?,
             None => row.to_string(),
         };
-        let t = t.ok_or_else(|| value_err(format!("row {row} (id {id:?}): the text column {text:?} is null")))?;
+        let t = t.ok_or_else(|| {
+            value_err(format!("row {row} (id {id:?}): the text column {text:?} is null"))
+        })?;
         docs.push(Document::from_text(id, t));
     }
     Ok(docs)
 }
 
 /// Runs `dedup` over batches of documents and builds the output tables.
-fn run(dedup: &Dedup, batches: impl Iterator<Item = PyResult<Vec<Document>>>) -> PyResult<(RecordBatch, RecordBatch, String)> {
+fn run(
+    dedup: &Dedup,
+    batches: impl Iterator<Item = PyResult<Vec<Document>>>,
+) -> PyResult<(RecordBatch, RecordBatch, String)> {
     let mut run = dedup.start().map_err(lib_err)?;
     for docs in batches {
         run.add(docs?).map_err(lib_err)?;
     }
     let mut collect = Collect::default();
     let report = run.finish_into(&mut collect).map_err(lib_err)?;
-    let documents = documents_batch(&report.ids, &collect.statuses, &collect.clusters).map_err(arrow_err)?;
+    let documents =
+        documents_batch(&report.ids, &collect.statuses, &collect.clusters).map_err(arrow_err)?;
     let pairs = pairs_batch(&report.ids, &collect.pairs).map_err(arrow_err)?;
     let stats = serde_json::json!({
         "method": dedup.describe(),
@@ -149,10 +172,13 @@ pub fn dedup_texts(
     let mut docs = Vec::with_capacity(texts.len());
     for (i, t) in texts.into_iter().enumerate() {
         let id = match &ids {
-            Some(ids) => ids[i].clone().ok_or_else(|| value_err(format!("text {i}: its id is None")))?,
+            Some(ids) => {
+                ids[i].clone().ok_or_else(|| value_err(format!("text {i}: its id is None")))?
+            }
             None => i.to_string(),
         };
-        let t = t.ok_or_else(|| value_err(format!("text {i} (id {id:?}) is None, not a string")))?;
+        let t =
+            t.ok_or_else(|| value_err(format!("text {i} (id {id:?}) is None, not a string")))?;
         docs.push(Document::from_text(id, t));
     }
     let result = py.detach(|| {

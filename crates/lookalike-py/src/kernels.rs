@@ -74,10 +74,14 @@ pub fn ray_config(
     let dedup = config::build(None, threshold, keep, cluster, options)?;
     let c = dedup.config().clone();
     if !matches!(c.method, MethodConfig::MinHash(_)) {
-        return Err(value_err("lookalike.ray.dedup runs MinHash only (use lookalike.dedup for the other methods)"));
+        return Err(value_err(
+            "lookalike.ray.dedup runs MinHash only (use lookalike.dedup for the other methods)",
+        ));
     }
     if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
-        return Err(value_err("lookalike.ray.dedup verifies exact Jaccard only (measure=\"jaccard\", verify=\"exact\")"));
+        return Err(value_err(
+            "lookalike.ray.dedup verifies exact Jaccard only (measure=\"jaccard\", verify=\"exact\")",
+        ));
     }
     if !matches!(c.cluster, ClusterMode::Center | ClusterMode::Clique) {
         return Err(value_err(
@@ -97,7 +101,11 @@ fn sketch_schema() -> SchemaRef {
         Field::new("raw_hi", DataType::UInt64, false),
         Field::new("raw_lo", DataType::UInt64, false),
         Field::new("len", DataType::Int64, false),
-        Field::new("shingles", DataType::List(Arc::new(Field::new("item", DataType::UInt64, true))), false),
+        Field::new(
+            "shingles",
+            DataType::List(Arc::new(Field::new("item", DataType::UInt64, true))),
+            false,
+        ),
         Field::new("reason", DataType::Utf8, true),
     ]))
 }
@@ -155,7 +163,8 @@ pub fn sketch_bands(
         }
     }
     let out = py.detach(|| {
-        let shingler = lookalike::Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+        let shingler =
+            lookalike::Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
         let hasher = MinHasher::new(mh.num_perm, mh.scheme, c.seed);
         let sketched: Vec<Sketched> = texts
             .par_iter()
@@ -167,7 +176,11 @@ pub fn sketch_bands(
                     let mut shingles = Vec::new();
                     shingler.shingles_into(norm, scratch, &mut shingles);
                     if shingles.is_empty() {
-                        let reason = if t.trim().is_empty() { SkipReason::EmptyText } else { SkipReason::NoTokens };
+                        let reason = if t.trim().is_empty() {
+                            SkipReason::EmptyText
+                        } else {
+                            SkipReason::NoTokens
+                        };
                         return Sketched::Skipped(reason);
                     }
                     let sig = hasher.sketch(&shingles);
@@ -189,7 +202,10 @@ pub fn sketch_bands(
     out.map(PyArrowType).map_err(arrow_err)
 }
 
-fn build_sketch_batch(docs: &[i64], sketched: &[Sketched]) -> Result<RecordBatch, arrow_schema::ArrowError> {
+fn build_sketch_batch(
+    docs: &[i64],
+    sketched: &[Sketched],
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let mut key = UInt64Builder::new();
     let mut band = Int32Builder::new();
     let mut doc = Int64Builder::new();
@@ -271,7 +287,9 @@ struct Edge {
 }
 
 fn column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {
-    batch.column_by_name(name).ok_or_else(|| value_err(format!("not a lookalike band batch: no column {name:?}")))
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| value_err(format!("not a lookalike band batch: no column {name:?}")))
 }
 
 /// bucket_edges(batch, threshold=0.8, keep=None, cluster=None, **options)
@@ -292,18 +310,36 @@ pub fn bucket_edges(
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let c = ray_config(threshold, keep, cluster, options)?;
     let batch = batch.0;
-    let key = column(&batch, "key")?.as_primitive_opt::<UInt64Type>().ok_or_else(|| value_err("key is not uint64"))?;
-    let band = column(&batch, "band")?.as_primitive_opt::<Int32Type>().ok_or_else(|| value_err("band is not int32"))?;
-    let doc = column(&batch, "doc")?.as_primitive_opt::<Int64Type>().ok_or_else(|| value_err("doc is not int64"))?;
+    let key = column(&batch, "key")?
+        .as_primitive_opt::<UInt64Type>()
+        .ok_or_else(|| value_err("key is not uint64"))?;
+    let band = column(&batch, "band")?
+        .as_primitive_opt::<Int32Type>()
+        .ok_or_else(|| value_err("band is not int32"))?;
+    let doc = column(&batch, "doc")?
+        .as_primitive_opt::<Int64Type>()
+        .ok_or_else(|| value_err("doc is not int64"))?;
     let u64s = |name: &str| -> PyResult<&arrow_array::UInt64Array> {
-        column(&batch, name)?.as_primitive_opt::<UInt64Type>().ok_or_else(|| value_err(format!("{name} is not uint64")))
+        column(&batch, name)?
+            .as_primitive_opt::<UInt64Type>()
+            .ok_or_else(|| value_err(format!("{name} is not uint64")))
     };
-    let (fp_hi, fp_lo, raw_hi, raw_lo) = (u64s("fp_hi")?, u64s("fp_lo")?, u64s("raw_hi")?, u64s("raw_lo")?);
-    let len = column(&batch, "len")?.as_primitive_opt::<Int64Type>().ok_or_else(|| value_err("len is not int64"))?;
-    let shingles = column(&batch, "shingles")?.as_list_opt::<i32>().ok_or_else(|| value_err("shingles is not a list"))?;
-    let values = shingles.values().as_primitive_opt::<UInt64Type>().ok_or_else(|| value_err("shingles are not uint64"))?;
+    let (fp_hi, fp_lo, raw_hi, raw_lo) =
+        (u64s("fp_hi")?, u64s("fp_lo")?, u64s("raw_hi")?, u64s("raw_lo")?);
+    let len = column(&batch, "len")?
+        .as_primitive_opt::<Int64Type>()
+        .ok_or_else(|| value_err("len is not int64"))?;
+    let shingles = column(&batch, "shingles")?
+        .as_list_opt::<i32>()
+        .ok_or_else(|| value_err("shingles is not a list"))?;
+    let values = shingles
+        .values()
+        .as_primitive_opt::<UInt64Type>()
+        .ok_or_else(|| value_err("shingles are not uint64"))?;
     let offsets = shingles.value_offsets();
-    let reason = column(&batch, "reason")?.as_string_opt::<i32>().ok_or_else(|| value_err("reason is not a string"))?;
+    let reason = column(&batch, "reason")?
+        .as_string_opt::<i32>()
+        .ok_or_else(|| value_err("reason is not a string"))?;
     let rows: Vec<Row<'_>> = (0..batch.num_rows())
         .map(|i| Row {
             key: key.value(i),
@@ -320,9 +356,14 @@ pub fn bucket_edges(
     out.map(PyArrowType).map_err(arrow_err)
 }
 
-fn edges_of(mut rows: Vec<Row<'_>>, threshold: f64, bound: u64) -> Result<RecordBatch, arrow_schema::ArrowError> {
+fn edges_of(
+    mut rows: Vec<Row<'_>>,
+    threshold: f64,
+    bound: u64,
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
-    let buckets: Vec<&[Row<'_>]> = rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
+    let buckets: Vec<&[Row<'_>]> =
+        rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
     let mut edges: Vec<Edge> = buckets
         .par_iter()
         .flat_map_iter(|bucket| bucket_edges_of(bucket, threshold, bound))
@@ -394,7 +435,8 @@ fn bucket_edges_of(bucket: &[Row<'_>], threshold: f64, bound: u64) -> Vec<Edge> 
         _ => {
             // One row per distinct text: its first document is its exact group's head (every copy
             // has the same bands), in input order.
-            let mut heads: Vec<&Row<'_>> = bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| &g[0]).collect();
+            let mut heads: Vec<&Row<'_>> =
+                bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| &g[0]).collect();
             if heads.len() < 2 {
                 return Vec::new();
             }
@@ -490,13 +532,27 @@ impl Components {
     /// Adds a batch of [`bucket_edges`]' output.
     fn add_edges(&mut self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
         let batch = batch.0;
-        let kind = column(&batch, "kind")?.as_primitive_opt::<UInt8Type>().ok_or_else(|| value_err("kind is not uint8"))?;
-        let a = column(&batch, "a")?.as_primitive_opt::<Int64Type>().ok_or_else(|| value_err("a is not int64"))?;
-        let b = column(&batch, "b")?.as_primitive_opt::<Int64Type>().ok_or_else(|| value_err("b is not int64"))?;
-        let sim = column(&batch, "similarity")?.as_primitive_opt::<Float64Type>().ok_or_else(|| value_err("similarity is not float64"))?;
-        let bytes = column(&batch, "bytes")?.as_boolean_opt().ok_or_else(|| value_err("bytes is not boolean"))?;
-        let len = column(&batch, "len")?.as_primitive_opt::<Int64Type>().ok_or_else(|| value_err("len is not int64"))?;
-        let reason = column(&batch, "reason")?.as_string_opt::<i32>().ok_or_else(|| value_err("reason is not a string"))?;
+        let kind = column(&batch, "kind")?
+            .as_primitive_opt::<UInt8Type>()
+            .ok_or_else(|| value_err("kind is not uint8"))?;
+        let a = column(&batch, "a")?
+            .as_primitive_opt::<Int64Type>()
+            .ok_or_else(|| value_err("a is not int64"))?;
+        let b = column(&batch, "b")?
+            .as_primitive_opt::<Int64Type>()
+            .ok_or_else(|| value_err("b is not int64"))?;
+        let sim = column(&batch, "similarity")?
+            .as_primitive_opt::<Float64Type>()
+            .ok_or_else(|| value_err("similarity is not float64"))?;
+        let bytes = column(&batch, "bytes")?
+            .as_boolean_opt()
+            .ok_or_else(|| value_err("bytes is not boolean"))?;
+        let len = column(&batch, "len")?
+            .as_primitive_opt::<Int64Type>()
+            .ok_or_else(|| value_err("len is not int64"))?;
+        let reason = column(&batch, "reason")?
+            .as_string_opt::<i32>()
+            .ok_or_else(|| value_err("reason is not a string"))?;
         let n = self.head.len() as i64;
         py.detach(|| {
             for i in 0..batch.num_rows() {
@@ -510,11 +566,20 @@ impl Components {
                             self.len[y as usize] = u32::try_from(len.value(i)).unwrap_or(u32::MAX);
                         }
                     }
-                    NEAR if in_range(x) && in_range(y) => self.near.push((x as u32, y as u32, sim.value(i))),
-                    SKIP if in_range(x) => {
-                        self.skipped.insert(x as u32, skip_reason(if reason.is_null(i) { "" } else { reason.value(i) }));
+                    NEAR if in_range(x) && in_range(y) => {
+                        self.near.push((x as u32, y as u32, sim.value(i)))
                     }
-                    k => return Err(value_err(format!("edge {i}: kind {k} with documents {x}, {y} out of 0..{n}"))),
+                    SKIP if in_range(x) => {
+                        self.skipped.insert(
+                            x as u32,
+                            skip_reason(if reason.is_null(i) { "" } else { reason.value(i) }),
+                        );
+                    }
+                    k => {
+                        return Err(value_err(format!(
+                            "edge {i}: kind {k} with documents {x}, {y} out of 0..{n}"
+                        )));
+                    }
                 }
             }
             Ok(())
@@ -527,12 +592,18 @@ impl Components {
         let batch = batch.0;
         let ids = string_column(&batch, id, "id")?;
         let docs = match batch.column_by_name(index) {
-            Some(col) if col.data_type() == &DataType::Int64 => col.as_primitive::<Int64Type>().clone(),
+            Some(col) if col.data_type() == &DataType::Int64 => {
+                col.as_primitive::<Int64Type>().clone()
+            }
             _ => return Err(value_err(format!("no int64 index column {index:?}"))),
         };
         for (i, d) in docs.iter().enumerate() {
-            let d = d.filter(|&d| (0..self.ids.len() as i64).contains(&d)).ok_or_else(|| value_err(format!("row {i}: index out of range")))?;
-            let id = ids[i].clone().ok_or_else(|| value_err(format!("document {d}: the id column {id:?} is null")))?;
+            let d = d
+                .filter(|&d| (0..self.ids.len() as i64).contains(&d))
+                .ok_or_else(|| value_err(format!("row {i}: index out of range")))?;
+            let id = ids[i]
+                .clone()
+                .ok_or_else(|| value_err(format!("document {d}: the id column {id:?} is null")))?;
             self.ids[d as usize] = Some(id);
         }
         Ok(())
@@ -540,7 +611,10 @@ impl Components {
 
     /// Clusters, lists the pairs and the fates; returns (documents table, pairs table, stats
     /// JSON) as `lookalike.dedup` does.
-    fn finish(&mut self, py: Python<'_>) -> PyResult<(PyArrowType<Table>, PyArrowType<Table>, String)> {
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+    ) -> PyResult<(PyArrowType<Table>, PyArrowType<Table>, String)> {
         let (documents, pairs, stats) = py.detach(|| self.assemble())?;
         let documents = Table::try_new(vec![documents], documents_schema()).map_err(arrow_err)?;
         let pairs = Table::try_new(vec![pairs], pairs_schema()).map_err(arrow_err)?;
@@ -560,7 +634,10 @@ impl Components {
             .collect::<PyResult<_>>()?;
         for d in 0..n {
             if self.head[d] == NONE && !self.skipped.contains_key(&(d as u32)) {
-                return Err(value_err(format!("document {d} ({}) reached no bucket: an edge batch is missing", ids[d])));
+                return Err(value_err(format!(
+                    "document {d} ({}) reached no bucket: an edge batch is missing",
+                    ids[d]
+                )));
             }
         }
         // Slots: the heads in input order; each head's exact group in input order.
@@ -632,7 +709,14 @@ impl Components {
             let all = ga.len() as u64 * gb.len() as u64;
             let near_pair = |a: DocId, b: DocId| {
                 let (a, b) = if a < b { (a, b) } else { (b, a) };
-                ScoredPair { a, b, similarity: sim, kind: MatchKind::Near, contained: None, hamming: None }
+                ScoredPair {
+                    a,
+                    b,
+                    similarity: sim,
+                    kind: MatchKind::Near,
+                    contained: None,
+                    hamming: None,
+                }
             };
             if all <= bound {
                 for &a in ga {
@@ -653,7 +737,9 @@ impl Components {
         let text_len = |d: DocId| -> u64 { self.len.get(d.index()).copied().map_or(0, u64::from) };
         let best: Vec<(u64, Reverse<u32>)> = groups
             .iter()
-            .map(|g| g.iter().map(|&d| (text_len(d), Reverse(d.0))).max().unwrap_or((0, Reverse(0))))
+            .map(|g| {
+                g.iter().map(|&d| (text_len(d), Reverse(d.0))).max().unwrap_or((0, Reverse(0)))
+            })
             .collect();
         let mut order: Vec<u32> = (0..h as u32).collect();
         if self.config.keep == Keep::Longest {
@@ -686,9 +772,16 @@ impl Components {
                 let (similarity, kind) = if s == rep_slot {
                     (1.0, exact_kind(rep, m))
                 } else {
-                    let sim = edge_sim.get(&(s.min(rep_slot), s.max(rep_slot))).copied().ok_or_else(|| {
-                        value_err(format!("{} joined the cluster of {} without a verified pair", ids[m.index()], ids[rep.index()]))
-                    })?;
+                    let sim = edge_sim
+                        .get(&(s.min(rep_slot), s.max(rep_slot)))
+                        .copied()
+                        .ok_or_else(|| {
+                            value_err(format!(
+                                "{} joined the cluster of {} without a verified pair",
+                                ids[m.index()],
+                                ids[rep.index()]
+                            ))
+                        })?;
                     (sim, MatchKind::Near)
                 };
                 members.push(ClusterMember { doc: m, similarity, kind });
@@ -705,8 +798,11 @@ impl Components {
         for c in &clusters {
             for m in &c.members {
                 duplicates += 1;
-                statuses[m.doc.index()] =
-                    DocStatus::Duplicate { of: c.representative, similarity: m.similarity, kind: m.kind };
+                statuses[m.doc.index()] = DocStatus::Duplicate {
+                    of: c.representative,
+                    similarity: m.similarity,
+                    kind: m.kind,
+                };
             }
         }
         let stats = serde_json::json!({

@@ -161,7 +161,9 @@ pub fn read<'py>(
     let extract: Extract = extract.parse().map_err(value_err)?;
     let format: Option<Format> = match format {
         Some(f) => Some(f.parse().map_err(|_| {
-            value_err(format!("unknown format {f:?}: expected text, html, jsonl, warc, parquet or docreader"))
+            value_err(format!(
+                "unknown format {f:?}: expected text, html, jsonl, warc, parquet or docreader"
+            ))
         })?),
         None => None,
     };

@@ -71,9 +71,9 @@ impl MinHash {
             return Err(value_err(format!("num_perm {num_perm} is not in 1..={MAX_NUM_PERM}")));
         }
         let scheme: MinHashScheme = parse_choice("scheme", scheme)?;
-        let shingle: ShingleKind = shingle.parse().map_err(
-            |e: lookalike::shingles::ParseShingleKindError| value_err(e.to_string()),
-        )?;
+        let shingle: ShingleKind = shingle
+            .parse()
+            .map_err(|e: lookalike::shingles::ParseShingleKindError| value_err(e.to_string()))?;
         Ok(MinHash {
             hasher: MinHasher::new(num_perm, scheme, seed),
             seed,
@@ -368,7 +368,10 @@ impl MinHashLSH {
     fn insert_signature(&mut self, py: Python<'_>, key: Py<PyAny>, sig: Vec<u32>) -> PyResult<()> {
         let keys = self.keys.bind(py);
         if keys.contains(&key)? {
-            return Err(value_err(format!("the key {} is already in the index", key.bind(py).repr()?)));
+            return Err(value_err(format!(
+                "the key {} is already in the index",
+                key.bind(py).repr()?
+            )));
         }
         let slot = self.slots.len() as u32;
         for k in band_keys(&sig, self.params) {
@@ -476,9 +479,18 @@ impl MinHashLSH {
     }
 
     /// Inserts many (key, MinHash) pairs: `insert_many(keys, minhashes)`.
-    fn insert_many(&mut self, py: Python<'_>, keys: Vec<Py<PyAny>>, minhashes: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+    fn insert_many(
+        &mut self,
+        py: Python<'_>,
+        keys: Vec<Py<PyAny>>,
+        minhashes: Vec<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         if keys.len() != minhashes.len() {
-            return Err(value_err(format!("{} keys for {} MinHashes", keys.len(), minhashes.len())));
+            return Err(value_err(format!(
+                "{} keys for {} MinHashes",
+                keys.len(),
+                minhashes.len()
+            )));
         }
         for (key, m) in keys.into_iter().zip(&minhashes) {
             let sig = self.signature_of(m)?;
@@ -496,10 +508,15 @@ impl MinHashLSH {
     }
 
     /// `query` for many MinHashes, in parallel with the GIL released.
-    fn query_many(&self, py: Python<'_>, minhashes: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Vec<Py<PyAny>>>> {
+    fn query_many(
+        &self,
+        py: Python<'_>,
+        minhashes: Vec<Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Vec<Py<PyAny>>>> {
         let sigs: Vec<Vec<u32>> =
             minhashes.iter().map(|m| self.signature_of(m)).collect::<PyResult<_>>()?;
-        let found: Vec<Vec<u32>> = py.detach(|| sigs.par_iter().map(|s| self.candidates(s)).collect());
+        let found: Vec<Vec<u32>> =
+            py.detach(|| sigs.par_iter().map(|s| self.candidates(s)).collect());
         Ok(found.iter().map(|slots| self.keys_of(py, slots)).collect())
     }
 
@@ -562,12 +579,8 @@ impl MinHashLSH {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
         let this = slf.borrow();
-        let args = (
-            this.threshold,
-            this.num_perm,
-            this.weights,
-            (this.params.bands, this.params.rows),
-        );
+        let args =
+            (this.threshold, this.num_perm, this.weights, (this.params.bands, this.params.rows));
         let entries = PyList::empty(py);
         for (k, sig) in this.slots.iter().flatten() {
             let bytes: Vec<u8> = sig.iter().flat_map(|v| v.to_le_bytes()).collect();

@@ -5,14 +5,15 @@
 //! `kept_id` (the document kept in its place: itself, or its cluster's representative; null when
 //! skipped), `similarity` (a duplicate's similarity to the representative), `match`
 //! (`exact-bytes`, `exact-text`, `near`) and `reason` (why a document was skipped).
-//! Pairs (sorted by the input order of `id1`, then `id2`): `id1`, `id2`, `similarity`, `match`.
+//! Pairs (sorted by input order): `id1`, `id2` (with containment the contained document first),
+//! `similarity`, `match`.
 
 use std::sync::Arc;
 
 use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lookalike::{Cluster, DocStatus, ScoredPair};
+use lookalike::{Cluster, Contained, DocStatus, ScoredPair};
 
 /// The schema of the documents table.
 pub fn documents_schema() -> SchemaRef {
@@ -98,15 +99,23 @@ pub fn documents_batch(
 }
 
 /// The pairs table of a run.
-pub fn pairs_batch(ids: &[String], pairs: &[ScoredPair]) -> Result<RecordBatch, arrow_schema::ArrowError> {
+pub fn pairs_batch(
+    ids: &[String],
+    pairs: &[ScoredPair],
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let n = pairs.len();
     let mut id1 = StringBuilder::with_capacity(n, n * 16);
     let mut id2 = StringBuilder::with_capacity(n, n * 16);
     let mut similarity = Float64Builder::with_capacity(n);
     let mut kind = StringBuilder::with_capacity(n, n * 4);
     for p in pairs {
-        id1.append_value(&ids[p.a.index()]);
-        id2.append_value(&ids[p.b.index()]);
+        // With containment the contained document comes first, as in the CLI's pairs file.
+        let (a, b) = match p.contained {
+            Some(Contained::BInA) => (p.b, p.a),
+            _ => (p.a, p.b),
+        };
+        id1.append_value(&ids[a.index()]);
+        id2.append_value(&ids[b.index()]);
         similarity.append_value(p.similarity);
         kind.append_value(p.kind.as_str());
     }

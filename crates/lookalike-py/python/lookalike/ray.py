@@ -113,6 +113,7 @@ def dedup(
     ds: Any,
     text: str = "text",
     id: str | None = "id",
+    method: str = "minhash",
     threshold: float = 0.8,
     keep: str | None = None,
     cluster: str | None = None,
@@ -136,6 +137,10 @@ def dedup(
     """
     import ray
 
+    if method != "minhash":
+        raise ValueError(
+            f"lookalike.ray.dedup runs MinHash only, not {method!r} (lookalike.dedup runs every method)"
+        )
     settings = _settings(threshold, keep, cluster, options)
     # Settings first: a bad option fails here, before any task runs.
     _lookalike.Components(0, **settings)
