@@ -463,7 +463,7 @@ fn bucket_edges_of(bucket: &[Row<'_>], threshold: f64, bound: u64) -> Vec<Edge> 
                 .filter_map(|(i, j)| {
                     let (x, y) = (heads[i], heads[j]);
                     let s = jaccard(x.shingles, y.shingles);
-                    (s >= threshold).then(|| Edge {
+                    (s >= threshold).then_some(Edge {
                         kind: NEAR,
                         a: x.doc,
                         b: y.doc,
@@ -632,20 +632,19 @@ impl Components {
             .enumerate()
             .map(|(d, id)| id.clone().ok_or_else(|| value_err(format!("document {d} has no id"))))
             .collect::<PyResult<_>>()?;
-        for d in 0..n {
+        for (d, id) in ids.iter().enumerate() {
             if self.head[d] == NONE && !self.skipped.contains_key(&(d as u32)) {
                 return Err(value_err(format!(
-                    "document {d} ({}) reached no bucket: an edge batch is missing",
-                    ids[d]
+                    "document {d} ({id}) reached no bucket: an edge batch is missing"
                 )));
             }
         }
         // Slots: the heads in input order; each head's exact group in input order.
         let mut slot_of = vec![NONE; n];
         let mut heads: Vec<u32> = Vec::new();
-        for d in 0..n {
+        for (d, slot) in slot_of.iter_mut().enumerate() {
             if self.head[d] == d as u32 {
-                slot_of[d] = heads.len() as u32;
+                *slot = heads.len() as u32;
                 heads.push(d as u32);
             }
         }
@@ -698,7 +697,7 @@ impl Components {
             })
             .filter(|&(a, b, _)| a != b && a != NONE && b != NONE)
             .collect();
-        near.sort_unstable_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+        near.sort_unstable_by_key(|e| (e.0, e.1));
         near.dedup_by_key(|e| (e.0, e.1));
         let mut edge_sim: HashMap<(u32, u32), f64> = HashMap::with_capacity(near.len());
         let mut edges = Vec::with_capacity(near.len());

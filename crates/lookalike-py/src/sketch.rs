@@ -308,7 +308,7 @@ impl MinHash {
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        if state.len() % 8 != 0 {
+        if !state.len().is_multiple_of(8) {
             return Err(value_err("corrupt MinHash state: not a whole number of 64-bit hashes"));
         }
         let hashes: Vec<u64> = state
