@@ -129,5 +129,57 @@ def main() -> None:
         print(run.stdout.strip(), flush=True)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and not (len(sys.argv) >= 2 and sys.argv[1] == "--components"):
     main()
+
+
+def components(n: int, near_per_doc: float) -> dict:
+    """The clustering task alone on n documents with near_per_doc random near edges per document
+    (every document its own exact group): time and peak memory of streaming and finishing."""
+    import random
+
+    import pyarrow as pa
+
+    from lookalike import _lookalike as k
+
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rng = random.Random(1)
+    t, w = time.process_time(), time.time()
+    comps = k.Components(n)
+    step = 1 << 20
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        docs = pa.array(range(lo, hi), pa.int64())
+        m = hi - lo
+        members = pa.RecordBatch.from_pydict({
+            "kind": pa.array([1] * m, pa.uint8()), "a": docs, "b": docs,
+            "similarity": pa.array([1.0] * m), "bytes": pa.array([True] * m),
+            "len": pa.array([100] * m, pa.int64()), "reason": pa.array([None] * m, pa.string()),
+        })
+        comps.add_edges(members)
+        e = int(m * near_per_doc)
+        a = [rng.randrange(n - 1) for _ in range(e)]
+        b = [x + 1 + rng.randrange(min(1000, n - 1 - x)) for x in a]
+        near = pa.RecordBatch.from_pydict({
+            "kind": pa.array([0] * e, pa.uint8()), "a": pa.array(a, pa.int64()), "b": pa.array(b, pa.int64()),
+            "similarity": pa.array([0.9] * e), "bytes": pa.array([False] * e),
+            "len": pa.array([0] * e, pa.int64()), "reason": pa.array([None] * e, pa.string()),
+        })
+        comps.add_edges(near)
+        ids = pa.RecordBatch.from_pydict({"id": pa.array([f"d{i:07d}" for i in range(lo, hi)]), INDEX: docs})
+        comps.add_ids(ids, "id", INDEX)
+    stream_cpu = time.process_time() - t
+    table, pairs, stats = comps.finish()
+    return {
+        "components_docs": n,
+        "near_edges_per_doc": near_per_doc,
+        "stream_cpu_s": round(stream_cpu, 1),
+        "total_cpu_s": round(time.process_time() - t, 1),
+        "wall_s": round(time.time() - w, 1),
+        "peak_rss_growth_mb": round((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024),
+        "clusters": json.loads(stats)["stats"]["clusters"],
+    }
+
+
+if __name__ == "__main__" and len(sys.argv) >= 2 and sys.argv[1] == "--components":
+    print(json.dumps(components(int(sys.argv[2]), float(sys.argv[3]))))
