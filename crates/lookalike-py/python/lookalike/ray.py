@@ -87,7 +87,9 @@ def _empty_sketch(settings: dict[str, Any]) -> pa.Table:
 
 
 def _bucket(table: pa.Table, settings: dict[str, Any]) -> pa.Table:
-    # One call over the whole block: every key's rows are in it after the hash repartition.
+    # One call over the whole block: every key's rows are in it after the hash repartition. Ray
+    # (2.60: `disallow_block_splitting=True` in its hash-repartition plan) emits each partition
+    # as one block, and `batch_size=None` hands a whole block to one call.
     batch = table.combine_chunks().to_batches()
     if not batch:
         table = _empty_sketch(settings)
