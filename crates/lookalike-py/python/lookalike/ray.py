@@ -23,7 +23,9 @@ The result is a ``RayDedupResult``: ``dataset`` (one row per document, the colum
 order and settings: the same clusters and pairs as ``lookalike dedup --method minhash`` and
 ``lookalike.dedup``, whatever ``num_partitions``.
 
-Limits: MinHash with exact Jaccard only; ``cluster`` ``"center"`` (default) or ``"clique"``;
+Limits: Ray needs at least 2 CPUs (on a local Ray with ``num_cpus=1`` the hash shuffle's
+aggregators and the map tasks wait for the one CPU: 20,000 documents did not finish in 400 s);
+MinHash with exact Jaccard only; ``cluster`` ``"center"`` (default) or ``"clique"``;
 the ids and the near edges must fit the memory of the one clustering task (see
 ``bench/results/scaling-model-2026-11-24.md`` for where that stops and what replaces it).
 """
