@@ -6,8 +6,8 @@ use std::sync::Arc;
 use anyhow::Result;
 use lookalike::lexical::collection::Lexicon;
 use lookalike::{
-    DedupConfig, IMatchSettings, Keep, Measure, MethodConfig, MethodKind, MinHashConfig,
-    RefWordsSettings, SampleConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
+    DedupConfig, IMatchSettings, MethodConfig, MethodKind, MinHashConfig, RefWordsSettings,
+    SampleConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
 };
 
 use crate::UsageError;
@@ -22,11 +22,7 @@ impl TryFrom<&DedupArgs> for DedupConfig {
     fn try_from(args: &DedupArgs) -> Result<DedupConfig> {
         let measure = args.methods.measure;
         let kind = method_kind(args);
-        let keep = args.keep.unwrap_or(if measure == Measure::Containment {
-            Keep::Longest
-        } else {
-            Keep::default()
-        });
+        let keep = args.keep.unwrap_or(measure.default_keep());
         let lexicon = match &args.methods.lexicon {
             Some(path) => {
                 let settings =
@@ -104,9 +100,5 @@ impl TryFrom<&DedupArgs> for DedupConfig {
 
 /// The method a run uses: `--method`, or by default minhash (mod-m with `--measure containment`).
 pub fn method_kind(args: &DedupArgs) -> MethodKind {
-    args.method.unwrap_or(if args.methods.measure == Measure::Containment {
-        MethodKind::ModM
-    } else {
-        MethodKind::default()
-    })
+    args.method.unwrap_or(args.methods.measure.default_method())
 }

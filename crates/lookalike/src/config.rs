@@ -40,6 +40,26 @@ pub enum Measure {
     Containment,
 }
 
+impl Measure {
+    /// The method a run uses when none is named: MinHash, or MOD-m for containment (the only
+    /// default whose estimate reaches containment). The CLI, Python and the index share it.
+    pub fn default_method(self) -> MethodKind {
+        match self {
+            Measure::Jaccard => MethodKind::default(),
+            Measure::Containment => MethodKind::ModM,
+        }
+    }
+
+    /// The representative kept when none is named: the first document, or for containment the
+    /// longest (the document the others are contained in).
+    pub fn default_keep(self) -> Keep {
+        match self {
+            Measure::Jaccard => Keep::default(),
+            Measure::Containment => Keep::Longest,
+        }
+    }
+}
+
 /// Every setting of a dedup run. Build one with [`crate::Dedup::builder`], or fill it and pass it
 /// to [`crate::Dedup::new`].
 #[derive(Debug, Clone, serde::Serialize)]

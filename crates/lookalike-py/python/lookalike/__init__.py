@@ -1,0 +1,139 @@
+"""lookalike: find duplicate and near-duplicate documents, with the Rust engine doing the work.
+
+Three layers:
+
+* ``MinHash`` / ``MinHashLSH``: datasketch-shaped sketches and LSH index, hashed as the
+  ``lookalike`` CLI hashes (``MinHash.from_text(t)`` is the signature ``lookalike dedup`` computes
+  for ``t``);
+* ``dedup(data, ...)``: one call over a list of strings or any Arrow-compatible table (anything
+  with ``__arrow_c_stream__``: pyarrow, polars, DuckDB; pandas through pyarrow), every method and
+  option of ``lookalike dedup``; returns a ``DedupResult`` (Arrow tables of documents and pairs);
+* ``read(paths)``: the CLI's readers (WARC, HTML, JSONL, Parquet, gzip; charset detection and
+  main-content extraction) as a ``pyarrow.RecordBatchReader``.
+
+``lookalike.ray.dedup(ds, ...)`` runs the MinHash pipeline on a ``ray.data.Dataset``.
+
+Every call releases the GIL while Rust works (on all cores, with rayon). Bad settings raise
+``ValueError``, unreadable files ``OSError``, wrong types ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import pyarrow as pa
+
+from . import _lookalike
+from ._lookalike import MinHash, MinHashLSH, describe, read
+
+__all__ = ["DedupResult", "MinHash", "MinHashLSH", "dedup", "describe", "read", "__version__"]
+
+__version__: str = _lookalike.__version__
+
+
+@dataclass(frozen=True)
+class DedupResult:
+    """What ``dedup`` returns.
+
+    ``table``: one row per input document, in input order: ``id``, ``cluster`` (number of its
+    cluster, as in the CLI's ``--clusters`` file; null outside clusters), ``status`` (``kept``,
+    ``duplicate``, ``skipped``), ``kept_id`` (the document kept in its place), ``similarity`` (a
+    duplicate's similarity to it), ``match`` (``exact-bytes``, ``exact-text``, ``near``) and
+    ``reason`` (why a document was skipped).
+
+    ``pairs``: every verified pair, ``id1``, ``id2``, ``similarity``, ``match``, sorted by input
+    order (the CLI's ``--pairs`` file).
+
+    ``stats``: the settings and counts of the run.
+    """
+
+    table: pa.Table
+    pairs: pa.Table
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def kept(self) -> pa.Table:
+        """The rows of the documents kept (unique ones and representatives)."""
+        return self.table.filter(pa.compute.equal(self.table["status"], "kept"))
+
+    def __iter__(self):  # (table, pairs) = dedup(...)
+        return iter((self.table, self.pairs))
+
+
+def _result(out: tuple[Any, Any, str]) -> DedupResult:
+    table, pairs, stats = out
+    return DedupResult(table=table, pairs=pairs, stats=json.loads(stats))
+
+
+def dedup(
+    data: Any,
+    text: str = "text",
+    id: str | None = None,
+    method: str | None = None,
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> DedupResult:
+    """Find the duplicates in ``data``: a list of strings, or a table with a ``text`` column.
+
+    ``data`` is a sequence of ``str`` (ids are the positions, as strings) or any object with
+    ``__arrow_c_stream__`` (a pyarrow Table or RecordBatchReader, a polars DataFrame, a DuckDB
+    relation; a pandas DataFrame is converted with pyarrow), read one batch at a time. ``text``
+    and ``id`` name its columns (strings; without ``id`` the ids are the row numbers).
+
+    ``method`` (default ``"minhash"``), ``threshold``, ``keep`` (``"first"``, ``"longest"``),
+    ``cluster`` (``"center"``, ``"clique"``, ``"center-refine"``, ``"connected"``) and
+    ``**options`` are the options of ``lookalike dedup`` with ``_`` for ``-``: ``num_perm=128``,
+    ``bands=``/``rows=``, ``shingle="words:5"``, ``seed=1``, ``verify="exact"``,
+    ``measure="jaccard"``, ``max_distance=`` (SimHash), ``sample=`` (MOD-m/MIN-s), ``lexicon=``
+    (a file from ``lookalike lexicon build``)... ``lookalike.describe(**same)`` prints the run
+    they configure.
+
+    Same documents, same order and settings: the same clusters and pairs as the CLI.
+    """
+    if isinstance(data, (str, bytes)):
+        raise TypeError("dedup takes a list of strings or a table, not a single string")
+    if hasattr(data, "__arrow_c_stream__"):
+        return _result(
+            _lookalike.dedup_arrow(data, text, id, method, threshold, keep, cluster, **options)
+        )
+    if type(data).__module__.startswith("pandas"):
+        table = pa.Table.from_pandas(data, preserve_index=False)
+        return _result(
+            _lookalike.dedup_arrow(table, text, id, method, threshold, keep, cluster, **options)
+        )
+    if isinstance(data, Sequence) or isinstance(data, Iterable):
+        texts = list(data)
+        for i, t in enumerate(texts):
+            if t is not None and not isinstance(t, str):
+                raise TypeError(f"text {i} is {type(t).__name__}, not str")
+        if id is not None:
+            raise TypeError("id names a column: pass a table, or use dedup_texts(texts, ids)")
+        return _result(
+            _lookalike.dedup_texts(texts, None, method, threshold, keep, cluster, **options)
+        )
+    raise TypeError(
+        f"dedup takes a list of strings or an Arrow-compatible table, not {type(data).__name__}"
+    )
+
+
+def dedup_texts(
+    texts: Sequence[str],
+    ids: Sequence[str],
+    method: str | None = None,
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> DedupResult:
+    """``dedup`` over parallel lists of texts and their ids (strings)."""
+    texts, ids = list(texts), list(ids)
+    for i, v in enumerate(ids):
+        if not isinstance(v, str):
+            raise TypeError(f"id {i} is {type(v).__name__}, not str")
+    return _result(_lookalike.dedup_texts(texts, ids, method, threshold, keep, cluster, **options))
+
+
+__all__.append("dedup_texts")

@@ -1,0 +1,131 @@
+"""Type stubs of the native module (crates/lookalike-py/src)."""
+
+from typing import Any, Iterable
+
+import pyarrow as pa
+
+__version__: str
+
+class MinHash:
+    """A MinHash signature of a set, hashed as the lookalike CLI hashes (datasketch-shaped)."""
+
+    def __init__(
+        self, num_perm: int = 128, seed: int = 1, scheme: str = "oph", shingle: str = "words:5"
+    ) -> None: ...
+    @staticmethod
+    def from_text(
+        text: str, num_perm: int = 128, seed: int = 1, scheme: str = "oph", shingle: str = "words:5"
+    ) -> MinHash: ...
+    @staticmethod
+    def from_texts(
+        texts: list[str],
+        num_perm: int = 128,
+        seed: int = 1,
+        scheme: str = "oph",
+        shingle: str = "words:5",
+    ) -> list[MinHash]: ...
+    def update(self, element: bytes | str) -> None: ...
+    def update_batch(self, elements: Iterable[bytes | str]) -> None: ...
+    def update_text(self, text: str) -> None: ...
+    def jaccard(self, other: MinHash) -> float: ...
+    def digest(self) -> list[int]: ...
+    @property
+    def hashvalues(self) -> list[int]: ...
+    @property
+    def num_perm(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    def is_empty(self) -> bool: ...
+    def count(self) -> int: ...
+    def copy(self) -> MinHash: ...
+    def merge(self, *others: MinHash) -> None: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class MinHashLSH:
+    """An LSH index of MinHash signatures with lookalike's band keys (datasketch-shaped)."""
+
+    def __init__(
+        self,
+        threshold: float = 0.9,
+        num_perm: int = 128,
+        weights: tuple[float, float] = (0.5, 0.5),
+        params: tuple[int, int] | None = None,
+    ) -> None: ...
+    @property
+    def params(self) -> tuple[int, int]: ...
+    @property
+    def threshold(self) -> float: ...
+    def insert(self, key: Any, minhash: MinHash, check_duplication: bool = True) -> None: ...
+    def insert_many(self, keys: list[Any], minhashes: list[MinHash]) -> None: ...
+    def query(self, minhash: MinHash) -> list[Any]: ...
+    def query_many(self, minhashes: list[MinHash]) -> list[list[Any]]: ...
+    def remove(self, key: Any) -> None: ...
+    def get(self, key: Any) -> list[int]: ...
+    def keys(self) -> list[Any]: ...
+    def is_empty(self) -> bool: ...
+    def __contains__(self, key: object) -> bool: ...
+    def __len__(self) -> int: ...
+
+def describe(
+    method: str | None = None,
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> str: ...
+def read(
+    paths: list[str],
+    id_field: str = "id",
+    text_field: str = "text",
+    extract: str = "main",
+    format: str | None = None,
+    batch_size: int = 4096,
+) -> pa.RecordBatchReader: ...
+def dedup_texts(
+    texts: list[str | None],
+    ids: list[str | None] | None = None,
+    method: str | None = None,
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> tuple[pa.Table, pa.Table, str]: ...
+def dedup_arrow(
+    data: Any,
+    text: str = "text",
+    id: str | None = None,
+    method: str | None = None,
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> tuple[pa.Table, pa.Table, str]: ...
+def sketch_bands(
+    batch: pa.RecordBatch,
+    text: str = "text",
+    index: str = "__lookalike_index",
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> pa.RecordBatch: ...
+def bucket_edges(
+    batch: pa.RecordBatch,
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> pa.RecordBatch: ...
+
+class Components:
+    def __init__(
+        self,
+        n: int,
+        threshold: float = 0.8,
+        keep: str | None = None,
+        cluster: str | None = None,
+        **options: Any,
+    ) -> None: ...
+    def add_edges(self, batch: pa.RecordBatch) -> None: ...
+    def add_ids(self, batch: pa.RecordBatch, id: str = "id", index: str = "__lookalike_index") -> None: ...
+    def finish(self) -> tuple[pa.Table, pa.Table, str]: ...

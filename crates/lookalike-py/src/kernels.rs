@@ -1,0 +1,827 @@
+//! The Rust kernels of `lookalike.ray.dedup`, engine-neutral functions over Arrow batches.
+//!
+//! 1. [`sketch_bands`] (a `map_batches` task): each document of a batch, with its global input
+//!    index, becomes rows keyed for the shuffle: one *exact* row keyed by its normalized-text
+//!    fingerprint, one *band* row per LSH band keyed by [`band_key`] and carrying the shingle set
+//!    (so verification needs nothing else), or one *skipped* row with the reason.
+//! 2. Ray repartitions the rows by `key` (a hash shuffle: all rows of one key meet in one block).
+//! 3. [`bucket_edges`] (a `map_batches` task per block): an exact bucket gives every document its
+//!    exact group's head (the first document with that text) and its length; a band bucket gives
+//!    the verified near edges between the heads of its distinct texts: exact Jaccard of the
+//!    carried shingle sets at or above the threshold, pairs listed as the library's
+//!    `band_candidates` lists them (every pair of the bucket, or anchors beyond
+//!    `max_pairs_per_group`).
+//! 4. [`Components`] (one task): the streamed edges (head per document: 4 bytes; length when
+//!    `keep="longest"`: 4 more; the near edges) clustered exactly as [`lookalike::DedupRun`]
+//!    clusters them (same graph of exact groups, same visiting order, same
+//!    [`ClusterMode::cluster`]), with the same pair listing and fates.
+//!
+//! The result equals `lookalike dedup --method minhash` on the same documents in the same order,
+//! whatever the partitioning: candidates are the pairs sharing a band (the band keys are the
+//! library's), verification is exact, clustering sees the same graph. Cluster modes whose members
+//! are all verified against their representative (`center`, `clique`) are supported; `connected`
+//! and `center-refine` need similarities of pairs that were never candidates and are refused.
+
+use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
+    UInt8Builder, UInt64Builder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt8Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_pyarrow::{PyArrowType, Table};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use lookalike::candidates::lsh::{ANCHORS, band_key};
+use lookalike::cluster::Graph;
+use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
+use lookalike::shingles::ShingleScratch;
+use lookalike::text::normalize::NormalizedText;
+use lookalike::verify::jaccard;
+use lookalike::{
+    Cluster, ClusterMember, ClusterMode, DedupConfig, DocId, DocStatus, Keep, MatchKind, Measure,
+    MethodConfig, MinHasher, ScoredPair, SkipReason, Verify,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+
+use crate::config;
+use crate::dedup::string_column;
+use crate::errors::{arrow_err, value_err};
+use crate::tables::{documents_batch, documents_schema, pairs_batch, pairs_schema};
+
+/// Row kinds of [`sketch_bands`]' output.
+const EXACT: i32 = -1;
+const SKIPPED: i32 = -2;
+
+/// Edge kinds of [`bucket_edges`]' output.
+const NEAR: u8 = 0;
+const MEMBER: u8 = 1;
+const SKIP: u8 = 2;
+
+/// The configuration of a Ray run, checked: MinHash, Jaccard, exact verification, and a cluster
+/// mode whose members are verified against their representative.
+pub fn ray_config(
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<DedupConfig> {
+    let dedup = config::build(None, threshold, keep, cluster, options)?;
+    let c = dedup.config().clone();
+    if !matches!(c.method, MethodConfig::MinHash(_)) {
+        return Err(value_err(
+            "lookalike.ray.dedup runs MinHash only (use lookalike.dedup for the other methods)",
+        ));
+    }
+    if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
+        return Err(value_err(
+            "lookalike.ray.dedup verifies exact Jaccard only (measure=\"jaccard\", verify=\"exact\")",
+        ));
+    }
+    if !matches!(c.cluster, ClusterMode::Center | ClusterMode::Clique) {
+        return Err(value_err(
+            "lookalike.ray.dedup clusters with cluster=\"center\" or \"clique\" (every member verified against its representative); \"connected\" and \"center-refine\" need similarities of pairs that were never candidates",
+        ));
+    }
+    Ok(c)
+}
+
+fn sketch_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("key", DataType::UInt64, false),
+        Field::new("band", DataType::Int32, false),
+        Field::new("doc", DataType::Int64, false),
+        Field::new("fp_hi", DataType::UInt64, false),
+        Field::new("fp_lo", DataType::UInt64, false),
+        Field::new("raw_hi", DataType::UInt64, false),
+        Field::new("raw_lo", DataType::UInt64, false),
+        Field::new("len", DataType::Int64, false),
+        Field::new(
+            "shingles",
+            DataType::List(Arc::new(Field::new("item", DataType::UInt64, true))),
+            false,
+        ),
+        Field::new("reason", DataType::Utf8, true),
+    ]))
+}
+
+fn edges_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("kind", DataType::UInt8, false),
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Int64, false),
+        Field::new("similarity", DataType::Float64, false),
+        Field::new("bytes", DataType::Boolean, false),
+        Field::new("len", DataType::Int64, false),
+        Field::new("reason", DataType::Utf8, true),
+    ]))
+}
+
+/// What one document becomes.
+enum Sketched {
+    Skipped(SkipReason),
+    Doc { fp: u128, raw: u128, len: usize, shingles: Vec<u64>, keys: Vec<u64> },
+}
+
+/// sketch_bands(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, **options)
+/// --
+///
+/// Ray kernel 1: a batch of documents (a text column and an int64 global input index) as rows
+/// keyed for the shuffle (see the module documentation). Runs in parallel, GIL released.
+#[pyfunction]
+#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, **options))]
+#[allow(clippy::too_many_arguments)]
+pub fn sketch_bands(
+    py: Python<'_>,
+    batch: PyArrowType<RecordBatch>,
+    text: &str,
+    index: &str,
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    let c = ray_config(threshold, keep, cluster, options)?;
+    let MethodConfig::MinHash(mh) = &c.method else { unreachable!("checked by ray_config") };
+    let params = mh.lsh_params(c.threshold);
+    let batch = batch.0;
+    let texts = string_column(&batch, text, "text")?;
+    let docs: Vec<i64> = match batch.column_by_name(index) {
+        Some(col) if col.data_type() == &DataType::Int64 && col.null_count() == 0 => {
+            col.as_primitive::<Int64Type>().values().to_vec()
+        }
+        _ => return Err(value_err(format!("no non-null int64 index column {index:?}"))),
+    };
+    for (t, d) in texts.iter().zip(&docs) {
+        if t.is_none() {
+            return Err(value_err(format!("document {d}: the text column {text:?} is null")));
+        }
+    }
+    let out = py.detach(|| {
+        let shingler =
+            lookalike::Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+        let hasher = MinHasher::new(mh.num_perm, mh.scheme, c.seed);
+        let sketched: Vec<Sketched> = texts
+            .par_iter()
+            .map_init(
+                || (NormalizedText::default(), ShingleScratch::default(), Vec::new()),
+                |(norm, scratch, buf), t| {
+                    let t = t.as_deref().unwrap_or_default();
+                    shingler.normalize_into(t, norm);
+                    let mut shingles = Vec::new();
+                    shingler.shingles_into(norm, scratch, &mut shingles);
+                    if shingles.is_empty() {
+                        let reason = if t.trim().is_empty() {
+                            SkipReason::EmptyText
+                        } else {
+                            SkipReason::NoTokens
+                        };
+                        return Sketched::Skipped(reason);
+                    }
+                    let sig = hasher.sketch(&shingles);
+                    let keys = (0..params.bands)
+                        .map(|b| band_key(&sig[b * params.rows..(b + 1) * params.rows], b, buf))
+                        .collect();
+                    Sketched::Doc {
+                        fp: text_fingerprint(&norm.text),
+                        raw: raw_fingerprint(t.as_bytes()),
+                        len: t.len(),
+                        shingles,
+                        keys,
+                    }
+                },
+            )
+            .collect();
+        build_sketch_batch(&docs, &sketched)
+    });
+    out.map(PyArrowType).map_err(arrow_err)
+}
+
+fn build_sketch_batch(
+    docs: &[i64],
+    sketched: &[Sketched],
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let mut key = UInt64Builder::new();
+    let mut band = Int32Builder::new();
+    let mut doc = Int64Builder::new();
+    let (mut fp_hi, mut fp_lo, mut raw_hi, mut raw_lo) =
+        (UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new());
+    let mut len = Int64Builder::new();
+    let mut shingles = ListBuilder::new(UInt64Builder::new());
+    let mut reason = StringBuilder::new();
+    for (&d, s) in docs.iter().zip(sketched) {
+        match s {
+            Sketched::Skipped(r) => {
+                key.append_value(d as u64);
+                band.append_value(SKIPPED);
+                doc.append_value(d);
+                for b in [&mut fp_hi, &mut fp_lo, &mut raw_hi, &mut raw_lo] {
+                    b.append_value(0);
+                }
+                len.append_value(0);
+                shingles.append(true);
+                reason.append_value(r.as_str());
+            }
+            Sketched::Doc { fp, raw, len: l, shingles: set, keys } => {
+                let rows = std::iter::once((EXACT, (*fp as u64) ^ ((*fp >> 64) as u64)))
+                    .chain(keys.iter().enumerate().map(|(b, &k)| (b as i32, k)));
+                for (b, k) in rows {
+                    key.append_value(k);
+                    band.append_value(b);
+                    doc.append_value(d);
+                    fp_hi.append_value((*fp >> 64) as u64);
+                    fp_lo.append_value(*fp as u64);
+                    raw_hi.append_value((*raw >> 64) as u64);
+                    raw_lo.append_value(*raw as u64);
+                    len.append_value(*l as i64);
+                    if b >= 0 {
+                        shingles.values().append_slice(set);
+                    }
+                    shingles.append(true);
+                    reason.append_null();
+                }
+            }
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(key.finish()),
+        Arc::new(band.finish()),
+        Arc::new(doc.finish()),
+        Arc::new(fp_hi.finish()),
+        Arc::new(fp_lo.finish()),
+        Arc::new(raw_hi.finish()),
+        Arc::new(raw_lo.finish()),
+        Arc::new(len.finish()),
+        Arc::new(shingles.finish()),
+        Arc::new(reason.finish()),
+    ];
+    RecordBatch::try_new(sketch_schema(), columns)
+}
+
+/// One row of [`sketch_bands`]' output, borrowed.
+struct Row<'a> {
+    key: u64,
+    band: i32,
+    doc: i64,
+    fp: u128,
+    raw: u128,
+    len: i64,
+    shingles: &'a [u64],
+    reason: Option<&'a str>,
+}
+
+/// An output edge.
+struct Edge {
+    kind: u8,
+    a: i64,
+    b: i64,
+    similarity: f64,
+    bytes: bool,
+    len: i64,
+    reason: Option<String>,
+}
+
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| value_err(format!("not a lookalike band batch: no column {name:?}")))
+}
+
+/// bucket_edges(batch, threshold=0.8, keep=None, cluster=None, **options)
+/// --
+///
+/// Ray kernel 2: a block of band rows in which every key's rows are together (after the hash
+/// repartition on `key`) as edges: exact-group memberships, verified near edges, skipped
+/// documents (see the module documentation). GIL released.
+#[pyfunction]
+#[pyo3(signature = (batch, threshold=0.8, keep=None, cluster=None, **options))]
+pub fn bucket_edges(
+    py: Python<'_>,
+    batch: PyArrowType<RecordBatch>,
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    let c = ray_config(threshold, keep, cluster, options)?;
+    let batch = batch.0;
+    let key = column(&batch, "key")?
+        .as_primitive_opt::<UInt64Type>()
+        .ok_or_else(|| value_err("key is not uint64"))?;
+    let band = column(&batch, "band")?
+        .as_primitive_opt::<Int32Type>()
+        .ok_or_else(|| value_err("band is not int32"))?;
+    let doc = column(&batch, "doc")?
+        .as_primitive_opt::<Int64Type>()
+        .ok_or_else(|| value_err("doc is not int64"))?;
+    let u64s = |name: &str| -> PyResult<&arrow_array::UInt64Array> {
+        column(&batch, name)?
+            .as_primitive_opt::<UInt64Type>()
+            .ok_or_else(|| value_err(format!("{name} is not uint64")))
+    };
+    let (fp_hi, fp_lo, raw_hi, raw_lo) =
+        (u64s("fp_hi")?, u64s("fp_lo")?, u64s("raw_hi")?, u64s("raw_lo")?);
+    let len = column(&batch, "len")?
+        .as_primitive_opt::<Int64Type>()
+        .ok_or_else(|| value_err("len is not int64"))?;
+    let shingles = column(&batch, "shingles")?
+        .as_list_opt::<i32>()
+        .ok_or_else(|| value_err("shingles is not a list"))?;
+    let values = shingles
+        .values()
+        .as_primitive_opt::<UInt64Type>()
+        .ok_or_else(|| value_err("shingles are not uint64"))?;
+    let offsets = shingles.value_offsets();
+    let reason = column(&batch, "reason")?
+        .as_string_opt::<i32>()
+        .ok_or_else(|| value_err("reason is not a string"))?;
+    let rows: Vec<Row<'_>> = (0..batch.num_rows())
+        .map(|i| Row {
+            key: key.value(i),
+            band: band.value(i),
+            doc: doc.value(i),
+            fp: (u128::from(fp_hi.value(i)) << 64) | u128::from(fp_lo.value(i)),
+            raw: (u128::from(raw_hi.value(i)) << 64) | u128::from(raw_lo.value(i)),
+            len: len.value(i),
+            shingles: &values.values()[offsets[i] as usize..offsets[i + 1] as usize],
+            reason: (!reason.is_null(i)).then(|| reason.value(i)),
+        })
+        .collect();
+    let out = py.detach(|| edges_of(rows, c.threshold, c.max_pairs_per_group));
+    out.map(PyArrowType).map_err(arrow_err)
+}
+
+fn edges_of(
+    mut rows: Vec<Row<'_>>,
+    threshold: f64,
+    bound: u64,
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
+    let buckets: Vec<&[Row<'_>]> =
+        rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
+    let mut edges: Vec<Edge> = buckets
+        .par_iter()
+        .flat_map_iter(|bucket| bucket_edges_of(bucket, threshold, bound))
+        .collect();
+    edges.sort_unstable_by_key(|e| (e.kind, e.a, e.b));
+    edges.dedup_by_key(|e| (e.kind, e.a, e.b));
+    let mut kind = UInt8Builder::new();
+    let mut a = Int64Builder::new();
+    let mut b = Int64Builder::new();
+    let mut similarity = Float64Builder::new();
+    let mut bytes = BooleanBuilder::new();
+    let mut len = Int64Builder::new();
+    let mut reason = StringBuilder::new();
+    for e in &edges {
+        kind.append_value(e.kind);
+        a.append_value(e.a);
+        b.append_value(e.b);
+        similarity.append_value(e.similarity);
+        bytes.append_value(e.bytes);
+        len.append_value(e.len);
+        reason.append_option(e.reason.as_deref());
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(kind.finish()),
+        Arc::new(a.finish()),
+        Arc::new(b.finish()),
+        Arc::new(similarity.finish()),
+        Arc::new(bytes.finish()),
+        Arc::new(len.finish()),
+        Arc::new(reason.finish()),
+    ];
+    RecordBatch::try_new(edges_schema(), columns)
+}
+
+/// The edges of one bucket (rows sorted by text fingerprint, then document).
+fn bucket_edges_of(bucket: &[Row<'_>], threshold: f64, bound: u64) -> Vec<Edge> {
+    let first = &bucket[0];
+    match first.band {
+        SKIPPED => bucket
+            .iter()
+            .map(|r| Edge {
+                kind: SKIP,
+                a: r.doc,
+                b: -1,
+                similarity: 0.0,
+                bytes: false,
+                len: 0,
+                reason: r.reason.map(str::to_owned),
+            })
+            .collect(),
+        EXACT => {
+            let mut out = Vec::with_capacity(bucket.len());
+            for group in bucket.chunk_by(|x, y| x.fp == y.fp) {
+                let head = &group[0];
+                for r in group {
+                    out.push(Edge {
+                        kind: MEMBER,
+                        a: head.doc,
+                        b: r.doc,
+                        similarity: 1.0,
+                        bytes: r.raw == head.raw,
+                        len: r.len,
+                        reason: None,
+                    });
+                }
+            }
+            out
+        }
+        _ => {
+            // One row per distinct text: its first document is its exact group's head (every copy
+            // has the same bands), in input order.
+            let mut heads: Vec<&Row<'_>> =
+                bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| &g[0]).collect();
+            if heads.len() < 2 {
+                return Vec::new();
+            }
+            heads.sort_unstable_by_key(|r| r.doc);
+            let m = heads.len() as u64;
+            let mut pairs: Vec<(usize, usize)> = Vec::new();
+            if m * (m - 1) / 2 <= bound {
+                for i in 0..heads.len() {
+                    pairs.extend((i + 1..heads.len()).map(|j| (i, j)));
+                }
+            } else {
+                // The library's rule for a group over the bound: each member with the first
+                // ANCHORS members and with its predecessor.
+                for i in 1..heads.len() {
+                    let anchors = i.min(ANCHORS);
+                    pairs.extend((0..anchors).map(|a| (a, i)));
+                    if i > anchors {
+                        pairs.push((i - 1, i));
+                    }
+                }
+            }
+            pairs
+                .into_iter()
+                .filter_map(|(i, j)| {
+                    let (x, y) = (heads[i], heads[j]);
+                    let s = jaccard(x.shingles, y.shingles);
+                    (s >= threshold).then_some(Edge {
+                        kind: NEAR,
+                        a: x.doc,
+                        b: y.doc,
+                        similarity: s,
+                        bytes: false,
+                        len: 0,
+                        reason: None,
+                    })
+                })
+                .collect()
+        }
+    }
+}
+
+/// Ray stage 4: the streamed edges, clustered as the library clusters them.
+///
+/// Components(n, threshold=0.8, keep=None, cluster=None, **options)
+#[pyclass(module = "lookalike._lookalike")]
+#[derive(Debug)]
+pub struct Components {
+    config: DedupConfig,
+    /// Head of each document's exact group (`u32::MAX`: not seen, or skipped).
+    head: Vec<u32>,
+    /// Whether a document's raw bytes equal its head's.
+    bytes: Vec<bool>,
+    /// Text length (only with `keep="longest"`).
+    len: Vec<u32>,
+    skipped: HashMap<u32, SkipReason>,
+    near: Vec<(u32, u32, f64)>,
+    ids: Vec<Option<String>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+fn skip_reason(s: &str) -> SkipReason {
+    if s == SkipReason::EmptyText.as_str() { SkipReason::EmptyText } else { SkipReason::NoTokens }
+}
+
+#[pymethods]
+impl Components {
+    #[new]
+    #[pyo3(signature = (n, threshold=0.8, keep=None, cluster=None, **options))]
+    fn new(
+        n: usize,
+        threshold: f64,
+        keep: Option<&str>,
+        cluster: Option<&str>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Components> {
+        if n >= NONE as usize {
+            return Err(value_err(format!("{n} documents: at most {} in one run", NONE - 1)));
+        }
+        let config = ray_config(threshold, keep, cluster, options)?;
+        let longest = config.keep == Keep::Longest;
+        Ok(Components {
+            config,
+            head: vec![NONE; n],
+            bytes: vec![false; n],
+            len: if longest { vec![0; n] } else { Vec::new() },
+            skipped: HashMap::new(),
+            near: Vec::new(),
+            ids: vec![None; n],
+        })
+    }
+
+    /// Adds a batch of [`bucket_edges`]' output.
+    fn add_edges(&mut self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
+        let batch = batch.0;
+        let kind = column(&batch, "kind")?
+            .as_primitive_opt::<UInt8Type>()
+            .ok_or_else(|| value_err("kind is not uint8"))?;
+        let a = column(&batch, "a")?
+            .as_primitive_opt::<Int64Type>()
+            .ok_or_else(|| value_err("a is not int64"))?;
+        let b = column(&batch, "b")?
+            .as_primitive_opt::<Int64Type>()
+            .ok_or_else(|| value_err("b is not int64"))?;
+        let sim = column(&batch, "similarity")?
+            .as_primitive_opt::<Float64Type>()
+            .ok_or_else(|| value_err("similarity is not float64"))?;
+        let bytes = column(&batch, "bytes")?
+            .as_boolean_opt()
+            .ok_or_else(|| value_err("bytes is not boolean"))?;
+        let len = column(&batch, "len")?
+            .as_primitive_opt::<Int64Type>()
+            .ok_or_else(|| value_err("len is not int64"))?;
+        let reason = column(&batch, "reason")?
+            .as_string_opt::<i32>()
+            .ok_or_else(|| value_err("reason is not a string"))?;
+        let n = self.head.len() as i64;
+        py.detach(|| {
+            for i in 0..batch.num_rows() {
+                let (x, y) = (a.value(i), b.value(i));
+                let in_range = |d: i64| (0..n).contains(&d);
+                match kind.value(i) {
+                    MEMBER if in_range(x) && in_range(y) => {
+                        self.head[y as usize] = x as u32;
+                        self.bytes[y as usize] = bytes.value(i);
+                        if !self.len.is_empty() {
+                            self.len[y as usize] = u32::try_from(len.value(i)).unwrap_or(u32::MAX);
+                        }
+                    }
+                    NEAR if in_range(x) && in_range(y) => {
+                        self.near.push((x as u32, y as u32, sim.value(i)))
+                    }
+                    SKIP if in_range(x) => {
+                        self.skipped.insert(
+                            x as u32,
+                            skip_reason(if reason.is_null(i) { "" } else { reason.value(i) }),
+                        );
+                    }
+                    k => {
+                        return Err(value_err(format!(
+                            "edge {i}: kind {k} with documents {x}, {y} out of 0..{n}"
+                        )));
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Adds the ids of a batch: an int64 index column and a string id column.
+    #[pyo3(signature = (batch, id="id", index="__lookalike_index"))]
+    fn add_ids(&mut self, batch: PyArrowType<RecordBatch>, id: &str, index: &str) -> PyResult<()> {
+        let batch = batch.0;
+        let ids = string_column(&batch, id, "id")?;
+        let docs = match batch.column_by_name(index) {
+            Some(col) if col.data_type() == &DataType::Int64 => {
+                col.as_primitive::<Int64Type>().clone()
+            }
+            _ => return Err(value_err(format!("no int64 index column {index:?}"))),
+        };
+        for (i, d) in docs.iter().enumerate() {
+            let d = d
+                .filter(|&d| (0..self.ids.len() as i64).contains(&d))
+                .ok_or_else(|| value_err(format!("row {i}: index out of range")))?;
+            let id = ids[i]
+                .clone()
+                .ok_or_else(|| value_err(format!("document {d}: the id column {id:?} is null")))?;
+            self.ids[d as usize] = Some(id);
+        }
+        Ok(())
+    }
+
+    /// Clusters, lists the pairs and the fates; returns (documents table, pairs table, stats
+    /// JSON) as `lookalike.dedup` does.
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+    ) -> PyResult<(PyArrowType<Table>, PyArrowType<Table>, String)> {
+        let (documents, pairs, stats) = py.detach(|| self.assemble())?;
+        let documents = Table::try_new(vec![documents], documents_schema()).map_err(arrow_err)?;
+        let pairs = Table::try_new(vec![pairs], pairs_schema()).map_err(arrow_err)?;
+        Ok((PyArrowType(documents), PyArrowType(pairs), stats))
+    }
+}
+
+impl Components {
+    /// The library's finishing steps (`DedupRun::finish_into`) over the streamed edges.
+    fn assemble(&mut self) -> PyResult<(RecordBatch, RecordBatch, String)> {
+        let n = self.head.len();
+        let ids: Vec<String> = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(d, id)| id.clone().ok_or_else(|| value_err(format!("document {d} has no id"))))
+            .collect::<PyResult<_>>()?;
+        for (d, id) in ids.iter().enumerate() {
+            if self.head[d] == NONE && !self.skipped.contains_key(&(d as u32)) {
+                return Err(value_err(format!(
+                    "document {d} ({id}) reached no bucket: an edge batch is missing"
+                )));
+            }
+        }
+        // Slots: the heads in input order; each head's exact group in input order.
+        let mut slot_of = vec![NONE; n];
+        let mut heads: Vec<u32> = Vec::new();
+        for (d, slot) in slot_of.iter_mut().enumerate() {
+            if self.head[d] == d as u32 {
+                *slot = heads.len() as u32;
+                heads.push(d as u32);
+            }
+        }
+        let slot = |d: u32| -> u32 {
+            let h = self.head[d as usize];
+            if h == NONE { NONE } else { slot_of[h as usize] }
+        };
+        let mut groups: Vec<Vec<DocId>> = vec![Vec::new(); heads.len()];
+        for d in 0..n as u32 {
+            let s = slot(d);
+            if s != NONE {
+                groups[s as usize].push(DocId(d));
+            }
+        }
+        let bytes_of = |d: DocId| self.head[d.index()] == d.0 || self.bytes[d.index()];
+        let exact_kind = |a: DocId, b: DocId| {
+            if bytes_of(a) && bytes_of(b) { MatchKind::ExactBytes } else { MatchKind::ExactText }
+        };
+        let bound = self.config.max_pairs_per_group;
+        let mut pairs: Vec<ScoredPair> = Vec::new();
+        let (mut over_bound, mut not_listed) = (0u64, 0u64);
+        for group in groups.iter().filter(|g| g.len() > 1) {
+            let k = group.len() as u64;
+            let all = k * (k - 1) / 2;
+            let exact = |a: DocId, b: DocId| ScoredPair {
+                a,
+                b,
+                similarity: 1.0,
+                kind: exact_kind(a, b),
+                contained: None,
+                hamming: None,
+            };
+            if all <= bound {
+                for (i, &a) in group.iter().enumerate() {
+                    pairs.extend(group[i + 1..].iter().map(|&b| exact(a, b)));
+                }
+            } else {
+                pairs.extend(group[1..].iter().map(|&b| exact(group[0], b)));
+                over_bound += 1;
+                not_listed += all - (k - 1);
+            }
+        }
+        // Near edges between heads (the buckets already gave heads), distinct.
+        let mut near: Vec<(u32, u32, f64)> = self
+            .near
+            .iter()
+            .map(|&(a, b, s)| {
+                let (sa, sb) = (slot(a), slot(b));
+                (sa.min(sb), sa.max(sb), s)
+            })
+            .filter(|&(a, b, _)| a != b && a != NONE && b != NONE)
+            .collect();
+        near.sort_unstable_by_key(|e| (e.0, e.1));
+        near.dedup_by_key(|e| (e.0, e.1));
+        let mut edge_sim: HashMap<(u32, u32), f64> = HashMap::with_capacity(near.len());
+        let mut edges = Vec::with_capacity(near.len());
+        for &(sa, sb, sim) in &near {
+            edges.push((sa, sb));
+            edge_sim.insert((sa, sb), sim);
+            let (ga, gb) = (&groups[sa as usize], &groups[sb as usize]);
+            let all = ga.len() as u64 * gb.len() as u64;
+            let near_pair = |a: DocId, b: DocId| {
+                let (a, b) = if a < b { (a, b) } else { (b, a) };
+                ScoredPair {
+                    a,
+                    b,
+                    similarity: sim,
+                    kind: MatchKind::Near,
+                    contained: None,
+                    hamming: None,
+                }
+            };
+            if all <= bound {
+                for &a in ga {
+                    pairs.extend(gb.iter().map(|&b| near_pair(a, b)));
+                }
+            } else {
+                pairs.push(near_pair(ga[0], gb[0]));
+                over_bound += 1;
+                not_listed += all - 1;
+            }
+        }
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+
+        // Clustering: nodes are exact groups, visited in the order `keep` implies.
+        let h = heads.len();
+        let graph = Graph::new(h, &edges);
+        let weight: Vec<u32> = groups.iter().map(|g| g.len() as u32).collect();
+        let text_len = |d: DocId| -> u64 { self.len.get(d.index()).copied().map_or(0, u64::from) };
+        let best: Vec<(u64, Reverse<u32>)> = groups
+            .iter()
+            .map(|g| {
+                g.iter().map(|&d| (text_len(d), Reverse(d.0))).max().unwrap_or((0, Reverse(0)))
+            })
+            .collect();
+        let mut order: Vec<u32> = (0..h as u32).collect();
+        if self.config.keep == Keep::Longest {
+            order.sort_unstable_by_key(|&s| Reverse(best[s as usize]));
+        }
+        let label = self.config.cluster.cluster(&graph, &order, &weight);
+        let k = label.iter().copied().max().map_or(0, |m| m as usize + 1);
+        let mut by_label: Vec<Vec<u32>> = vec![Vec::new(); k];
+        for d in 0..n as u32 {
+            let s = slot(d);
+            if s != NONE {
+                by_label[label[s as usize] as usize].push(d);
+            }
+        }
+        let mut members_of: Vec<Vec<u32>> = by_label.into_iter().filter(|g| g.len() > 1).collect();
+        members_of.sort_unstable_by_key(|g| g[0]);
+        let mut clusters = Vec::with_capacity(members_of.len());
+        for group in &members_of {
+            let rep = DocId(match self.config.keep {
+                Keep::First => group[0],
+                Keep::Longest => *group
+                    .iter()
+                    .max_by_key(|&&m| (text_len(DocId(m)), Reverse(m)))
+                    .unwrap_or(&group[0]),
+            });
+            let rep_slot = slot(rep.0);
+            let mut members = Vec::with_capacity(group.len() - 1);
+            for m in group.iter().map(|&m| DocId(m)).filter(|&m| m != rep) {
+                let s = slot(m.0);
+                let (similarity, kind) = if s == rep_slot {
+                    (1.0, exact_kind(rep, m))
+                } else {
+                    let sim = edge_sim
+                        .get(&(s.min(rep_slot), s.max(rep_slot)))
+                        .copied()
+                        .ok_or_else(|| {
+                            value_err(format!(
+                                "{} joined the cluster of {} without a verified pair",
+                                ids[m.index()],
+                                ids[rep.index()]
+                            ))
+                        })?;
+                    (sim, MatchKind::Near)
+                };
+                members.push(ClusterMember { doc: m, similarity, kind });
+            }
+            clusters.push(Cluster { representative: rep, members });
+        }
+        let mut statuses: Vec<DocStatus> = (0..n)
+            .map(|d| match self.skipped.get(&(d as u32)) {
+                Some(&reason) if self.head[d] == NONE => DocStatus::Skipped { reason },
+                _ => DocStatus::Kept,
+            })
+            .collect();
+        let mut duplicates = 0u64;
+        for c in &clusters {
+            for m in &c.members {
+                duplicates += 1;
+                statuses[m.doc.index()] = DocStatus::Duplicate {
+                    of: c.representative,
+                    similarity: m.similarity,
+                    kind: m.kind,
+                };
+            }
+        }
+        let stats = serde_json::json!({
+            "method": "minhash (lookalike.ray)",
+            "config": self.config,
+            "stats": {
+                "documents": n,
+                "skipped": self.skipped.len(),
+                "exact_duplicates": n - self.skipped.len() - h,
+                "sketched": h,
+                "near_pairs": near.len(),
+                "pairs": pairs.len(),
+                "pair_groups_over_bound": over_bound,
+                "pairs_not_listed": not_listed,
+                "clusters": clusters.len(),
+                "duplicates": duplicates,
+            },
+        });
+        let documents = documents_batch(&ids, &statuses, &clusters).map_err(arrow_err)?;
+        let pairs = pairs_batch(&ids, &pairs).map_err(arrow_err)?;
+        Ok((documents, pairs, stats.to_string()))
+    }
+}

@@ -1,0 +1,44 @@
+//! Python bindings of lookalike: the native module `lookalike._lookalike` of the `lookalike`
+//! wheel (pyo3, abi3; built with maturin from `crates/lookalike-py/pyproject.toml`).
+//!
+//! Three layers, each a module here, wrapped by the pure-Python package in `python/lookalike`:
+//!
+//! - [`sketch`]: datasketch-shaped `MinHash` and `MinHashLSH`, with lookalike's own shingling,
+//!   hashing and banding ([`lookalike::Shingler`], [`lookalike::MinHasher`],
+//!   [`lookalike::candidates::lsh::band_key`]), picklable;
+//! - [`dedup`]: one call over a list of strings or anything with `__arrow_c_stream__`, the
+//!   library's pipeline ([`lookalike::Dedup`]) configured by [`config`] into the one
+//!   [`lookalike::DedupConfig`], results as Arrow tables ([`tables`]);
+//! - [`read`]: the readers of `lookalike-io` as a stream of Arrow batches;
+//! - [`kernels`]: what `lookalike.ray.dedup` runs inside Ray tasks (sketch a batch into band
+//!   rows, turn a bucket into verified edges, cluster the streamed edges).
+//!
+//! Every call that does work releases the GIL (`Python::detach`) and runs rayon inside. Errors
+//! become Python exceptions carrying the Rust message: bad settings `ValueError`, I/O `OSError`
+//! ([`errors`]).
+
+pub mod config;
+pub mod dedup;
+pub mod errors;
+pub mod kernels;
+pub mod read;
+pub mod sketch;
+pub mod tables;
+
+use pyo3::prelude::*;
+
+/// The native module.
+#[pymodule]
+fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<sketch::MinHash>()?;
+    m.add_class::<sketch::MinHashLSH>()?;
+    m.add_function(wrap_pyfunction!(dedup::dedup_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup::dedup_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(read::read, m)?)?;
+    m.add_function(wrap_pyfunction!(config::describe, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::sketch_bands, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::bucket_edges, m)?)?;
+    m.add_class::<kernels::Components>()?;
+    Ok(())
+}

@@ -1,0 +1,605 @@
+//! datasketch-shaped `MinHash` and `MinHashLSH` over lookalike's own hashing.
+//!
+//! A `MinHash` is a set of 64-bit element hashes and its signature: `update(b)` adds one element
+//! (bytes or str, hashed with seeded xxh3-64, like a token), `update_text(text)` adds a text's
+//! shingles exactly as `lookalike dedup` computes them (normalization, `words:5` shingles by
+//! default, the same seed), so `MinHash.from_text(t).digest()` is the signature the CLI gives
+//! the same text. Signatures are [`MinHasher`]'s: one-permutation hashing with densification by
+//! default (`scheme="perm"`: N permutations), 32-bit values. Because densification needs the
+//! whole set, a `MinHash` keeps its distinct element hashes (8 bytes each) until it is digested;
+//! `digest()` caches the signature.
+//!
+//! `MinHashLSH` bands signatures as the CLI does ([`band_key`]), with (bands, rows) given or
+//! chosen by [`LshParams::optimal`] for the threshold and the (false positive, false negative)
+//! weights; keys are any hashable Python objects.
+
+use std::collections::HashMap;
+
+use lookalike::candidates::lsh::{ErrorWeights, band_key};
+use lookalike::sketch::minhash::estimate_jaccard;
+use lookalike::{LshParams, MinHashScheme, MinHasher, Segmentation, ShingleKind, Shingler};
+use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::config::parse_choice;
+use crate::errors::value_err;
+
+/// Largest signature (as the library allows).
+const MAX_NUM_PERM: usize = 8192;
+
+/// A MinHash signature of a set of elements (see the module documentation).
+///
+/// MinHash(num_perm=128, seed=1, scheme="oph", shingle="words:5")
+#[pyclass(module = "lookalike._lookalike", skip_from_py_object)]
+#[derive(Debug, Clone)]
+pub struct MinHash {
+    hasher: MinHasher,
+    seed: u64,
+    shingle: ShingleKind,
+    /// Distinct element hashes (deduplicated when the vector doubles).
+    elements: Vec<u64>,
+    deduped: usize,
+    digest: Option<Vec<u32>>,
+}
+
+fn element_hash(ob: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
+    if let Ok(b) = ob.cast::<PyBytes>() {
+        return Ok(xxh3_64_with_seed(b.as_bytes(), seed));
+    }
+    if let Ok(s) = ob.cast::<PyString>() {
+        return Ok(xxh3_64_with_seed(s.to_str()?.as_bytes(), seed));
+    }
+    Err(PyTypeError::new_err(format!(
+        "MinHash elements are bytes or str, not {}",
+        ob.get_type().name()?
+    )))
+}
+
+fn scheme_name(scheme: MinHashScheme) -> &'static str {
+    match scheme {
+        MinHashScheme::OnePermutation => "oph",
+        MinHashScheme::Permutations => "perm",
+    }
+}
+
+impl MinHash {
+    fn create(num_perm: usize, seed: u64, scheme: &str, shingle: &str) -> PyResult<MinHash> {
+        if num_perm == 0 || num_perm > MAX_NUM_PERM {
+            return Err(value_err(format!("num_perm {num_perm} is not in 1..={MAX_NUM_PERM}")));
+        }
+        let scheme: MinHashScheme = parse_choice("scheme", scheme)?;
+        let shingle: ShingleKind = shingle
+            .parse()
+            .map_err(|e: lookalike::shingles::ParseShingleKindError| value_err(e.to_string()))?;
+        Ok(MinHash {
+            hasher: MinHasher::new(num_perm, scheme, seed),
+            seed,
+            shingle,
+            elements: Vec::new(),
+            deduped: 0,
+            digest: None,
+        })
+    }
+
+    fn shingler(&self) -> Shingler {
+        Shingler::new(self.shingle, self.seed).with_segmentation(Segmentation::default())
+    }
+
+    fn extend(&mut self, hashes: impl IntoIterator<Item = u64>) {
+        self.elements.extend(hashes);
+        self.digest = None;
+        if self.elements.len() > 2 * self.deduped.max(1024) {
+            self.elements.sort_unstable();
+            self.elements.dedup();
+            self.deduped = self.elements.len();
+        }
+    }
+
+    /// The signature, computed once per change.
+    pub fn signature(&mut self) -> &[u32] {
+        let hasher = &self.hasher;
+        let elements = &self.elements;
+        self.digest.get_or_insert_with(|| hasher.sketch(elements))
+    }
+
+    fn check_compatible(&self, other: &MinHash) -> PyResult<()> {
+        if self.hasher.num_perm() != other.hasher.num_perm()
+            || self.seed != other.seed
+            || self.hasher.scheme() != other.hasher.scheme()
+        {
+            return Err(value_err(format!(
+                "cannot compare MinHash(num_perm={}, seed={}, scheme={}) with MinHash(num_perm={}, seed={}, scheme={})",
+                self.hasher.num_perm(),
+                self.seed,
+                scheme_name(self.hasher.scheme()),
+                other.hasher.num_perm(),
+                other.seed,
+                scheme_name(other.hasher.scheme())
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl MinHash {
+    #[new]
+    #[pyo3(signature = (num_perm=128, seed=1, scheme="oph", shingle="words:5"))]
+    fn new(num_perm: usize, seed: u64, scheme: &str, shingle: &str) -> PyResult<MinHash> {
+        MinHash::create(num_perm, seed, scheme, shingle)
+    }
+
+    /// A MinHash of a text's shingles, as `lookalike dedup` computes them.
+    #[staticmethod]
+    #[pyo3(signature = (text, num_perm=128, seed=1, scheme="oph", shingle="words:5"))]
+    fn from_text(
+        py: Python<'_>,
+        text: &str,
+        num_perm: usize,
+        seed: u64,
+        scheme: &str,
+        shingle: &str,
+    ) -> PyResult<MinHash> {
+        let mut m = MinHash::create(num_perm, seed, scheme, shingle)?;
+        let text = text.to_owned();
+        py.detach(|| {
+            let set = m.shingler().shingle_set(&text);
+            m.extend(set);
+            m.signature();
+        });
+        Ok(m)
+    }
+
+    /// MinHashes of many texts, computed in parallel with the GIL released.
+    #[staticmethod]
+    #[pyo3(signature = (texts, num_perm=128, seed=1, scheme="oph", shingle="words:5"))]
+    fn from_texts(
+        py: Python<'_>,
+        texts: Vec<String>,
+        num_perm: usize,
+        seed: u64,
+        scheme: &str,
+        shingle: &str,
+    ) -> PyResult<Vec<MinHash>> {
+        let proto = MinHash::create(num_perm, seed, scheme, shingle)?;
+        Ok(py.detach(|| {
+            let shingler = proto.shingler();
+            texts
+                .par_iter()
+                .map(|t| {
+                    let mut m = proto.clone();
+                    m.extend(shingler.shingle_set(t));
+                    m.signature();
+                    m
+                })
+                .collect()
+        }))
+    }
+
+    /// Adds one element (bytes or str), hashed with seeded xxh3-64.
+    fn update(&mut self, element: &Bound<'_, PyAny>) -> PyResult<()> {
+        let h = element_hash(element, self.seed)?;
+        self.extend([h]);
+        Ok(())
+    }
+
+    /// Adds many elements (bytes or str).
+    fn update_batch(&mut self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut hashes = Vec::new();
+        for e in elements.try_iter()? {
+            hashes.push(element_hash(&e?, self.seed)?);
+        }
+        self.extend(hashes);
+        Ok(())
+    }
+
+    /// Adds the shingles of a text, normalized and shingled as `lookalike dedup` does.
+    fn update_text(&mut self, py: Python<'_>, text: &str) {
+        let text = text.to_owned();
+        let shingler = self.shingler();
+        let set = py.detach(|| shingler.shingle_set(&text));
+        self.extend(set);
+    }
+
+    /// Estimated Jaccard similarity with another MinHash: the share of equal values.
+    fn jaccard(slf: &Bound<'_, Self>, other: &Bound<'_, MinHash>) -> PyResult<f64> {
+        if slf.is(other) {
+            return Ok(1.0);
+        }
+        let a = slf.try_borrow_mut()?.signature().to_vec();
+        let mut other = other.try_borrow_mut()?;
+        slf.try_borrow()?.check_compatible(&other)?;
+        Ok(estimate_jaccard(&a, other.signature()))
+    }
+
+    /// The signature: `num_perm` unsigned 32-bit values.
+    fn digest(&mut self) -> Vec<u32> {
+        self.signature().to_vec()
+    }
+
+    /// The signature (datasketch's attribute name).
+    #[getter]
+    fn hashvalues(&mut self) -> Vec<u32> {
+        self.signature().to_vec()
+    }
+
+    /// Number of values in the signature.
+    #[getter]
+    fn num_perm(&self) -> usize {
+        self.hasher.num_perm()
+    }
+
+    /// The seed of every hash.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// True when no element was added.
+    fn is_empty(&self) -> bool {
+        self.elements.is_empty()
+    }
+
+    /// Number of distinct elements added.
+    fn count(&mut self) -> usize {
+        self.elements.sort_unstable();
+        self.elements.dedup();
+        self.deduped = self.elements.len();
+        self.elements.len()
+    }
+
+    /// Another MinHash with the same elements.
+    fn copy(&self) -> MinHash {
+        self.clone()
+    }
+
+    /// Adds the elements of other MinHashes (the union of the sets).
+    #[pyo3(signature = (*others))]
+    fn merge(&mut self, others: &Bound<'_, PyTuple>) -> PyResult<()> {
+        for o in others.iter() {
+            let o = o.cast::<MinHash>()?.borrow();
+            self.check_compatible(&o)?;
+            let e = o.elements.clone();
+            drop(o);
+            self.extend(e);
+        }
+        Ok(())
+    }
+
+    fn __eq__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(other) = other.cast::<MinHash>() else { return Ok(false) };
+        if slf.is(other) {
+            return Ok(true);
+        }
+        let a = slf.try_borrow_mut()?.signature().to_vec();
+        let mut other = other.try_borrow_mut()?;
+        if slf.try_borrow()?.check_compatible(&other).is_err() {
+            return Ok(false);
+        }
+        Ok(a == other.signature())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "MinHash(num_perm={}, seed={}, scheme={:?}, shingle={:?})",
+            self.hasher.num_perm(),
+            self.seed,
+            scheme_name(self.hasher.scheme()),
+            self.shingle.to_string()
+        )
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let mut this = slf.borrow_mut();
+        this.count();
+        let args = (
+            this.hasher.num_perm(),
+            this.seed,
+            scheme_name(this.hasher.scheme()),
+            this.shingle.to_string(),
+        );
+        let bytes: Vec<u8> = this.elements.iter().flat_map(|e| e.to_le_bytes()).collect();
+        let state = PyBytes::new(py, &bytes);
+        (slf.get_type(), args, state).into_pyobject(py)
+    }
+
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        if !state.len().is_multiple_of(8) {
+            return Err(value_err("corrupt MinHash state: not a whole number of 64-bit hashes"));
+        }
+        let hashes: Vec<u64> = state
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        self.elements.clear();
+        self.deduped = 0;
+        self.extend(hashes);
+        Ok(())
+    }
+}
+
+/// An LSH index of MinHash signatures (see the module documentation).
+///
+/// MinHashLSH(threshold=0.9, num_perm=128, weights=(0.5, 0.5), params=None)
+#[pyclass(module = "lookalike._lookalike")]
+#[derive(Debug)]
+pub struct MinHashLSH {
+    threshold: f64,
+    num_perm: usize,
+    weights: (f64, f64),
+    params: LshParams,
+    /// Key and signature by slot; `None` once removed.
+    slots: Vec<Option<(Py<PyAny>, Vec<u32>)>>,
+    /// Key → slot.
+    keys: Py<PyDict>,
+    /// Band key → slots, in insertion order.
+    table: HashMap<u64, Vec<u32>>,
+    len: usize,
+}
+
+/// The band keys of a signature.
+fn band_keys(sig: &[u32], params: LshParams) -> Vec<u64> {
+    let mut buf = Vec::new();
+    (0..params.bands)
+        .map(|b| band_key(&sig[b * params.rows..(b + 1) * params.rows], b, &mut buf))
+        .collect()
+}
+
+impl MinHashLSH {
+    fn signature_of(&self, minhash: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        let mut m = minhash
+            .cast::<MinHash>()
+            .map_err(|_| PyTypeError::new_err("expected a lookalike.MinHash"))?
+            .try_borrow_mut()?;
+        if m.hasher.num_perm() != self.num_perm {
+            return Err(value_err(format!(
+                "a MinHash of num_perm {} in an index of num_perm {}",
+                m.hasher.num_perm(),
+                self.num_perm
+            )));
+        }
+        Ok(m.signature().to_vec())
+    }
+
+    fn insert_signature(&mut self, py: Python<'_>, key: Py<PyAny>, sig: Vec<u32>) -> PyResult<()> {
+        let keys = self.keys.bind(py);
+        if keys.contains(&key)? {
+            return Err(value_err(format!(
+                "the key {} is already in the index",
+                key.bind(py).repr()?
+            )));
+        }
+        let slot = self.slots.len() as u32;
+        for k in band_keys(&sig, self.params) {
+            self.table.entry(k).or_default().push(slot);
+        }
+        keys.set_item(&key, slot)?;
+        self.slots.push(Some((key, sig)));
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Slots sharing a band with `sig`, in insertion order.
+    fn candidates(&self, sig: &[u32]) -> Vec<u32> {
+        let mut out: Vec<u32> = band_keys(sig, self.params)
+            .iter()
+            .filter_map(|k| self.table.get(k))
+            .flatten()
+            .copied()
+            .filter(|&s| self.slots[s as usize].is_some())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn keys_of(&self, py: Python<'_>, slots: &[u32]) -> Vec<Py<PyAny>> {
+        slots
+            .iter()
+            .filter_map(|&s| self.slots[s as usize].as_ref().map(|(k, _)| k.clone_ref(py)))
+            .collect()
+    }
+}
+
+#[pymethods]
+impl MinHashLSH {
+    #[new]
+    #[pyo3(signature = (threshold=0.9, num_perm=128, weights=(0.5, 0.5), params=None))]
+    fn new(
+        py: Python<'_>,
+        threshold: f64,
+        num_perm: usize,
+        weights: (f64, f64),
+        params: Option<(usize, usize)>,
+    ) -> PyResult<MinHashLSH> {
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            return Err(value_err(format!("threshold {threshold} is not in (0, 1]")));
+        }
+        if num_perm == 0 || num_perm > MAX_NUM_PERM {
+            return Err(value_err(format!("num_perm {num_perm} is not in 1..={MAX_NUM_PERM}")));
+        }
+        if !(weights.0 >= 0.0 && weights.1 >= 0.0 && weights.0 + weights.1 > 0.0) {
+            return Err(value_err(format!("weights {weights:?} must be non-negative, not both 0")));
+        }
+        let params = match params {
+            Some((bands, rows)) => {
+                if bands == 0 || rows == 0 || bands * rows > num_perm {
+                    return Err(value_err(format!(
+                        "params ({bands}, {rows}): bands × rows must be at least 1 and at most num_perm {num_perm}"
+                    )));
+                }
+                LshParams { bands, rows }
+            }
+            None => LshParams::optimal(
+                threshold,
+                num_perm,
+                ErrorWeights { false_positive: weights.0, false_negative: weights.1 },
+            ),
+        };
+        Ok(MinHashLSH {
+            threshold,
+            num_perm,
+            weights,
+            params,
+            slots: Vec::new(),
+            keys: PyDict::new(py).unbind(),
+            table: HashMap::new(),
+            len: 0,
+        })
+    }
+
+    /// (bands, rows) in use.
+    #[getter]
+    fn params(&self) -> (usize, usize) {
+        (self.params.bands, self.params.rows)
+    }
+
+    /// The threshold the bands were chosen for.
+    #[getter]
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// Inserts a MinHash under a key; `ValueError` if the key is already there.
+    #[pyo3(signature = (key, minhash, check_duplication=true))]
+    fn insert(
+        &mut self,
+        py: Python<'_>,
+        key: Py<PyAny>,
+        minhash: &Bound<'_, PyAny>,
+        check_duplication: bool,
+    ) -> PyResult<()> {
+        let _ = check_duplication;
+        let sig = self.signature_of(minhash)?;
+        self.insert_signature(py, key, sig)
+    }
+
+    /// Inserts many (key, MinHash) pairs: `insert_many(keys, minhashes)`.
+    fn insert_many(
+        &mut self,
+        py: Python<'_>,
+        keys: Vec<Py<PyAny>>,
+        minhashes: Vec<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        if keys.len() != minhashes.len() {
+            return Err(value_err(format!(
+                "{} keys for {} MinHashes",
+                keys.len(),
+                minhashes.len()
+            )));
+        }
+        for (key, m) in keys.into_iter().zip(&minhashes) {
+            let sig = self.signature_of(m)?;
+            self.insert_signature(py, key, sig)?;
+        }
+        Ok(())
+    }
+
+    /// The keys whose MinHash shares a band with this one (candidates, not verified), in
+    /// insertion order.
+    fn query(&self, py: Python<'_>, minhash: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
+        let sig = self.signature_of(minhash)?;
+        let slots = py.detach(|| self.candidates(&sig));
+        Ok(self.keys_of(py, &slots))
+    }
+
+    /// `query` for many MinHashes, in parallel with the GIL released.
+    fn query_many(
+        &self,
+        py: Python<'_>,
+        minhashes: Vec<Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Vec<Py<PyAny>>>> {
+        let sigs: Vec<Vec<u32>> =
+            minhashes.iter().map(|m| self.signature_of(m)).collect::<PyResult<_>>()?;
+        let found: Vec<Vec<u32>> =
+            py.detach(|| sigs.par_iter().map(|s| self.candidates(s)).collect());
+        Ok(found.iter().map(|slots| self.keys_of(py, slots)).collect())
+    }
+
+    /// Removes a key; `ValueError` if it is not there.
+    fn remove(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let keys = self.keys.bind(py);
+        let Some(slot) = keys.get_item(key)? else {
+            return Err(value_err(format!("the key {} is not in the index", key.repr()?)));
+        };
+        let slot: u32 = slot.extract()?;
+        keys.del_item(key)?;
+        if let Some((_, sig)) = self.slots[slot as usize].take() {
+            for k in band_keys(&sig, self.params) {
+                if let Some(v) = self.table.get_mut(&k) {
+                    v.retain(|&s| s != slot);
+                    if v.is_empty() {
+                        self.table.remove(&k);
+                    }
+                }
+            }
+        }
+        self.len -= 1;
+        Ok(())
+    }
+
+    /// The signature stored under a key (`KeyError` if absent).
+    fn get(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        let Some(slot) = self.keys.bind(py).get_item(key)? else {
+            return Err(PyKeyError::new_err(key.clone().unbind()));
+        };
+        let slot: u32 = slot.extract()?;
+        Ok(self.slots[slot as usize].as_ref().map(|(_, s)| s.clone()).unwrap_or_default())
+    }
+
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.keys.bind(py).contains(key)
+    }
+
+    fn __len__(&self) -> usize {
+        self.len
+    }
+
+    /// True when the index holds no key.
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The keys, in insertion order.
+    fn keys(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
+        self.slots.iter().flatten().map(|(k, _)| k.clone_ref(py)).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "MinHashLSH(threshold={}, num_perm={}, params=({}, {}), keys={})",
+            self.threshold, self.num_perm, self.params.bands, self.params.rows, self.len
+        )
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let args =
+            (this.threshold, this.num_perm, this.weights, (this.params.bands, this.params.rows));
+        let entries = PyList::empty(py);
+        for (k, sig) in this.slots.iter().flatten() {
+            let bytes: Vec<u8> = sig.iter().flat_map(|v| v.to_le_bytes()).collect();
+            entries.append((k.clone_ref(py), PyBytes::new(py, &bytes)))?;
+        }
+        (slf.get_type(), args, entries).into_pyobject(py)
+    }
+
+    fn __setstate__(&mut self, py: Python<'_>, state: Vec<(Py<PyAny>, Vec<u8>)>) -> PyResult<()> {
+        for (key, bytes) in state {
+            if bytes.len() != 4 * self.num_perm {
+                return Err(value_err("corrupt MinHashLSH state: a signature of the wrong length"));
+            }
+            let sig: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+                .collect();
+            self.insert_signature(py, key, sig)?;
+        }
+        Ok(())
+    }
+}

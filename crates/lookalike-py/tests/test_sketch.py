@@ -1,0 +1,189 @@
+"""MinHash and MinHashLSH: against brute force, datasketch, and the engine's own sketches."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+
+import pytest
+
+import lookalike
+from lookalike import MinHash, MinHashLSH
+
+
+def random_sets(rng: random.Random, n: int) -> list[set[str]]:
+    """Sets of words drawn so that pairs span Jaccard 0..1: variants of a few bases."""
+    bases = [{f"w{rng.randrange(100_000)}" for _ in range(rng.randrange(50, 400))} for _ in range(8)]
+    out = []
+    for _ in range(n):
+        base = list(rng.choice(bases))
+        keep = rng.uniform(0.3, 1.0)
+        s = {w for w in base if rng.random() < keep}
+        s |= {f"x{rng.randrange(100_000)}" for _ in range(rng.randrange(0, 60))}
+        out.append(s or {"empty"})
+    return out
+
+
+def exact_jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b)
+
+
+def minhash_of(s: set[str], num_perm: int = 128, seed: int = 1) -> MinHash:
+    m = MinHash(num_perm=num_perm, seed=seed)
+    m.update_batch(sorted(s))
+    return m
+
+
+@pytest.mark.parametrize("scheme", ["oph", "perm"])
+def test_estimate_is_within_the_sampling_error_of_the_exact_jaccard(scheme):
+    rng = random.Random(7)
+    sets = random_sets(rng, 40)
+    k = 256
+    sketches = []
+    for s in sets:
+        m = MinHash(num_perm=k, seed=3, scheme=scheme)
+        m.update_batch(sorted(s))
+        sketches.append(m)
+    worst = 0.0
+    for i in range(len(sets)):
+        for j in range(i + 1, len(sets)):
+            j_exact = exact_jaccard(sets[i], sets[j])
+            sigma = math.sqrt(max(j_exact * (1 - j_exact), 1e-4) / k)
+            err = abs(sketches[i].jaccard(sketches[j]) - j_exact)
+            worst = max(worst, err / sigma)
+    # 780 pairs: 5 standard deviations is a bound a correct estimator meets.
+    assert worst < 5.0, worst
+
+
+def test_datasketch_estimates_the_same_jaccard_within_the_error():
+    datasketch = pytest.importorskip("datasketch")
+    rng = random.Random(11)
+    sets = random_sets(rng, 20)
+    k = 256
+    for i in range(0, 20, 2):
+        a, b = sets[i], sets[i + 1]
+        ours = minhash_of(a, k).jaccard(minhash_of(b, k))
+        theirs_a, theirs_b = datasketch.MinHash(num_perm=k), datasketch.MinHash(num_perm=k)
+        theirs_a.update_batch([w.encode() for w in a])
+        theirs_b.update_batch([w.encode() for w in b])
+        theirs = theirs_a.jaccard(theirs_b)
+        exact = exact_jaccard(a, b)
+        bound = 5 * math.sqrt(max(exact * (1 - exact), 1e-4) / k)
+        assert abs(ours - exact) < bound and abs(theirs - exact) < bound, (ours, theirs, exact)
+
+
+def band_candidates_brute_force(sigs: dict[str, list[int]], q: list[int], b: int, r: int) -> set[str]:
+    return {
+        key
+        for key, s in sigs.items()
+        if any(s[i * r : (i + 1) * r] == q[i * r : (i + 1) * r] for i in range(b))
+    }
+
+
+@pytest.mark.parametrize("params", [(16, 8), (32, 4), (8, 16), (20, 5)])
+def test_lsh_candidates_are_the_pairs_sharing_a_band(params):
+    rng = random.Random(5)
+    sets = random_sets(rng, 60)
+    lsh = MinHashLSH(num_perm=128, params=params)
+    sketches = {f"k{i}": minhash_of(s) for i, s in enumerate(sets)}
+    lsh.insert_many(list(sketches), list(sketches.values()))
+    sigs = {k: m.digest() for k, m in sketches.items()}
+    for key, m in sketches.items():
+        expected = band_candidates_brute_force(sigs, sigs[key], *params)
+        assert set(lsh.query(m)) == expected
+    assert [set(x) for x in lsh.query_many(list(sketches.values()))] == [
+        band_candidates_brute_force(sigs, s, *params) for s in sigs.values()
+    ]
+
+
+def test_lsh_gives_datasketch_candidates_at_equal_bands_and_rows():
+    datasketch = pytest.importorskip("datasketch")
+    rng = random.Random(9)
+    sets = random_sets(rng, 50)
+    params = (16, 8)
+    ours = MinHashLSH(num_perm=128, params=params)
+    theirs = datasketch.MinHashLSH(num_perm=128, params=params)
+    sketches = {f"k{i}": minhash_of(s) for i, s in enumerate(sets)}
+    for key, m in sketches.items():
+        ours.insert(key, m)
+        theirs.insert(key, datasketch.LeanMinHash(seed=1, hashvalues=m.digest(), scheme="legacy"))
+    for key, m in sketches.items():
+        lean = datasketch.LeanMinHash(seed=1, hashvalues=m.digest(), scheme="legacy")
+        assert set(ours.query(m)) == set(theirs.query(lean))
+
+
+def test_lsh_params_follow_the_threshold_and_weights():
+    low, high = MinHashLSH(threshold=0.5), MinHashLSH(threshold=0.9)
+    # A higher threshold needs more rows per band.
+    assert high.params[1] > low.params[1]
+    b, r = MinHashLSH(threshold=0.8, num_perm=128, weights=(0.1, 0.9)).params
+    assert b * r <= 128
+
+
+def test_from_text_is_the_sketch_the_engine_estimates_with(corpus):
+    from conftest import read_corpus
+
+    docs = read_corpus(corpus)[:200]
+    texts = [d["text"] for d in docs]
+    ids = [d["id"] for d in docs]
+    result = lookalike.dedup_texts(texts, ids, threshold=0.5, verify="estimate")
+    sketches = dict(zip(ids, MinHash.from_texts(texts)))
+    assert result.pairs.num_rows > 0
+    for p in result.pairs.to_pylist():
+        if p["match"] == "near":
+            assert sketches[p["id1"]].jaccard(sketches[p["id2"]]) == pytest.approx(p["similarity"])
+    one = MinHash.from_text(texts[0])
+    incremental = MinHash()
+    incremental.update_text(texts[0])
+    assert one == incremental and one.digest() == sketches[ids[0]].digest()
+
+
+def test_minhash_pickles_and_keeps_updating():
+    m = minhash_of({"a", "b", "c", "d"})
+    back = pickle.loads(pickle.dumps(m))
+    assert back == m and back.digest() == m.digest() and back.count() == 4
+    back.update("e")
+    m.update(b"e")
+    assert back == m
+    other = pickle.loads(pickle.dumps(MinHash(num_perm=64, seed=9, scheme="perm")))
+    assert (other.num_perm, other.seed) == (64, 9)
+
+
+def test_lsh_pickles_with_its_keys_and_removals():
+    rng = random.Random(3)
+    sets = random_sets(rng, 30)
+    lsh = MinHashLSH(threshold=0.6, num_perm=128)
+    sketches = {("doc", i): minhash_of(s) for i, s in enumerate(sets)}
+    for k, m in sketches.items():
+        lsh.insert(k, m)
+    lsh.remove(("doc", 3))
+    back = pickle.loads(pickle.dumps(lsh))
+    assert len(back) == len(lsh) == 29
+    assert ("doc", 3) not in back and ("doc", 4) in back
+    assert back.params == lsh.params
+    for m in sketches.values():
+        assert back.query(m) == lsh.query(m)
+
+
+def test_bad_arguments_raise_clear_exceptions():
+    with pytest.raises(ValueError, match="num_perm"):
+        MinHash(num_perm=0)
+    with pytest.raises(ValueError, match="scheme"):
+        MinHash(scheme="nope")
+    with pytest.raises(ValueError, match="threshold"):
+        MinHashLSH(threshold=1.5)
+    with pytest.raises(ValueError, match="bands"):
+        MinHashLSH(num_perm=16, params=(5, 5))
+    lsh = MinHashLSH(num_perm=128)
+    lsh.insert("a", MinHash())
+    with pytest.raises(ValueError, match="already"):
+        lsh.insert("a", MinHash())
+    with pytest.raises(ValueError, match="not in the index"):
+        lsh.remove("b")
+    with pytest.raises(ValueError, match="num_perm"):
+        lsh.insert("c", MinHash(num_perm=64))
+    with pytest.raises(TypeError):
+        MinHash().update(3)
+    with pytest.raises(ValueError, match="cannot compare"):
+        MinHash(seed=1).jaccard(MinHash(seed=2))
