@@ -130,8 +130,9 @@ pub struct CandidateStats {
     pub largest_bucket: u64,
 }
 
-/// Band key of band `band` of a signature.
-fn band_key(values: &[u32], band: usize, buf: &mut Vec<u8>) -> u64 {
+/// Band key of band `band` of a signature: two signatures are candidates when one of their bands
+/// has equal keys (public for the persistent index, which stores the keys).
+pub fn band_key(values: &[u32], band: usize, buf: &mut Vec<u8>) -> u64 {
     buf.clear();
     for v in values {
         buf.extend_from_slice(&v.to_le_bytes());
