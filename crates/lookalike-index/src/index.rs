@@ -180,14 +180,25 @@ impl Index {
         if path.exists() {
             return Err(Error::Exists { path: dir.into() });
         }
-        let storage = RedbStorage::open(&path)?;
+        Index::create_with_storage(dir, Box::new(RedbStorage::open(&path)?), settings)
+    }
+
+    /// Creates an index on an empty store (the crash tests' simulated disks).
+    pub fn create_with_storage(
+        dir: &Path,
+        storage: Box<dyn Storage>,
+        settings: &IndexSettings,
+    ) -> Result<Index> {
+        if storage.snapshot()?.get(Table::Meta, META_FORMAT)?.is_some() {
+            return Err(Error::Exists { path: dir.into() });
+        }
         let mut w = Writes::new();
         w.insert((Table::Meta, META_FORMAT.to_vec()), Some(FORMAT_VERSION.to_le_bytes().to_vec()));
         let json = serde_json::to_vec(settings).expect("settings serialize");
         w.insert((Table::Meta, META_SETTINGS.to_vec()), Some(json));
         w.insert((Table::Meta, META_NEXT.to_vec()), Some(0u64.to_le_bytes().to_vec()));
         storage.commit(&w, Durability::Immediate)?;
-        Index::with_storage(dir, Box::new(storage))
+        Index::with_storage(dir, storage)
     }
 
     /// Opens the index in `dir` with the settings it was created with.
