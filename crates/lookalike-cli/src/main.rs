@@ -7,9 +7,11 @@ mod config;
 mod dedup;
 mod eval;
 mod extract;
+mod index;
 mod lexicon;
 mod output;
 mod params;
+mod serve;
 mod setup;
 mod summary;
 mod tmpfiles;
@@ -49,7 +51,9 @@ fn main() -> ExitCode {
         }
     };
     // Interrupted runs remove their temporary files (and exit 130, 143 or 129).
-    if let Err(e) = tmpfiles::handle_signals() {
+    // `serve` stops gracefully on those signals itself (answers in flight, commits, closes).
+    if let Command::Serve(_) = cli.command {
+    } else if let Err(e) = tmpfiles::handle_signals() {
         eprintln!("lookalike: warning: cannot handle SIGINT and SIGTERM: {e}");
     }
     let result = match cli.command {
@@ -65,6 +69,8 @@ fn main() -> ExitCode {
         Command::Lexicon(args) => lexicon::run(&args),
         Command::Eval(args) => eval::run(*args),
         Command::Compare(args) => compare::run(*args),
+        Command::Index(args) => index::run(args),
+        Command::Serve(args) => serve::run(*args),
     };
     match result {
         Ok(code) => code,

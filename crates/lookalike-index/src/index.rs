@@ -140,14 +140,17 @@ pub struct IndexStats {
     pub heads: u64,
     /// Exact copies of heads.
     pub copies: u64,
-    /// Cluster representatives among the documents (fates at add time).
-    pub representatives: u64,
+    /// Cluster representatives among the documents (fates at add time); [`Index::stats`] only
+    /// (it reads every record).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub representatives: Option<u64>,
     /// Rows of the keys table.
     pub keys: u64,
     /// Bytes of the database file.
     pub disk_bytes: u64,
-    /// Bytes of the documents' texts.
-    pub text_bytes: u64,
+    /// Bytes of the documents' texts; [`Index::stats`] only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_bytes: Option<u64>,
     /// The frozen settings.
     pub settings: IndexSettings,
 }
@@ -269,6 +272,21 @@ impl Index {
     /// The frozen settings.
     pub fn settings(&self) -> &IndexSettings {
         &self.settings
+    }
+
+    /// One line describing the method and its settings (`lookalike dedup`'s summary line).
+    pub fn describe(&self) -> String {
+        self.sketcher.dedup().describe()
+    }
+
+    /// Documents held (a cheap count).
+    pub fn len(&self) -> Result<u64> {
+        self.storage.snapshot()?.len(Table::Docs)
+    }
+
+    /// True when the index holds no document.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
     }
 
     /// Sets how commits reach the disk (default [`Durability::Immediate`]).
@@ -620,11 +638,11 @@ impl Index {
         Ok(())
     }
 
-    /// The index's figures.
+    /// The index's figures, reading every record (representatives, text bytes).
     pub fn stats(&self) -> Result<IndexStats> {
+        let mut stats = self.counts()?;
         let snap = self.storage.snapshot()?;
-        let mut representatives = 0;
-        let mut text_bytes = 0;
+        let (mut representatives, mut text_bytes) = (0, 0);
         snap.scan(Table::Docs, &[], &mut |k, v| {
             let rec = DocRecord::decode(v)?;
             if rec.fate.rep == doc_of(k)? {
@@ -633,6 +651,14 @@ impl Index {
             text_bytes += rec.text_len;
             Ok(true)
         })?;
+        stats.representatives = Some(representatives);
+        stats.text_bytes = Some(text_bytes);
+        Ok(stats)
+    }
+
+    /// The index's figures from table sizes alone (cheap at any size).
+    pub fn counts(&self) -> Result<IndexStats> {
+        let snap = self.storage.snapshot()?;
         let documents = snap.len(Table::Docs)?;
         let copies = snap.len(Table::Copies)?;
         Ok(IndexStats {
@@ -640,10 +666,10 @@ impl Index {
             documents,
             heads: documents - copies.min(documents),
             copies,
-            representatives,
+            representatives: None,
             keys: snap.len(Table::Keys)?,
             disk_bytes: self.storage.disk_bytes(),
-            text_bytes,
+            text_bytes: None,
             settings: self.settings.clone(),
         })
     }
