@@ -90,7 +90,7 @@ fn create(args: &IndexCreateArgs) -> Result<ExitCode> {
 }
 
 /// One report line: the document's fate, its matches, where it is.
-fn report_line(c: &Checked, origin: &Origin, inserted_word: bool) -> serde_json::Value {
+fn report_line(c: &Checked, origin: &Origin) -> serde_json::Value {
     let mut v = serde_json::json!({ "id": c.id });
     match &c.fate {
         Fate::Kept => {
@@ -120,9 +120,7 @@ fn report_line(c: &Checked, origin: &Origin, inserted_word: bool) -> serde_json:
                 })
             })
             .collect();
-        if inserted_word {
-            v["inserted"] = c.inserted.into();
-        }
+        v["inserted"] = c.inserted.into();
         if c.replaced {
             v["replaced"] = true.into();
         }
@@ -237,7 +235,7 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
                         Fate::Skipped(_) => skipped += 1,
                     }
                     replaced += u64::from(c.replaced);
-                    report_line(c, origin, insert)
+                    report_line(c, origin)
                 }
                 Item::Skipped { id, reason, origin } => {
                     skipped += 1;

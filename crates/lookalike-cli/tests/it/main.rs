@@ -8,6 +8,7 @@ mod docreader;
 mod errors;
 mod eval;
 mod ids;
+mod index;
 mod kill;
 mod languages;
 mod methods;
