@@ -15,5 +15,6 @@ mod methods;
 mod outputs;
 mod params;
 mod params_methods;
+mod serve;
 mod snapshot;
 mod web;
