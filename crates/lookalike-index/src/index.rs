@@ -707,10 +707,10 @@ impl Index {
         let mut failed: Option<lookalike::Error> = None;
         self.for_each_document(&mut |d| {
             batch.push(d);
-            if batch.len() >= 4096 {
-                if let Err(e) = run.add(std::mem::take(&mut batch)) {
-                    failed = Some(e);
-                }
+            if batch.len() >= 4096
+                && let Err(e) = run.add(std::mem::take(&mut batch))
+            {
+                failed = Some(e);
             }
             Ok(())
         })?;

@@ -88,7 +88,7 @@ pub struct SimHashSettings {
 const PROBE: &str = "Ｔｈｅ ﬁrst Café, naïve STRASSE straße — ΟΔΟΣ οδός; Привет, мир! \
     3.14 and 1,000 don't end.Next README.md example.com 東京都の天気は晴れ ภาษาไทยง่าย";
 
-/// xxh3 of the shingles (words:3 and chars:4) and normalized text of [`PROBE`] under `seg`, as
+/// xxh3 of the shingles (words:3 and chars:4) and normalized text of a fixed probe text under `seg`, as
 /// hex: changes when a lookalike version normalizes or shingles differently.
 pub fn normalizer_fingerprint(seg: Segmentation) -> String {
     let mut bytes = Vec::new();
@@ -108,7 +108,7 @@ impl IndexSettings {
     /// The settings of `config`, or why an index cannot serve them.
     pub fn from_config(c: &DedupConfig) -> Result<IndexSettings> {
         let kind = c.method.kind();
-        let refuse = |why: &str| Err(Error::Unsupported(format!("{why}")));
+        let refuse = |why: &str| Err(Error::Unsupported(why.to_owned()));
         if c.verify != Verify::Exact {
             return refuse(
                 "the index verifies every match exactly (--verify exact); --verify estimate is not \

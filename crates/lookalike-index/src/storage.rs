@@ -84,18 +84,16 @@ pub enum Durability {
 /// One write: a value, or `None` to delete the key.
 pub type Writes = BTreeMap<(Table, Vec<u8>), Option<Vec<u8>>>;
 
+/// What [`Snapshot::scan`] calls with each `(key, value)`; `false` stops the scan.
+pub type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
+
 /// Reads as of one commit.
 pub trait Snapshot: Send {
     /// The value of `key`.
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>>;
     /// Every `(key, value)` whose key starts with `prefix`, in key order, until `f` returns
     /// false.
-    fn scan(
-        &self,
-        table: Table,
-        prefix: &[u8],
-        f: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()>;
+    fn scan(&self, table: Table, prefix: &[u8], f: &mut Visit<'_>) -> Result<()>;
     /// Number of entries.
     fn len(&self, table: Table) -> Result<u64>;
 }
@@ -178,12 +176,7 @@ impl Snapshot for RedbSnapshot {
         Ok(v.map(|g| g.value().to_vec()))
     }
 
-    fn scan(
-        &self,
-        table: Table,
-        prefix: &[u8],
-        f: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()> {
+    fn scan(&self, table: Table, prefix: &[u8], f: &mut Visit<'_>) -> Result<()> {
         let t = self.table(table)?;
         let range = t.range(prefix..).map_err(|e| storage_error(&self.path, e))?;
         for item in range {

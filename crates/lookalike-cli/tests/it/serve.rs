@@ -140,7 +140,7 @@ fn serve_answers_every_endpoint_and_refuses_bad_requests_clearly() {
     assert_eq!(v["status"], "duplicate");
     assert_eq!(v["of"], "a");
     let sim = v["matches"][0]["similarity"].as_f64().unwrap();
-    assert!(sim >= 0.7 && sim < 1.0, "{v}");
+    assert!((0.7..1.0).contains(&sim), "{v}");
     let (s, v) = post(&a, "/v1/check", &serde_json::json!({"text": text}));
     assert_eq!((s, &v["inserted"]), (200, &false.into()));
     assert_eq!(
@@ -200,7 +200,9 @@ fn serve_answers_every_endpoint_and_refuses_bad_requests_clearly() {
     assert_eq!(v["settings"]["threshold"], 0.7);
 
     // Bad requests: each a clear 4xx with a JSON error.
-    let bad: Vec<(&str, Option<&str>, Vec<u8>, u16, &str)> = vec![
+    // (path, content type, body, status, what the error says)
+    type Bad<'a> = (&'a str, Option<&'a str>, Vec<u8>, u16, &'a str);
+    let bad: Vec<Bad<'_>> = vec![
         ("/v1/check", Some("application/json"), b"{\"text\": ".to_vec(), 400, "EOF"),
         (
             "/v1/check",

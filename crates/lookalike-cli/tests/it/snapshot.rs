@@ -51,6 +51,15 @@ const COMMANDS: &[&[&str]] = &[
     &["eval"],
     &["eval", "pool"],
     &["compare"],
+    &["index"],
+    &["index", "create"],
+    &["index", "add"],
+    &["index", "query"],
+    &["index", "remove"],
+    &["index", "stats"],
+    &["index", "export"],
+    &["index", "verify"],
+    &["serve"],
 ];
 
 #[test]
