@@ -58,6 +58,7 @@ pub mod extract;
 pub mod extraction;
 pub mod files;
 pub mod homework;
+pub mod load;
 pub mod plant;
 pub mod pool;
 pub mod rng;

@@ -50,6 +50,9 @@ enum Command {
     ExtractionBench(extraction::BenchArgs),
     /// Pack folders of HTML pages into gzipped WARC files of response records (web pages at scale).
     PackWarc(warcpack::PackArgs),
+    /// Bounded HTTP load on `lookalike serve`: checks, batch checks or inserts over N keep-alive
+    /// connections; one JSON line of requests/s and latency percentiles.
+    Load(lookalike_bench::load::LoadArgs),
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +258,10 @@ fn run(cli: Cli) -> Result<()> {
             stdout_write(&extraction::run_cli(&a, extraction::builtin_extractors())?)
         }
         Command::PackWarc(a) => run_pack_warc(&a),
+        Command::Load(a) => {
+            let report = lookalike_bench::load::run(&a)?;
+            stdout_write(&format!("{}\n", serde_json::to_string(&report)?))
+        }
     }
 }
 
