@@ -45,17 +45,17 @@ echo
 SERVER=$!
 for _ in $(seq 100); do grep -q "serving" "$WORK/serve.log" 2>/dev/null && break; sleep 0.1; done
 # Queries are the documents after the first N: new to the index (some planted near copies of it).
-load() { "$BIN/lookalike-bench" load --addr "127.0.0.1:$PORT" --corpus "$CORPUS" --skip "$N" "$@"; }
+load() { "$BIN/lookalike-bench" load --addr "127.0.0.1:$PORT" --corpus "$CORPUS" "$@"; }
 echo "| what | connections | requests | documents/s | requests/s | p50 ms | p99 ms | duplicates found |"
 echo "|---|---|---|---|---|---|---|---|"
 row() { jq -r --arg what "$1" '"| \($what) | \(.connections) | \(.requests) | \(.documents_per_s | floor) | \(.requests_per_s | floor) | \(.p50_ms * 100 | round / 100) | \(.p99_ms * 100 | round / 100) | \(.duplicates) |"'; }
 for c in 1 8 64; do
-    load --mode check --connections "$c" --requests "$R" | row "check"
-    load --mode batch --batch-size 32 --connections "$c" --requests "$((R / 8))" | row "check:batch (32)"
+    load --skip "$N" --mode check --connections "$c" --requests "$R" | row "check"
+    load --skip "$N" --mode batch --batch-size 32 --connections "$c" --requests "$((R / 8))" | row "check:batch (32)"
 done
 load --mode insert --connections 1 --requests "$R" --skip "$((N + 100000))" --id-prefix new- > "$WORK/insert.json" &
 INSERTER=$!
-load --mode check --connections 8 --requests "$R" | row "check, inserts running"
+load --skip "$N" --mode check --connections 8 --requests "$R" | row "check, inserts running"
 wait "$INSERTER"
 row "insert (alone after the checks)" < "$WORK/insert.json"
 kill -TERM "$SERVER"

@@ -47,10 +47,13 @@ const MAX_GROUP: usize = 4096;
 #[serde(deny_unknown_fields)]
 pub struct CheckRequest {
     /// The caller's id; needed with `insert` (inserting an id the index holds replaces it).
+    #[serde(default, deserialize_with = "present")]
     pub id: Option<String>,
     /// Plain text.
+    #[serde(default, deserialize_with = "present")]
     pub text: Option<String>,
     /// An HTML page: its main content is compared.
+    #[serde(default, deserialize_with = "present")]
     pub html: Option<String>,
     /// Insert it after the check.
     #[serde(default)]
@@ -62,9 +65,17 @@ pub struct CheckRequest {
 #[serde(deny_unknown_fields)]
 pub struct DocumentBody {
     /// Plain text.
+    #[serde(default, deserialize_with = "present")]
     pub text: Option<String>,
     /// An HTML page: its main content is compared.
+    #[serde(default, deserialize_with = "present")]
     pub html: Option<String>,
+}
+
+/// An optional field that, when present, is a string (`null` is refused like any other
+/// non-string: the OpenAPI document says so).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
 }
 
 /// An indexed document that matched.
@@ -150,9 +161,37 @@ pub struct ErrorBody {
 )]
 struct ApiDoc;
 
-/// The OpenAPI document of the service.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+/// The OpenAPI document of the service: utoipa's, generated from the handlers, with what its
+/// derive cannot say added as JSON Schema 2020-12 (OpenAPI 3.1): optional fields are strings when
+/// present (not null), a document has exactly one of `text` and `html`, `insert` needs a
+/// non-empty `id`, and a batch holds at most `max_batch` documents.
+pub fn openapi(max_batch: usize) -> serde_json::Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+    let schemas = &mut doc["components"]["schemas"];
+    for (name, fields) in [("CheckRequest", &["id", "text", "html"][..]), ("DocumentBody", &["text", "html"][..])] {
+        let schema = &mut schemas[name];
+        for f in fields {
+            schema["properties"][f]["type"] = "string".into();
+        }
+        let one_of = serde_json::json!([{"required": ["text"]}, {"required": ["html"]}]);
+        if name == "CheckRequest" {
+            schema["allOf"] = serde_json::json!([
+                {"oneOf": one_of},
+                {"anyOf": [
+                    {"not": {"required": ["insert"]}},
+                    {"properties": {"insert": {"const": false}}},
+                    {"required": ["id"], "properties": {"id": {"minLength": 1}}}
+                ]}
+            ]);
+        } else {
+            schema["oneOf"] = one_of;
+        }
+    }
+    let batch = &mut doc["paths"]["/v1/check:batch"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    if batch.is_object() {
+        batch["maxItems"] = max_batch.into();
+    }
+    doc
 }
 
 enum Job {
@@ -564,8 +603,8 @@ async fn metrics(State(s): State<Shared>) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response()
 }
 
-async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
-    Json(openapi())
+async fn openapi_json(State(s): State<Shared>) -> Json<serde_json::Value> {
+    Json(openapi(s.max_batch))
 }
 
 /// Counts error answers for `/metrics`.
