@@ -168,7 +168,9 @@ struct ApiDoc;
 pub fn openapi(max_batch: usize) -> serde_json::Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     let schemas = &mut doc["components"]["schemas"];
-    for (name, fields) in [("CheckRequest", &["id", "text", "html"][..]), ("DocumentBody", &["text", "html"][..])] {
+    for (name, fields) in
+        [("CheckRequest", &["id", "text", "html"][..]), ("DocumentBody", &["text", "html"][..])]
+    {
         let schema = &mut schemas[name];
         for f in fields {
             schema["properties"][f]["type"] = "string".into();
@@ -187,7 +189,8 @@ pub fn openapi(max_batch: usize) -> serde_json::Value {
             schema["oneOf"] = one_of;
         }
     }
-    let batch = &mut doc["paths"]["/v1/check:batch"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    let batch = &mut doc["paths"]["/v1/check:batch"]["post"]["requestBody"]["content"]["application/json"]
+        ["schema"];
     if batch.is_object() {
         batch["maxItems"] = max_batch.into();
     }

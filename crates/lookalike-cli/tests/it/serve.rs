@@ -213,7 +213,13 @@ fn serve_answers_every_endpoint_and_refuses_bad_requests_clearly() {
         ),
         ("/v1/check", Some("application/json"), b"{\"txt\": \"x\"}".to_vec(), 422, "unknown field"),
         ("/v1/check", Some("application/json"), b"{\"text\": 5}".to_vec(), 422, "invalid type"),
-        ("/v1/check", Some("application/json"), b"{\"text\": null, \"html\": \"<p>x</p>\"}".to_vec(), 422, "invalid type: null"),
+        (
+            "/v1/check",
+            Some("application/json"),
+            b"{\"text\": null, \"html\": \"<p>x</p>\"}".to_vec(),
+            422,
+            "invalid type: null",
+        ),
         (
             "/v1/check",
             Some("application/json"),
