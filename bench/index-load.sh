@@ -41,9 +41,14 @@ echo "- index add: $(cat "$WORK/add.time"); $docs documents held, $(jq -s '[.[] 
 echo "- on disk: $((disk / 1000000)) MB, $((disk / docs)) bytes per document (input: $((input_bytes / N)) bytes per document, $(jq .text_bytes "$WORK/stats.json") bytes of text in all)"
 echo
 
-/usr/bin/time -f "%M" -o "$WORK/serve.rss" "$BIN/lookalike" serve "$WORK/idx" --addr "127.0.0.1:$PORT" 2> "$WORK/serve.log" &
+if (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+    echo "port $PORT is taken: set PORT" >&2
+    exit 1
+fi
+"$BIN/lookalike" serve "$WORK/idx" --addr "127.0.0.1:$PORT" 2> "$WORK/serve.log" &
 SERVER=$!
 for _ in $(seq 100); do grep -q "serving" "$WORK/serve.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving" "$WORK/serve.log" || { cat "$WORK/serve.log" >&2; exit 1; }
 # Queries are the documents after the first N: new to the index (some planted near copies of it).
 load() { "$BIN/lookalike-bench" load --addr "127.0.0.1:$PORT" --corpus "$CORPUS" "$@"; }
 echo "| what | connections | requests | documents/s | requests/s | p50 ms | p99 ms | duplicates found |"
@@ -58,11 +63,12 @@ INSERTER=$!
 load --skip "$N" --mode check --connections 8 --requests "$R" | row "check, inserts running"
 wait "$INSERTER"
 row "insert (alone after the checks)" < "$WORK/insert.json"
+rss=$(awk '/VmHWM/ {print $2}' "/proc/$SERVER/status")
 kill -TERM "$SERVER"
 wait "$SERVER" || true
 SERVER=
 echo
-echo "- serve peak RSS: $(cat "$WORK/serve.rss") KB"
+echo "- serve peak RSS: $rss KB; $(tail -1 "$WORK/serve.log")"
 "$BIN/lookalike" index verify "$WORK/idx" 2>&1 | sed 's/^/- /'
 
 if [ "$PEERS" = 1 ]; then

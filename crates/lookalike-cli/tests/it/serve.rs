@@ -12,7 +12,7 @@ use crate::common::*;
 struct Server {
     child: Child,
     addr: String,
-    log: std::thread::JoinHandle<String>,
+    log: Option<std::thread::JoinHandle<String>>,
 }
 
 /// Starts `lookalike serve` on 127.0.0.1:0 and reads the address it bound from its log.
@@ -37,7 +37,7 @@ fn serve(dir: &Path, extra: &[&str]) -> Server {
     assert!(addr.starts_with("127.0.0.1:"), "no address in the log");
     let log =
         std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>().join("\n"));
-    Server { child, addr, log }
+    Server { child, addr, log: Some(log) }
 }
 
 /// One HTTP/1.1 request (Connection: close); returns the status and the body.
@@ -102,12 +102,24 @@ fn post(addr: &str, path: &str, v: &serde_json::Value) -> (u16, serde_json::Valu
     (status, json(&body))
 }
 
+/// Stops the server with SIGTERM (graceful) and returns its exit status and log.
 fn stop(mut server: Server) -> (std::process::ExitStatus, String) {
     let pid = server.child.id().to_string();
     let sent = std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(sent.success());
     let status = server.child.wait().unwrap();
-    (status, server.log.join().unwrap())
+    let log = server.log.take().map(|l| l.join().unwrap()).unwrap_or_default();
+    (status, log)
+}
+
+impl Drop for Server {
+    /// A test that fails before `stop` leaves no server behind.
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 #[test]
