@@ -10,8 +10,10 @@
 //! - Documents are decoded as `lookalike index add` decodes a `.txt` or `.html` file (`html`:
 //!   main content), so the answers are the CLI's.
 //! - Bodies above `--max-body` get 413, malformed JSON 400, a wrong content type 415, bad or
-//!   missing fields 422, a batch over `--max-batch` documents 413, a request over `--timeout` 408;
-//!   every error body is `{"error": "..."}`.
+//!   missing fields 422 (a batch over `--max-batch` documents too), a request over `--timeout`
+//!   408; every error body is `{"error": "..."}`. A document the readers would skip (binary
+//!   content, no text) is answered `"status": "skipped"` with the reason, as `index add` reports
+//!   it, and the rest of its batch is answered as usual.
 //! - SIGINT or SIGTERM: no new connections, requests in flight are answered (their commits done),
 //!   the writer drains its queue, the index is flushed and closed.
 //! - `/openapi.json` is generated from the handlers' annotations (utoipa).
@@ -250,12 +252,13 @@ fn internal(msg: impl std::fmt::Display) -> ApiError {
     ApiError(StatusCode::INTERNAL_SERVER_ERROR, msg.to_string())
 }
 
-/// A document from a request, decoded as `index add` decodes a text or HTML file.
+/// A document from a request, decoded as `index add` decodes a text or HTML file, or the reason
+/// the readers would skip it.
 fn document(
     id: Option<String>,
     text: Option<String>,
     html: Option<String>,
-) -> Result<Document, ApiError> {
+) -> Result<Result<Document, String>, ApiError> {
     let (format, bytes) = match (text, html) {
         (Some(t), None) => (Format::Text, t.into_bytes()),
         (None, Some(h)) => (Format::Html, h.into_bytes()),
@@ -268,11 +271,9 @@ fn document(
     match lookalike_io::decode(&rec, &ReadOptions::default()) {
         Decoded::Doc { mut doc, .. } => {
             doc.id = id.unwrap_or_default();
-            Ok(doc)
+            Ok(Ok(doc))
         }
-        Decoded::Skip { reason, .. } => {
-            Err(unprocessable(format!("the document is unreadable: {reason}")))
-        }
+        Decoded::Skip { reason, .. } => Ok(Err(reason)),
     }
 }
 
@@ -343,28 +344,44 @@ impl AppState {
     ) -> Result<Vec<CheckResponse>, ApiError> {
         let mut docs = Vec::with_capacity(reqs.len());
         let mut insert = Vec::with_capacity(reqs.len());
+        let mut skipped = Vec::new();
         for (i, r) in reqs.into_iter().enumerate() {
             if r.insert && r.id.as_deref().is_none_or(str::is_empty) {
                 return Err(unprocessable(format!("document {i}: \"insert\" needs an \"id\"")));
             }
-            insert.push(r.insert);
-            docs.push(
-                document(r.id, r.text, r.html)
-                    .map_err(|e| ApiError(e.0, format!("document {i}: {}", e.1)))?,
-            );
+            let id = r.id.clone().unwrap_or_default();
+            match document(r.id, r.text, r.html)
+                .map_err(|e| ApiError(e.0, format!("document {i}: {}", e.1)))?
+            {
+                Ok(doc) => {
+                    insert.push(r.insert);
+                    docs.push((i, doc));
+                }
+                Err(reason) => skipped.push((i, id, reason)),
+            }
         }
-        let n = docs.len();
+        let n = docs.len() + skipped.len();
         self.metrics.checked.fetch_add(n as u64, Ordering::Relaxed);
-        let (to_insert, to_query): (Vec<_>, Vec<_>) = docs
-            .into_iter()
-            .zip(insert.iter().copied())
-            .enumerate()
-            .partition(|(_, (_, ins))| *ins);
+        let (to_insert, to_query): (Vec<_>, Vec<_>) =
+            docs.into_iter().zip(insert.iter().copied()).partition(|(_, ins)| *ins);
         let (ins_at, ins_docs): (Vec<usize>, Vec<Document>) =
-            to_insert.into_iter().map(|(i, (d, _))| (i, d)).unzip();
+            to_insert.into_iter().map(|((i, d), _)| (i, d)).unzip();
         let (q_at, q_docs): (Vec<usize>, Vec<Document>) =
-            to_query.into_iter().map(|(i, (d, _))| (i, d)).unzip();
+            to_query.into_iter().map(|((i, d), _)| (i, d)).unzip();
         let mut out: Vec<Option<CheckResponse>> = (0..n).map(|_| None).collect();
+        for (i, id, reason) in skipped {
+            out[i] = Some(CheckResponse {
+                id,
+                duplicate: false,
+                matches: Vec::new(),
+                inserted: false,
+                replaced: false,
+                status: "skipped".to_owned(),
+                of: None,
+                similarity: None,
+                reason: Some(reason),
+            });
+        }
         if !ins_docs.is_empty() {
             let answers = self.insert(ins_docs).await?;
             self.metrics
@@ -408,7 +425,7 @@ async fn check(
     responses(
         (status = 200, description = "The answers, in order", body = Vec<CheckResponse>),
         (status = 400, description = "Malformed JSON", body = ErrorBody),
-        (status = 413, description = "Body or batch too large", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Neither JSON nor NDJSON", body = ErrorBody),
         (status = 422, description = "Bad or missing fields", body = ErrorBody),
     ))]
@@ -457,7 +474,7 @@ async fn check_batch(
     };
     if lines > s.max_batch {
         return Err(ApiError(
-            StatusCode::PAYLOAD_TOO_LARGE,
+            StatusCode::UNPROCESSABLE_ENTITY,
             format!("{lines} documents: at most {} a batch", s.max_batch),
         ));
     }

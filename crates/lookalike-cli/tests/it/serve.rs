@@ -268,8 +268,22 @@ fn serve_answers_every_endpoint_and_refuses_bad_requests_clearly() {
     let six: Vec<serde_json::Value> =
         (0..6).map(|i| serde_json::json!({"text": words(i, 10)})).collect();
     let (s, v) = post(&a, "/v1/check:batch", &serde_json::Value::Array(six));
-    assert_eq!(s, 413, "{v}");
+    assert_eq!(s, 422, "{v}");
     assert!(v["error"].as_str().unwrap().contains("at most 5"));
+
+    // A document the readers skip (NUL bytes: binary) is answered "skipped" with the reason; the
+    // rest of its batch is answered as usual.
+    // (the text schemathesis found: control characters ending in NUL)
+    let binary: serde_json::Value = serde_json::from_str(
+        r#""t\u00f8\u00ff\u00af\u00c5\u008b\u00a7\udbd0\uded2c\u00b3\u00a7\uda19\udd5b\u0090\u001e\u00c1\u00ca\u0000""#,
+    )
+    .unwrap();
+    let batch = serde_json::json!([{"text": binary}, {"text": text}]);
+    let (s, v) = post(&a, "/v1/check:batch", &batch);
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v[0]["status"], "skipped");
+    assert!(v[0]["reason"].as_str().unwrap().contains("binary"), "{v}");
+    assert_eq!(v[1]["matches"][0]["id"], "a");
 
     // A 100 MB body: refused (413) without reading it all; the server goes on.
     let mut s = TcpStream::connect(&a).unwrap();
