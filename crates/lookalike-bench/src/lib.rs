@@ -59,6 +59,7 @@ pub mod extraction;
 pub mod files;
 pub mod homework;
 pub mod langbench;
+pub mod load;
 pub mod plant;
 pub mod pool;
 pub mod rng;

@@ -53,6 +53,9 @@ enum Command {
     PackWarc(warcpack::PackArgs),
     /// Language detection against whatlang alone: accuracy per language and time per document.
     LangBench(langbench::LangBenchArgs),
+    /// Bounded HTTP load on `lookalike serve`: checks, batch checks or inserts over N keep-alive
+    /// connections; one JSON line of requests/s and latency percentiles.
+    Load(lookalike_bench::load::LoadArgs),
 }
 
 #[derive(Debug, Args)]
@@ -259,6 +262,10 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::PackWarc(a) => run_pack_warc(&a),
         Command::LangBench(a) => stdout_write(&langbench::run(&a)?),
+        Command::Load(a) => {
+            let report = lookalike_bench::load::run(&a)?;
+            stdout_write(&format!("{}\n", serde_json::to_string(&report)?))
+        }
     }
 }
 

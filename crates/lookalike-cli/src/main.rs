@@ -8,10 +8,12 @@ mod dedup;
 mod eval;
 mod extract;
 mod html;
+mod index;
 mod lexicon;
 mod output;
 mod params;
 mod report;
+mod serve;
 mod setup;
 mod summary;
 mod tmpfiles;
@@ -51,7 +53,9 @@ fn main() -> ExitCode {
         }
     };
     // Interrupted runs remove their temporary files (and exit 130, 143 or 129).
-    if let Err(e) = tmpfiles::handle_signals() {
+    // `serve` stops gracefully on those signals itself (answers in flight, commits, closes).
+    if let Command::Serve(_) = cli.command {
+    } else if let Err(e) = tmpfiles::handle_signals() {
         eprintln!("lookalike: warning: cannot handle SIGINT and SIGTERM: {e}");
     }
     let result = match cli.command {
@@ -68,6 +72,8 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(*args),
         Command::Compare(args) => compare::run(*args),
         Command::Report(args) => report::run(&args),
+        Command::Index(args) => index::run(args),
+        Command::Serve(args) => serve::run(*args),
     };
     match result {
         Ok(code) => code,

@@ -6,6 +6,7 @@ mod compare;
 mod dedup;
 mod eval;
 mod extract;
+mod index;
 mod input;
 mod lexicon;
 mod method;
@@ -19,6 +20,10 @@ pub use compare::CompareArgs;
 pub use dedup::{DedupArgs, SkippedInOutput};
 pub use eval::{EvalArgs, EvalCommand, PoolArgs};
 pub use extract::ExtractArgs;
+pub use index::{
+    DurabilityArg, ExpectArgs, IndexAddArgs, IndexArgs, IndexCommand, IndexCreateArgs,
+    IndexDirArgs, IndexExportArgs, IndexRemoveArgs, ServeArgs,
+};
 pub use lexicon::{BuildArgs, LexiconArgs, LexiconCommand};
 pub use method::{SimHashArgs, SketchArgs, SuperShingleArgs};
 pub use params::{CurveMethod, ParamsArgs};
@@ -28,6 +33,7 @@ use compare::COMPARE_EXAMPLES;
 use dedup::DEDUP_EXAMPLES;
 use eval::EVAL_EXAMPLES;
 use extract::EXTRACT_EXAMPLES;
+use index::{INDEX_EXAMPLES, SERVE_EXAMPLES};
 use params::PARAMS_EXAMPLES;
 use report::REPORT_EXAMPLES;
 
@@ -68,4 +74,11 @@ pub enum Command {
     /// histogram, clusters, side-by-side diffs of sampled pairs, duplicate rates.
     #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
+    /// A persistent index: create it, add documents (each checked against everything in it),
+    /// query, remove, export its pairs and clusters, verify it.
+    #[command(after_help = INDEX_EXAMPLES)]
+    Index(IndexArgs),
+    /// Serve an index over HTTP: check documents, add and remove them, stats, metrics, OpenAPI.
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve(Box<ServeArgs>),
 }

@@ -52,6 +52,15 @@ const COMMANDS: &[&[&str]] = &[
     &["eval", "pool"],
     &["compare"],
     &["report"],
+    &["index"],
+    &["index", "create"],
+    &["index", "add"],
+    &["index", "query"],
+    &["index", "remove"],
+    &["index", "stats"],
+    &["index", "export"],
+    &["index", "verify"],
+    &["serve"],
 ];
 
 #[test]

@@ -69,8 +69,10 @@ impl TableConfig {
         self.tables
     }
 
-    /// The key mask of every table: every union of `blocks − k` of the blocks.
-    fn key_masks(&self, k: u32) -> Vec<u64> {
+    /// The key mask of every table: every union of `blocks − k` of the blocks. Two fingerprints
+    /// within distance k agree on `fp & mask` for at least one mask (public for the persistent
+    /// index, which stores the masked keys).
+    pub fn key_masks(&self, k: u32) -> Vec<u64> {
         let b = self.blocks;
         let block_mask = |i: usize| {
             let (lo, hi) = (i * BITS as usize / b, (i + 1) * BITS as usize / b);

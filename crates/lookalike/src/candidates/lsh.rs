@@ -132,8 +132,8 @@ pub struct CandidateStats {
 
 /// Band key of band `band` of a signature: the band's values (little-endian) hashed with the
 /// band number as the seed; `buf` is scratch space. Two documents are candidates when one of
-/// their band keys is equal. Public so that distributed front ends (the Python package's Ray
-/// kernels) bucket documents exactly as [`band_candidates`] does.
+/// their band keys is equal. Public so that the Python package's Ray kernels bucket documents
+/// and the persistent index stores keys exactly as [`band_candidates`] does.
 pub fn band_key(values: &[u32], band: usize, buf: &mut Vec<u8>) -> u64 {
     buf.clear();
     for v in values {

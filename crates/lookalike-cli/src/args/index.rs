@@ -1,0 +1,274 @@
+//! The arguments of `lookalike index …` and `lookalike serve`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+use lookalike::{MethodKind, MinHashScheme, Segmentation, ShingleKind};
+
+use super::input::InputArgs;
+use super::method::{MethodArgs, SketchArgs};
+use super::parse::{parse_shingle, parse_size};
+
+/// The `--help` examples of `lookalike index`.
+pub const INDEX_EXAMPLES: &str = "\
+Examples:
+  # An index of last month's crawl, then today's pages checked and added against it
+  lookalike index create crawl.idx --threshold 0.8
+  lookalike index add crawl.idx crawl-2026-10/ > fates.jsonl
+  lookalike index add crawl.idx today.warc.gz --report today.jsonl
+
+  # Check without adding; remove documents; figures; everything's pairs and clusters
+  lookalike index query crawl.idx page.html
+  lookalike index remove crawl.idx https://example.com/old
+  lookalike index stats crawl.idx
+  lookalike index export crawl.idx --pairs pairs.tsv --clusters clusters.jsonl
+  lookalike index verify crawl.idx
+
+Adding an id the index holds replaces that document (it is checked again and becomes the
+latest). Each batch (--batch documents) is one transaction: when its report lines are printed,
+it is on disk (--durability safe) and a crash never leaves part of it.";
+
+/// `lookalike index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    #[command(subcommand)]
+    pub command: IndexCommand,
+}
+
+/// What to do with an index.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Create an index in DIR, freezing the method, threshold, shingles, MinHash values and
+    /// bands, seed and normalizer into it (methods: minhash, simhash with tf or no weights,
+    /// partitioned).
+    Create(Box<IndexCreateArgs>),
+    /// Check documents against the index and the batch's earlier documents, then insert them;
+    /// print each document's fate (JSONL, as `dedup --report`, with its matches).
+    Add(IndexAddArgs),
+    /// Check documents against the index without inserting them.
+    Query(IndexAddArgs),
+    /// Remove documents by id.
+    Remove(IndexRemoveArgs),
+    /// Print the index's figures and settings (JSON).
+    Stats(IndexDirArgs),
+    /// Write the pairs and clusters of everything in the index: `lookalike dedup`'s answer for
+    /// the documents held, in the order they were added.
+    Export(IndexExportArgs),
+    /// Check the store's checksums and every record and invariant of the index; exit 1 if any
+    /// fails.
+    Verify(IndexDirArgs),
+}
+
+/// `lookalike index create`.
+#[derive(Debug, Args)]
+pub struct IndexCreateArgs {
+    /// The index directory (created; must not hold an index).
+    pub dir: PathBuf,
+    /// Method: minhash (default), simhash or partitioned.
+    #[arg(long, short = 'm', value_enum, help_heading = "Method options")]
+    pub method: Option<MethodKind>,
+    #[command(flatten)]
+    pub sketch: SketchArgs,
+    /// Shingles compared: words:N or chars:N.
+    #[arg(long, default_value = "words:5", value_parser = parse_shingle, help_heading = "Method options")]
+    pub shingle: ShingleKind,
+    /// Tokens of scripts written without spaces: chars or dictionary.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "chars",
+        value_name = "MODE",
+        help_heading = "Method options"
+    )]
+    pub cjk: Segmentation,
+    /// Seed of all hashes.
+    #[arg(long, default_value_t = 1, help_heading = "Method options")]
+    pub seed: u64,
+    /// MinHash scheme: oph or perm.
+    #[arg(long, value_enum, default_value = "oph", help_heading = "Method options")]
+    pub minhash: MinHashScheme,
+    /// MinHash: LSH buckets larger than this are groups in `export` (as in `dedup`).
+    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET, help_heading = "Method options")]
+    pub max_bucket: usize,
+    #[command(flatten)]
+    pub methods: MethodArgs,
+}
+
+/// The settings `add`, `query` and `serve` may state; an index created with others is refused,
+/// the differences named.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExpectArgs {
+    /// Refuse the index unless its method is this one.
+    #[arg(long = "method", value_enum, value_name = "METHOD", help_heading = "Expected settings")]
+    pub method: Option<MethodKind>,
+    /// Refuse the index unless its threshold is this one.
+    #[arg(long = "threshold", value_name = "T", help_heading = "Expected settings")]
+    pub threshold: Option<f64>,
+    /// Refuse the index unless its shingles are these.
+    #[arg(long = "shingle", value_parser = parse_shingle, help_heading = "Expected settings")]
+    pub shingle: Option<ShingleKind>,
+    /// Refuse the index unless its seed is this one.
+    #[arg(long = "seed", help_heading = "Expected settings")]
+    pub seed: Option<u64>,
+    /// Refuse the index unless its MinHash has this many values.
+    #[arg(long = "num-perm", help_heading = "Expected settings")]
+    pub num_perm: Option<usize>,
+}
+
+/// How commits reach the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DurabilityArg {
+    /// fsync every batch: an acknowledged batch survives a crash or power loss.
+    Safe,
+    /// No fsync per batch (one at least every second and at exit): a crash may lose the last
+    /// second of batches, never part of one.
+    Fast,
+}
+
+/// `lookalike index add` and `lookalike index query`.
+#[derive(Debug, Args)]
+pub struct IndexAddArgs {
+    /// The index directory.
+    pub dir: PathBuf,
+    /// Files, directories, glob patterns, or - for standard input.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// Write each document's fate as JSONL to FILE (default: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Documents per batch: each batch is one transaction (group commit).
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    pub batch: usize,
+    /// How commits reach the disk: safe (fsync per batch) or fast.
+    #[arg(long, value_enum, default_value = "safe")]
+    pub durability: DurabilityArg,
+    /// No summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub expect: ExpectArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// `lookalike index remove`.
+#[derive(Debug, Args)]
+pub struct IndexRemoveArgs {
+    /// The index directory.
+    pub dir: PathBuf,
+    /// Ids of the documents to remove.
+    #[arg(required = true, value_name = "ID")]
+    pub ids: Vec<String>,
+}
+
+/// `lookalike index stats` and `lookalike index verify`.
+#[derive(Debug, Args)]
+pub struct IndexDirArgs {
+    /// The index directory.
+    pub dir: PathBuf,
+}
+
+/// `lookalike index export`.
+#[derive(Debug, Args)]
+pub struct IndexExportArgs {
+    /// The index directory.
+    pub dir: PathBuf,
+    /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout; the default
+    /// when --clusters is not given).
+    #[arg(long, value_name = "FILE")]
+    pub pairs: Option<String>,
+    /// Write clusters as JSONL to FILE (- for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub clusters: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+}
+
+/// The `--help` examples of `lookalike serve`.
+pub const SERVE_EXAMPLES: &str = "\
+Examples:
+  lookalike index create pages.idx
+  lookalike serve pages.idx --addr 127.0.0.1:8080
+  curl -s localhost:8080/v1/check -d '{\"id\": \"u1\", \"text\": \"some page text\", \"insert\": true}'
+  curl -s localhost:8080/openapi.json
+
+Endpoints: POST /v1/check, POST /v1/check:batch (JSON array or NDJSON), PUT and DELETE
+/v1/documents/{id}, GET /v1/index/stats, /healthz, /readyz, /metrics, /openapi.json.
+SIGINT or SIGTERM stop it gracefully: requests in flight are answered and committed.";
+
+/// `lookalike serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The index directory (create it with `lookalike index create`).
+    pub dir: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Largest request body (bytes, or with a K, M or G suffix).
+    #[arg(long, default_value = "16M", value_parser = parse_size, value_name = "SIZE")]
+    pub max_body: usize,
+    /// Most documents in one /v1/check:batch request.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_batch: usize,
+    /// Seconds a request may take before it is answered 408.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// Longest wait, in milliseconds, to group inserts into one commit.
+    #[arg(long, default_value_t = 5, value_name = "MS")]
+    pub group_commit_ms: u64,
+    /// How commits reach the disk: safe (fsync per commit) or fast.
+    #[arg(long, value_enum, default_value = "safe")]
+    pub durability: DurabilityArg,
+    /// Worker threads for sketching (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub expect: ExpectArgs,
+}
+
+impl IndexCreateArgs {
+    /// The same settings as `dedup` arguments (verification exact, clusters center, keep first:
+    /// what an index decides with), so that one conversion serves both.
+    pub fn as_dedup_args(&self) -> super::DedupArgs {
+        super::DedupArgs {
+            inputs: Vec::new(),
+            strict: false,
+            quiet: true,
+            method: self.method,
+            sketch: self.sketch.clone(),
+            shingle: self.shingle,
+            cjk: self.cjk,
+            seed: self.seed,
+            verify: lookalike::Verify::Exact,
+            keep: Some(lookalike::Keep::First),
+            cluster: lookalike::ClusterMode::Center,
+            minhash: self.minhash,
+            max_bucket: self.max_bucket,
+            max_pairs_per_group: lookalike::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP,
+            methods: self.methods.clone(),
+            input: InputArgs {
+                id_field: "id".into(),
+                text_field: "text".into(),
+                format: None,
+                extract: lookalike_io::Extract::Main,
+            },
+            pairs: None,
+            clusters: None,
+            output: None,
+            report: None,
+            stats: None,
+            html: None,
+            html_max_size: 0,
+            run_file: None,
+            skipped: super::SkippedInOutput::Keep,
+            threads: None,
+            spill_dir: None,
+            spill_memory: lookalike::store::DEFAULT_MEMORY_BUDGET,
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! `lookalike index …`: the persistent index (`lookalike-index`) from the command line. Inputs
+//! are read as `dedup` reads them (same readers, same ids made unique within a run); each batch
+//! of `--batch` documents is one transaction, and its report lines are printed only once it is
+//! committed, so a printed line is an acknowledged document.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use lookalike::{DedupConfig, Document};
+use lookalike_index::{Checked, Durability, Fate, Index, IndexSettings};
+use lookalike_io::{BatchLimits, Decoded, DecodedBatches, Origin, Position, UniqueIds};
+
+use crate::UsageError;
+use crate::args::{
+    DurabilityArg, ExpectArgs, IndexAddArgs, IndexArgs, IndexCommand, IndexCreateArgs,
+    IndexDirArgs, IndexExportArgs, IndexRemoveArgs,
+};
+use crate::output::OutputFile;
+
+/// Runs `lookalike index …`.
+pub fn run(args: IndexArgs) -> Result<ExitCode> {
+    match args.command {
+        IndexCommand::Create(a) => create(&a),
+        IndexCommand::Add(a) => add(&a, true),
+        IndexCommand::Query(a) => add(&a, false),
+        IndexCommand::Remove(a) => remove(&a),
+        IndexCommand::Stats(a) => stats(&a),
+        IndexCommand::Export(a) => export(&a),
+        IndexCommand::Verify(a) => verify(&a),
+    }
+}
+
+/// An index error: the user's to fix (exit 2) when it is about settings or the directory.
+pub fn index_error(e: lookalike_index::Error) -> anyhow::Error {
+    use lookalike_index::Error as E;
+    match e {
+        E::NotAnIndex { .. }
+        | E::Exists { .. }
+        | E::Version { .. }
+        | E::SettingsDiffer { .. }
+        | E::Unsupported(_)
+        | E::Config(_) => UsageError(e.to_string()).into(),
+        e => e.into(),
+    }
+}
+
+/// Opens the index in `dir`, refused when the settings `expect` states differ from its own.
+pub fn open(dir: &Path, expect: &ExpectArgs) -> Result<Index> {
+    let index = Index::open(dir).map_err(index_error)?;
+    let mut wanted = index.settings().clone();
+    if let Some(m) = expect.method {
+        wanted.method = m;
+    }
+    if let Some(t) = expect.threshold {
+        wanted.threshold = t;
+    }
+    if let Some(s) = expect.shingle {
+        wanted.shingle = s;
+    }
+    if let Some(s) = expect.seed {
+        wanted.seed = s;
+    }
+    if let Some(n) = expect.num_perm {
+        match &mut wanted.minhash {
+            Some(m) => m.num_perm = n,
+            None => {
+                return Err(UsageError(format!(
+                    "{}: the index was created with other settings: num-perm: index none \
+                     (method {}), given {n}",
+                    dir.display(),
+                    index.settings().method
+                ))
+                .into());
+            }
+        }
+    }
+    drop(index);
+    Index::open_expecting(dir, &wanted).map_err(index_error)
+}
+
+fn create(args: &IndexCreateArgs) -> Result<ExitCode> {
+    let config = DedupConfig::try_from(&args.as_dedup_args())?;
+    let settings = IndexSettings::from_config(&config).map_err(index_error)?;
+    let index = Index::create(&args.dir, &settings).map_err(index_error)?;
+    eprintln!("lookalike: created index {} ({})", args.dir.display(), index.describe());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One report line: the document's fate, its matches, where it is.
+fn report_line(c: &Checked, origin: &Origin) -> serde_json::Value {
+    let mut v = serde_json::json!({ "id": c.id });
+    match &c.fate {
+        Fate::Kept => {
+            v["status"] = "kept".into();
+        }
+        Fate::Duplicate { of, similarity, kind } => {
+            v["status"] = "duplicate".into();
+            v["of"] = of.as_str().into();
+            v["similarity"] = round6(*similarity).into();
+            v["match"] = kind.as_str().into();
+        }
+        Fate::Skipped(reason) => {
+            v["status"] = "skipped".into();
+            v["reason"] = reason.as_str().into();
+        }
+    }
+    if let Some(u) = &c.unsigned {
+        v["unsigned"] = u.as_str().into();
+    }
+    if !matches!(c.fate, Fate::Skipped(_)) {
+        v["matches"] = c
+            .matches
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "id": m.id, "similarity": round6(m.similarity), "match": m.kind.as_str()
+                })
+            })
+            .collect();
+        v["inserted"] = c.inserted.into();
+        if c.replaced {
+            v["replaced"] = true.into();
+        }
+    }
+    position(&mut v, origin);
+    v
+}
+
+fn position(v: &mut serde_json::Value, origin: &Origin) {
+    v["source"] = (*origin.source).into();
+    match origin.position {
+        Position::Whole => {}
+        Position::Line(n) => v["line"] = n.into(),
+        Position::Row(n) => v["row"] = n.into(),
+        Position::Record(n) => v["record"] = n.into(),
+    }
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// What was read: a document to check, or a record skipped by the readers.
+enum Item {
+    Doc(Document, Origin),
+    Skipped { id: String, reason: String, origin: Origin },
+}
+
+fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
+    let started = Instant::now();
+    crate::setup::set_threads(args.threads)?;
+    if args.batch == 0 {
+        return Err(UsageError("--batch must be at least 1".into()).into());
+    }
+    let mut index = open(&args.dir, &args.expect)?;
+    index.set_durability(match args.durability {
+        DurabilityArg::Safe => Durability::Immediate,
+        DurabilityArg::Fast => Durability::Fast,
+    });
+    let expanded = crate::setup::expand_nonempty(&args.inputs)?;
+    crate::setup::warn_skipped_paths(&expanded);
+    let out: Box<dyn Write> = match &args.report {
+        Some(p) => Box::new(
+            fs_err::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
+        ),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut out = BufWriter::new(out);
+    let per_record = |rec: &lookalike_io::RawRecord, decoded: Decoded| (decoded, rec.origin());
+    let batches = DecodedBatches::spawn(
+        expanded.inputs,
+        args.input.read_options(),
+        BatchLimits::records(args.batch),
+        per_record,
+    )
+    .context("cannot start the reader thread")?;
+    let mut ids = UniqueIds::default();
+    let (mut kept, mut dups, mut skipped, mut replaced, mut errors) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
+    for batch in batches {
+        let mut items = Vec::with_capacity(batch.len());
+        for item in batch {
+            match item {
+                Err(e) => {
+                    errors += 1;
+                    eprintln!("lookalike: warning: {e}");
+                    if let Some(id) = &e.lost {
+                        let origin = e.origin();
+                        let id = ids.make_unique(id, &origin).unwrap_or_else(|| id.clone());
+                        items.push(Item::Skipped { id, reason: e.message.clone(), origin });
+                    }
+                }
+                Ok((Decoded::Skip { id, reason }, origin)) => {
+                    let id = ids.make_unique(&id, &origin).unwrap_or(id);
+                    items.push(Item::Skipped { id, reason, origin });
+                }
+                Ok((Decoded::Doc { mut doc, warning, .. }, origin)) => {
+                    if let Some(id) = ids.make_unique(&doc.id, &origin) {
+                        eprintln!(
+                            "lookalike: warning: {origin}: duplicate id {:?} in this run; this \
+                             record is {id:?}",
+                            doc.id
+                        );
+                        doc.id = id;
+                    }
+                    if let Some(w) = warning {
+                        eprintln!("lookalike: warning: {origin}: {w}");
+                    }
+                    items.push(Item::Doc(doc, origin));
+                }
+            }
+        }
+        let docs: Vec<Document> = items
+            .iter_mut()
+            .filter_map(|i| match i {
+                Item::Doc(d, _) => Some(std::mem::replace(d, Document::from_text("", ""))),
+                Item::Skipped { .. } => None,
+            })
+            .collect();
+        let checked = if insert { index.add(&docs) } else { index.query(&docs) };
+        let checked =
+            checked.with_context(|| format!("cannot add to the index {}", args.dir.display()))?;
+        // Committed: now the lines may say so.
+        let mut answers = checked.iter();
+        for item in &items {
+            let line = match item {
+                Item::Doc(_, origin) => {
+                    let c = answers.next().expect("one answer per document");
+                    match &c.fate {
+                        Fate::Kept => kept += 1,
+                        Fate::Duplicate { .. } => dups += 1,
+                        Fate::Skipped(_) => skipped += 1,
+                    }
+                    replaced += u64::from(c.replaced);
+                    report_line(c, origin)
+                }
+                Item::Skipped { id, reason, origin } => {
+                    skipped += 1;
+                    let mut v =
+                        serde_json::json!({ "id": id, "status": "skipped", "reason": reason });
+                    position(&mut v, origin);
+                    v
+                }
+            };
+            serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+    }
+    index.flush().map_err(index_error)?;
+    if !args.quiet {
+        eprintln!(
+            "lookalike: {} {} documents in {:.2} s: {kept} kept, {dups} duplicates, {skipped} \
+             skipped{}{}",
+            if insert { "added" } else { "checked" },
+            kept + dups + skipped,
+            started.elapsed().as_secs_f64(),
+            if replaced > 0 {
+                format!(", {replaced} replaced an earlier document")
+            } else {
+                String::new()
+            },
+            if errors > 0 { format!(", {errors} input errors") } else { String::new() },
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn remove(args: &IndexRemoveArgs) -> Result<ExitCode> {
+    let index = open(&args.dir, &ExpectArgs::default())?;
+    let found = index.remove(&args.ids).map_err(index_error)?;
+    let missing: Vec<&String> =
+        args.ids.iter().zip(&found).filter(|(_, f)| !**f).map(|(id, _)| id).collect();
+    eprintln!("lookalike: removed {} documents", found.iter().filter(|f| **f).count());
+    if !missing.is_empty() {
+        eprintln!("lookalike: warning: not in the index: {missing:?}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stats(args: &IndexDirArgs) -> Result<ExitCode> {
+    let index = open(&args.dir, &ExpectArgs::default())?;
+    let stats = index.stats().map_err(index_error)?;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &stats).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The pairs and clusters sinks of `export`, fed by one run.
+struct ExportSinks {
+    pairs: Option<lookalike_io::PairsTsv<OutputFile>>,
+    clusters: Option<lookalike_io::ClustersJsonl<OutputFile>>,
+}
+
+impl lookalike::Sink for ExportSinks {
+    type Error = lookalike_io::SinkError;
+
+    fn pair(&mut self, ids: &[String], pair: &lookalike::ScoredPair) -> Result<bool, Self::Error> {
+        match &mut self.pairs {
+            Some(s) => s.pair(ids, pair),
+            None => Ok(true),
+        }
+    }
+
+    fn cluster(
+        &mut self,
+        ids: &[String],
+        cluster: &lookalike::Cluster,
+    ) -> Result<bool, Self::Error> {
+        match &mut self.clusters {
+            Some(s) => s.cluster(ids, cluster),
+            None => Ok(true),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), Self::Error> {
+        if let Some(s) = &mut self.pairs {
+            s.finish()?;
+        }
+        if let Some(s) = &mut self.clusters {
+            s.finish()?;
+        }
+        Ok(())
+    }
+}
+
+fn export(args: &IndexExportArgs) -> Result<ExitCode> {
+    crate::setup::set_threads(args.threads)?;
+    let pairs = match (&args.pairs, &args.clusters) {
+        (None, None) => Some("-".to_owned()),
+        (p, _) => p.clone(),
+    };
+    if pairs.as_deref() == Some("-") && args.clusters.as_deref() == Some("-") {
+        return Err(UsageError("only one of --pairs and --clusters can be -".into()).into());
+    }
+    let index = open(&args.dir, &ExpectArgs::default())?;
+    let mut sinks = ExportSinks {
+        pairs: pairs.as_deref().map(OutputFile::open).transpose()?.map(lookalike_io::PairsTsv::new),
+        clusters: args
+            .clusters
+            .as_deref()
+            .map(OutputFile::open)
+            .transpose()?
+            .map(lookalike_io::ClustersJsonl::new),
+    };
+    let report = index.export_into(&mut sinks).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut files = Vec::new();
+    files.extend(sinks.pairs.map(lookalike_io::PairsTsv::into_inner));
+    files.extend(sinks.clusters.map(lookalike_io::ClustersJsonl::into_inner));
+    crate::output::commit_all(files)?;
+    eprintln!(
+        "lookalike: exported {} documents: {} pairs, {} clusters",
+        report.stats.documents, report.stats.pairs, report.stats.clusters
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verify(args: &IndexDirArgs) -> Result<ExitCode> {
+    let mut index = open(&args.dir, &ExpectArgs::default())?;
+    let report = index.verify().map_err(index_error)?;
+    for p in &report.problems {
+        eprintln!("lookalike: {}: {p}", args.dir.display());
+    }
+    if report.problems.is_empty() {
+        eprintln!("lookalike: {}: {} documents, index sound", args.dir.display(), report.documents);
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "lookalike: {}: {} problems in {} documents",
+            args.dir.display(),
+            report.problems.len(),
+            report.documents
+        );
+        Ok(ExitCode::from(1))
+    }
+}

@@ -1,0 +1,285 @@
+//! `lookalike index` (issue 15): the same answers as `lookalike dedup`, however the corpus is cut
+//! into batches; refusals; query, remove, verify; and SIGKILL at random points of `index add`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Instant;
+
+use crate::common::*;
+
+/// A corpus of near duplicates at many distances, exact copies (same bytes, and same text in
+/// capitals), an empty document and a repeated id.
+fn corpus(dir: &Path, n: u64) {
+    let mut s = String::new();
+    let mut texts: Vec<String> = Vec::new();
+    for i in 0..n {
+        let text = match i % 10 {
+            _ if i < 5 => words(i, 80 + i as usize * 7),
+            0..=3 => words(i, 60 + (i % 90) as usize),
+            4 => edit(&texts[(i as usize * 7) % texts.len()], 40),
+            5 => edit(&texts[(i as usize * 3) % texts.len()], 12),
+            6 => edit(&texts[i as usize - 1], 6),
+            7 => texts[(i as usize * 5) % texts.len()].clone(),
+            8 => texts[(i as usize * 11) % texts.len()].to_uppercase(),
+            _ if i == 19 => String::new(),
+            _ => edit(&texts[(i as usize * 13) % texts.len()], 25),
+        };
+        let id = if i == 33 { "doc3".to_owned() } else { format!("doc{i}") };
+        s.push_str(&format!("{}\n", serde_json::json!({"id": id, "text": text})));
+        texts.push(text);
+    }
+    write(dir, "corpus.jsonl", s.as_bytes());
+}
+
+fn ok(o: &std::process::Output) {
+    assert!(o.status.success(), "exit {:?}\nstdout {}\nstderr {}", o.status, stdout(o), stderr(o));
+}
+
+/// (id, status, of, similarity, match, reason) of report lines.
+fn fates(jsonl: &str) -> Vec<String> {
+    jsonl
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            format!(
+                "{} {} {} {} {} {}",
+                v["id"], v["status"], v["of"], v["similarity"], v["match"], v["reason"]
+            )
+        })
+        .collect()
+}
+
+/// The pairs the add reports imply: each document with every match, earlier first.
+fn matched_pairs(jsonl: &str) -> BTreeSet<(String, String, String)> {
+    let mut out = BTreeSet::new();
+    for l in jsonl.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        for m in v["matches"].as_array().into_iter().flatten() {
+            out.insert((
+                m["id"].as_str().unwrap().to_owned(),
+                v["id"].as_str().unwrap().to_owned(),
+                format!("{:.6}", m["similarity"].as_f64().unwrap()),
+            ));
+        }
+    }
+    out
+}
+
+fn tsv_pairs(tsv: &str) -> BTreeSet<(String, String, String)> {
+    tsv.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_owned(), f[1].to_owned(), f[2].to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn index_add_in_one_or_ten_batches_gives_dedups_fates_pairs_and_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d, 400);
+    let methods: [&[&str]; 3] = [
+        &["--method", "minhash", "-t", "0.8"],
+        &["--method", "simhash", "-t", "0.7", "--max-distance", "auto"],
+        &["--method", "partitioned", "-t", "0.6"],
+    ];
+    for (m, opts) in methods.iter().enumerate() {
+        let mut args = vec!["dedup", "corpus.jsonl", "-q", "--report", "rep.jsonl"];
+        args.extend(["--pairs", "pairs.tsv", "--clusters", "clusters.jsonl"]);
+        args.extend_from_slice(opts);
+        ok(&run(&args, None, d));
+        let report = std::fs::read_to_string(d.join("rep.jsonl")).unwrap();
+        let pairs = std::fs::read_to_string(d.join("pairs.tsv")).unwrap();
+        let clusters = std::fs::read_to_string(d.join("clusters.jsonl")).unwrap();
+        let want = fates(&report);
+        assert!(want.iter().filter(|f| f.contains("\"duplicate\"")).count() > 60, "{opts:?}");
+        assert!(want.iter().any(|f| f.contains("\"skipped\"")));
+        for batch in ["400", "40"] {
+            let idx = format!("idx{m}-{batch}");
+            let mut create = vec!["index", "create", idx.as_str()];
+            create.extend_from_slice(opts);
+            ok(&run(&create, None, d));
+            let added = run(&["index", "add", &idx, "corpus.jsonl", "--batch", batch], None, d);
+            ok(&added);
+            let got = stdout(&added);
+            assert_eq!(fates(&got), want, "{opts:?}, batches of {batch}");
+            let want_pairs = tsv_pairs(&pairs);
+            let got_pairs = matched_pairs(&got);
+            assert_eq!(got_pairs, want_pairs, "{opts:?}, batches of {batch}");
+            let e = run(
+                &["index", "export", &idx, "--pairs", "ep.tsv", "--clusters", "ec.jsonl"],
+                None,
+                d,
+            );
+            ok(&e);
+            assert_eq!(std::fs::read_to_string(d.join("ep.tsv")).unwrap(), pairs, "{opts:?}");
+            assert_eq!(std::fs::read_to_string(d.join("ec.jsonl")).unwrap(), clusters, "{opts:?}");
+            ok(&run(&["index", "verify", &idx], None, d));
+        }
+    }
+}
+
+#[test]
+fn index_refuses_other_settings_and_collection_statistics_methods() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d, 20);
+    ok(&run(&["index", "create", "idx", "-t", "0.8"], None, d));
+    let o =
+        run(&["index", "add", "idx", "corpus.jsonl", "--threshold", "0.9", "--seed", "3"], None, d);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("threshold: index 0.8, given 0.9") && e.contains("seed: index 1, given 3"),
+        "{e}"
+    );
+    let o = run(&["index", "create", "idx"], None, d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    let o = run(&["index", "create", "lex", "--method", "i-match"], None, d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("collection statistics"), "{}", stderr(&o));
+    let o = run(&["index", "stats", "nothing-here"], None, d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no index here"), "{}", stderr(&o));
+}
+
+#[test]
+fn index_query_inserts_nothing_and_remove_keeps_verify_passing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d, 60);
+    ok(&run(&["index", "create", "idx"], None, d));
+    ok(&run(&["index", "add", "idx", "corpus.jsonl"], None, d));
+    let stats = |d: &Path| -> serde_json::Value {
+        let o = run(&["index", "stats", "idx"], None, d);
+        ok(&o);
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let before = stats(d)["documents"].as_u64().unwrap();
+    assert_eq!(before, 59, "60 records, one empty");
+    let q = run(&["index", "query", "idx", "corpus.jsonl"], None, d);
+    ok(&q);
+    for l in stdout(&q).lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        if v["status"] != "skipped" {
+            // Every document held finds itself.
+            let me = v["matches"].as_array().unwrap().iter().any(|m| m["id"] == v["id"]);
+            assert!(me, "{l}");
+            assert_eq!(v["inserted"], false);
+        }
+    }
+    assert_eq!(stats(d)["documents"].as_u64().unwrap(), before);
+    ok(&run(&["index", "remove", "idx", "doc0", "doc7", "doc17"], None, d));
+    assert_eq!(stats(d)["documents"].as_u64().unwrap(), before - 3);
+    let v = run(&["index", "verify", "idx"], None, d);
+    ok(&v);
+    assert!(stderr(&v).contains("index sound"), "{}", stderr(&v));
+}
+
+/// xorshift64*: the kill delays, the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next_f64(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Which corpus ids `idx` holds: each document queried finds itself when it is there.
+fn held(d: &Path, idx: &str) -> BTreeSet<String> {
+    let q = run(&["index", "query", idx, "kill.jsonl"], None, d);
+    ok(&q);
+    stdout(&q)
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let id = v["id"].as_str().unwrap().to_owned();
+            v["matches"].as_array().unwrap().iter().any(|m| m["id"] == v["id"]).then_some(id)
+        })
+        .collect()
+}
+
+#[test]
+fn index_add_killed_with_sigkill_keeps_acknowledged_batches_and_no_half_batch() {
+    const BATCH: usize = 50;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut s = String::new();
+    for i in 0..1000u64 {
+        let text = if i % 4 == 3 { edit(&words(i - 1, 200), 30) } else { words(i, 200) };
+        s.push_str(&format!("{}\n", serde_json::json!({"id": format!("k{i}"), "text": text})));
+    }
+    write(d, "kill.jsonl", s.as_bytes());
+    let batch_of: BTreeMap<String, usize> =
+        (0..1000).map(|i| (format!("k{i}"), i / BATCH)).collect();
+    // How long a whole run takes here, to spread the kills over it.
+    ok(&run(&["index", "create", "full"], None, d));
+    let t = Instant::now();
+    ok(&run(&["index", "add", "full", "kill.jsonl", "--batch", "50", "-q"], None, d));
+    let full = t.elapsed();
+    let mut rng = Rng(15);
+    let mut mid_run = 0;
+    for round in 0..6 {
+        let idx = format!("idx{round}");
+        ok(&run(&["index", "create", &idx], None, d));
+        let mut child = lookalike()
+            .args(["index", "add", &idx, "kill.jsonl", "--batch", "50", "-q"])
+            .current_dir(d)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The lines printed (each after its batch's commit) are the acknowledged documents.
+        let out = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut acked = Vec::new();
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                    acked.push(v["id"].as_str().unwrap().to_owned());
+                }
+            }
+            acked
+        });
+        let delay = full.mul_f64(0.05 + 0.9 * rng.next_f64());
+        std::thread::sleep(delay);
+        let finished = child.try_wait().unwrap().is_some();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let acked = reader.join().unwrap();
+        if !finished && acked.len() < 1000 {
+            mid_run += 1;
+        }
+        let held = held(d, &idx);
+        for id in &acked {
+            assert!(held.contains(id), "round {round}: acknowledged {id} is not in the index");
+        }
+        let mut per_batch: BTreeMap<usize, usize> = BTreeMap::new();
+        for id in &held {
+            *per_batch.entry(batch_of[id]).or_default() += 1;
+        }
+        for (b, n) in per_batch {
+            assert_eq!(n, BATCH, "round {round}: batch {b} is half there ({n} of {BATCH})");
+        }
+        ok(&run(&["index", "verify", &idx], None, d));
+        // The index takes the rest after the crash.
+        ok(&run(&["index", "add", &idx, "kill.jsonl", "--batch", "200", "-q"], None, d));
+        assert_eq!(held_count(d, &idx), 1000);
+        ok(&run(&["index", "verify", &idx], None, d));
+    }
+    assert!(mid_run >= 3, "too few kills landed mid-run ({mid_run} of 6)");
+}
+
+fn held_count(d: &Path, idx: &str) -> u64 {
+    let o = run(&["index", "stats", idx], None, d);
+    ok(&o);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    v["documents"].as_u64().unwrap()
+}
