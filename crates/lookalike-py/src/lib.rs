@@ -20,6 +20,7 @@
 pub mod config;
 pub mod dedup;
 pub mod errors;
+pub mod index;
 pub mod kernels;
 pub mod read;
 pub mod sketch;
@@ -40,5 +41,6 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::sketch_bands, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::bucket_edges, m)?)?;
     m.add_class::<kernels::Components>()?;
+    m.add_class::<index::Index>()?;
     Ok(())
 }

@@ -11,6 +11,9 @@ Three layers:
 * ``read(paths)``: the CLI's readers (WARC, HTML, JSONL, Parquet, gzip; charset detection and
   main-content extraction) as a ``pyarrow.RecordBatchReader``.
 
+``Index(path)`` is the persistent index of ``lookalike index`` (the same directory and answers):
+``check`` a document against it, ``add`` it, ``remove`` it by id.
+
 ``lookalike.ray.dedup(ds, ...)`` runs the MinHash pipeline on a ``ray.data.Dataset``.
 
 Every call releases the GIL while Rust works (on all cores, with rayon). Bad settings raise
@@ -26,9 +29,18 @@ from typing import Any, Iterable, Sequence
 import pyarrow as pa
 
 from . import _lookalike
-from ._lookalike import MinHash, MinHashLSH, describe, read
+from ._lookalike import Index, MinHash, MinHashLSH, describe, read
 
-__all__ = ["DedupResult", "MinHash", "MinHashLSH", "dedup", "describe", "read", "__version__"]
+__all__ = [
+    "DedupResult",
+    "Index",
+    "MinHash",
+    "MinHashLSH",
+    "dedup",
+    "describe",
+    "read",
+    "__version__",
+]
 
 __version__: str = _lookalike.__version__
 

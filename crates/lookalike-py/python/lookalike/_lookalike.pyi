@@ -1,5 +1,6 @@
 """Type stubs of the native module (crates/lookalike-py/src)."""
 
+import os
 from typing import Any, Iterable
 
 import pyarrow as pa
@@ -64,6 +65,35 @@ class MinHashLSH:
     def keys(self) -> list[Any]: ...
     def is_empty(self) -> bool: ...
     def __contains__(self, key: object) -> bool: ...
+    def __len__(self) -> int: ...
+
+class Index:
+    """A persistent near-duplicate index on disk: the directory of ``lookalike index create``.
+
+    ``Index(path)`` opens it; ``Index(path, create=True, method=..., threshold=..., **options)``
+    creates it and freezes its settings (options as in ``dedup``). The answers of ``check`` and
+    ``add`` are dicts: ``id``, ``duplicate``, ``status`` (kept, duplicate, skipped), ``of``,
+    ``similarity``, ``reason``, ``matches`` (dicts of ``id``, ``similarity``, ``match``),
+    ``inserted``, ``replaced``. Missing index or storage failures raise ``OSError``; settings
+    ``ValueError``.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        method: str | None = None,
+        threshold: float = 0.8,
+        **options: Any,
+    ) -> None: ...
+    def check(
+        self, text: str | None = None, *, html: str | None = None, id: str | None = None
+    ) -> dict[str, Any]: ...
+    def add(self, id: str, text: str | None = None, *, html: str | None = None) -> dict[str, Any]: ...
+    def remove(self, id: str) -> bool: ...
+    def stats_json(self) -> str: ...
+    def describe(self) -> str: ...
     def __len__(self) -> int: ...
 
 def describe(

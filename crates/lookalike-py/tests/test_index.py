@@ -1,0 +1,81 @@
+"""lookalike.Index: the persistent index of `lookalike index`, from Python."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+import lookalike
+
+from conftest import read_corpus
+
+
+def test_adding_one_at_a_time_gives_dedups_fates(corpus, tmp_path):
+    docs = read_corpus(corpus)
+    index = lookalike.Index(tmp_path / "idx", create=True, threshold=0.8)
+    answers = [index.add(d["id"], d["text"]) for d in docs]
+    # The index decides as documents arrive: center clusters, the first document kept.
+    batch = lookalike.dedup_texts(
+        [d["text"] for d in docs], [d["id"] for d in docs], keep="first", cluster="center"
+    ).table.to_pylist()
+    assert [a["status"] for a in answers] == [r["status"] for r in batch]
+    for a, r in zip(answers, batch):
+        if a["status"] == "duplicate":
+            assert a["of"] == r["kept_id"], a
+            assert a["duplicate"] and a["matches"], a
+    assert sum(a["status"] == "duplicate" for a in answers) > 0
+    assert len(index) == sum(a["inserted"] for a in answers)
+
+
+def test_check_inserts_nothing_add_replaces_and_remove_deletes(tmp_path):
+    text = "near duplicate detection finds documents that are almost the same in a large collection of pages"
+    index = lookalike.Index(str(tmp_path / "idx"), create=True)
+    first = index.add("a", text)
+    assert first["status"] == "kept" and first["inserted"] and not first["replaced"]
+    seen = index.check(text + " today")
+    assert seen["duplicate"] and seen["matches"][0]["id"] == "a" and not seen["inserted"]
+    assert len(index) == 1
+    # HTML is decoded as `lookalike serve` decodes it.
+    page = index.check(html=f"<html><body><nav>menu</nav><article><p>{text}</p></article></body></html>")
+    assert page["status"] == "duplicate" and page["of"] == "a"
+    again = index.add("a", text + " again")
+    assert again["replaced"] and len(index) == 1
+    empty = index.check("")
+    assert empty["status"] == "skipped" and empty["reason"]
+    assert index.remove("a") is True
+    assert index.remove("a") is False
+    assert len(index) == 0
+
+
+def test_the_cli_reads_what_python_wrote(cli, tmp_path):
+    path = tmp_path / "idx"
+    index = lookalike.Index(path, create=True, threshold=0.7)
+    index.add("x", "the archive keeps every page that the crawler has fetched since the spring")
+    index.add("y", "the archive keeps every page that the crawler has fetched since the spring, twice")
+    del index
+    stats = json.loads(subprocess.run([str(cli), "index", "stats", str(path)], capture_output=True, text=True, check=True).stdout)
+    assert stats["documents"] == 2
+    verify = subprocess.run([str(cli), "index", "verify", str(path)], capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+    reopened = lookalike.Index(path)
+    assert len(reopened) == 2
+    assert json.loads(reopened.stats_json())["documents"] == 2
+    assert "0.7" in reopened.describe()
+
+
+def test_index_errors_are_python_exceptions(tmp_path):
+    with pytest.raises(OSError, match="no index"):
+        lookalike.Index(tmp_path / "missing")
+    with pytest.raises(ValueError):
+        lookalike.Index(tmp_path / "bad", create=True, threshold=1.5)
+    index = lookalike.Index(tmp_path / "idx", create=True)
+    with pytest.raises(OSError, match="already exists"):
+        lookalike.Index(tmp_path / "idx", create=True)
+    with pytest.raises(ValueError, match="frozen"):
+        lookalike.Index(tmp_path / "idx", method="simhash")
+    with pytest.raises(ValueError, match="not both"):
+        index.check("text", html="<p>text</p>")
+    with pytest.raises(ValueError, match="collection statistics"):
+        lookalike.Index(tmp_path / "imatch", create=True, method="i-match")
