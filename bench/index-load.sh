@@ -10,7 +10,9 @@
 # Usage: bench/index-load.sh [N] [R]      (defaults 100000 and 2000)
 # Env: CORPUS (default bench/work/corpus-1000000-s1.jsonl, from `bench/e2e.sh --docs 1000000`),
 #      BIN (a directory with release lookalike and lookalike-bench; default: build them),
-#      WORK (default /tmp/lookalike-index-bench; deleted at the end unless KEEP=1), PORT (18080).
+#      WORK (default /tmp/lookalike-index-bench; deleted at the end unless KEEP=1), PORT (18080),
+#      QUERIES (the corpus the checks and inserts read; default CORPUS) and QSKIP (its lines to
+#      skip first; default N): a corpus of N documents exactly takes its queries from another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-100000}
@@ -19,6 +21,8 @@ CORPUS=${CORPUS:-bench/work/corpus-1000000-s1.jsonl}
 WORK=${WORK:-/tmp/lookalike-index-bench}
 PORT=${PORT:-18080}
 PEERS=${PEERS:-1}
+QUERIES=${QUERIES:-$CORPUS}
+QSKIP=${QSKIP:-$N}
 VENV=${VENV:-/tmp/ds-venv}
 if [ -z "${BIN:-}" ]; then
     cargo build --release -p lookalike-cli -p lookalike-bench >&2
@@ -50,17 +54,17 @@ SERVER=$!
 for _ in $(seq 100); do grep -q "serving" "$WORK/serve.log" 2>/dev/null && break; sleep 0.1; done
 grep -q "serving" "$WORK/serve.log" || { cat "$WORK/serve.log" >&2; exit 1; }
 # Queries are the documents after the first N: new to the index (some planted near copies of it).
-load() { "$BIN/lookalike-bench" load --addr "127.0.0.1:$PORT" --corpus "$CORPUS" "$@"; }
+load() { "$BIN/lookalike-bench" load --addr "127.0.0.1:$PORT" --corpus "$QUERIES" "$@"; }
 echo "| what | connections | requests | documents/s | requests/s | p50 ms | p99 ms | duplicates found |"
 echo "|---|---|---|---|---|---|---|---|"
 row() { jq -r --arg what "$1" '"| \($what) | \(.connections) | \(.requests) | \(.documents_per_s | floor) | \(.requests_per_s | floor) | \(.p50_ms * 100 | round / 100) | \(.p99_ms * 100 | round / 100) | \(.duplicates) |"'; }
 for c in 1 8 64; do
-    load --skip "$N" --mode check --connections "$c" --requests "$R" | row "check"
-    load --skip "$N" --mode batch --batch-size 32 --connections "$c" --requests "$((R / 8))" | row "check:batch (32)"
+    load --skip "$QSKIP" --mode check --connections "$c" --requests "$R" | row "check"
+    load --skip "$QSKIP" --mode batch --batch-size 32 --connections "$c" --requests "$((R / 8))" | row "check:batch (32)"
 done
-load --mode insert --connections 1 --requests "$R" --skip "$((N + 100000))" --id-prefix new- > "$WORK/insert.json" &
+load --mode insert --connections 1 --requests "$R" --skip "$((QSKIP + 100000))" --id-prefix new- > "$WORK/insert.json" &
 INSERTER=$!
-load --skip "$N" --mode check --connections 8 --requests "$R" | row "check, inserts running"
+load --skip "$QSKIP" --mode check --connections 8 --requests "$R" | row "check, inserts running"
 wait "$INSERTER"
 row "insert (alone after the checks)" < "$WORK/insert.json"
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$SERVER/status")
