@@ -64,6 +64,7 @@ pub mod plant;
 pub mod pool;
 pub mod rng;
 pub mod score;
+pub mod stages;
 pub mod trafilatura_baseline;
 pub mod truth;
 pub mod warcpack;

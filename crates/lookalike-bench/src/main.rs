@@ -56,6 +56,9 @@ enum Command {
     /// Bounded HTTP load on `lookalike serve`: checks, batch checks or inserts over N keep-alive
     /// connections; one JSON line of requests/s and latency percentiles.
     Load(lookalike_bench::load::LoadArgs),
+    /// Where one core's time goes on the text path, per language: normalize, shingles, MinHash,
+    /// fingerprint, against `unicode_words` on the same texts (fastest of N passes).
+    TextStages(lookalike_bench::stages::StagesArgs),
 }
 
 #[derive(Debug, Args)]
@@ -266,6 +269,7 @@ fn run(cli: Cli) -> Result<()> {
             let report = lookalike_bench::load::run(&a)?;
             stdout_write(&format!("{}\n", serde_json::to_string(&report)?))
         }
+        Command::TextStages(a) => stdout_write(&lookalike_bench::stages::run(&a)?),
     }
 }
 

@@ -4,8 +4,12 @@
 //! The steps, in one pass over the characters:
 //!
 //! 1. **NFKC** (compatibility composition): full-width forms, ligatures, super/subscripts and
-//!    composed/decomposed accents all become one form. Skipped when the text is ASCII or already
-//!    passes the NFKC quick check, which is almost always.
+//!    composed/decomposed accents all become one form. Applied only to the pieces of text that
+//!    need it: the scanner knows the characters of the common scripts to be stable, asks the NFKC
+//!    quick check only about the words around any other character (from the ASCII whitespace
+//!    before it to the one after it, which NFKC never combines with anything), and normalizes and
+//!    scans again only such a piece when it is not in NFKC. The result is the same as for the
+//!    NFKC of the whole text (a property test checks it).
 //! 2. **Case folding**: Unicode lower-casing plus the two full-folding differences that matter in
 //!    practice (`ß`/`ẞ` → `ss`, final sigma `ς` → `σ`).
 //! 3. **Punctuation and whitespace folding**: every character that is neither a letter, a number
@@ -142,16 +146,43 @@ pub fn normalize(input: &str) -> NormalizedText {
 pub fn normalize_into(input: &str, out: &mut NormalizedText) {
     out.clear();
     // Most text is already in NFKC. The scanner checks that on the fly for the common scripts and
-    // asks for the full quick check only when it meets a character outside them.
-    if scan(input, out, true).is_err() {
-        let composed: String = input.nfkc().collect();
-        out.clear();
-        let _ = scan(&composed, out, false);
+    // asks for the quick check only when it meets a character outside them, and then only for the
+    // words around it (between two ASCII whitespace characters, which NFKC never combines with
+    // anything: the normal form of the text is the normal forms of such pieces put together). A
+    // piece that is not in NFKC is normalized and scanned again; the rest of the text is not.
+    let mut scanner = Scanner::new(out, input.len());
+    let mut at = 0;
+    while let Some(piece) = scanner.scan::<true>(input, at) {
+        let composed: String = input[piece.start..piece.end].nfkc().collect();
+        scanner.rewind(piece.checkpoint);
+        // Lookahead inside the piece ends where the piece ends, as it would at the whitespace
+        // that follows it.
+        let done = scanner.scan::<false>(&composed, 0);
+        debug_assert!(done.is_none(), "NFKC text needs no NFKC");
+        at = piece.end;
     }
+    scanner.builder.finish();
 }
 
-/// The text is not in NFKC and must be normalized first.
-struct NeedsNfkc;
+/// A piece of the input that is not in NFKC: bytes `start..end`, from just after the ASCII
+/// whitespace before it (or the start of the text) to the ASCII whitespace after it (or the end
+/// of the text), and the scanner's state at `start`.
+struct NeedsNfkc {
+    start: usize,
+    end: usize,
+    checkpoint: Checkpoint,
+}
+
+/// The scanner's state just after an ASCII whitespace character, to go back to.
+#[derive(Clone, Copy)]
+struct Checkpoint {
+    /// Byte offset in the input after the whitespace.
+    at: usize,
+    buf: usize,
+    tokens: usize,
+    last: Open,
+    prev: char,
+}
 
 /// Characters known to be unchanged by NFKC (quick check "Yes"), covering the bulk of Latin,
 /// Greek, Cyrillic, CJK and Korean text, so that such text needs no separate check pass. Two
@@ -239,152 +270,247 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The scanner: one pass over the bytes, ASCII inline, other characters decoded one at a time.
-/// With `check`, fails as soon as it meets text that is not in NFKC.
-fn scan(input: &str, out: &mut NormalizedText, check: bool) -> Result<(), NeedsNfkc> {
-    let bytes = input.as_bytes();
-    let n = bytes.len();
-    let mut b = Builder::new(out, n);
-    let mut checked = !check;
-    let mut prev = ' ';
-    // Letters since the last character that is not a letter (marks and format characters aside).
-    let mut run = 0usize;
-    let mut i = 0;
-    while i < n {
-        let x = bytes[i];
-        if x < 0x80 {
-            if x.is_ascii_alphanumeric() {
-                if b.open != Open::Word {
-                    b.open(Open::Word);
-                }
-                // The whole run of ASCII letters and digits at once: copied, then lower-cased
-                // in place (the byte-at-a-time push was most of the scan on English text).
-                let end =
-                    bytes[i..].iter().position(|y| !y.is_ascii_alphanumeric()).map_or(n, |k| i + k);
-                let word = &bytes[i..end];
-                let at = b.buf.len();
-                b.buf.push_str(&input[i..end]);
-                b.buf[at..].make_ascii_lowercase();
-                // Letters since the last digit of the run, or the run's letters added to those
-                // before it.
-                run = match word.iter().rposition(u8::is_ascii_digit) {
-                    Some(d) => word.len() - 1 - d,
-                    None => run + word.len(),
-                };
-                prev = char::from(word[word.len() - 1]);
-                i = end;
-                continue;
-            } else if x == b'_' {
-                // Connector punctuation (UAX #29 ExtendNumLet) joins: `foo_bar` is one word.
-                prev = '_';
-                run = 0;
-                i += 1;
-                continue;
-            } else {
-                if !(matches!(x, b'\'' | b'.' | b',' | b':' | b';')
-                    && b.open == Open::Word
-                    && joins_before(input, i + 1, prev, x as char)
-                    && !ends_sentence(input, i + 1, run, x as char))
-                {
-                    b.close();
-                }
-                run = 0;
-            }
-            prev = x as char;
-            i += 1;
-            continue;
-        }
-        if matches!(x, 0xD0 | 0xD1) {
-            // A run of Cyrillic letters U+0400..=U+045F (Russian, Ukrainian, ...: two bytes
-            // each; no joiner, NFKC-stable, letters of class Word), lower-cased as `fold_into`
-            // does, without classifying each of them.
-            let mut j = i;
-            let mut last = 0u32;
-            while j + 1 < n && matches!(bytes[j], 0xD0 | 0xD1) {
-                let u = (u32::from(bytes[j] & 0x1F) << 6) | u32::from(bytes[j + 1] & 0x3F);
-                if u > 0x045F {
-                    break;
-                }
-                if j == i && b.open != Open::Word {
-                    b.open(Open::Word);
-                }
-                let lower = match u {
-                    0x0410..=0x042F => u + 0x20,
-                    0x0400..=0x040F => u + 0x50,
-                    _ => u,
-                };
-                b.buf.push(char::from_u32(lower).unwrap_or(char::REPLACEMENT_CHARACTER));
-                last = u;
-                j += 2;
-            }
-            if j > i {
-                run += (j - i) / 2;
-                prev = char::from_u32(last).unwrap_or(char::REPLACEMENT_CHARACTER);
-                i = j;
-                continue;
-            }
-        }
-        let Some(raw) = input[i..].chars().next() else { break };
-        let len = raw.len_utf8();
-        let c = fullwidth_to_ascii(raw);
-        if !checked && c == raw && !nfkc_stable(c) {
-            if is_nfkc_quick(input.chars()) != IsNormalized::Yes {
-                return Err(NeedsNfkc);
-            }
-            checked = true;
-        }
-        let class = classify(c);
-        match class {
-            Class::Mark | Class::Ignore => {}
-            Class::Word | Class::Silent if is_letter(c) => run += 1,
-            // A joiner's decision below needs the run before it.
-            Class::Joiner => {}
-            _ => run = 0,
-        }
-        match class {
-            Class::Word => {
-                if b.open != Open::Word {
-                    b.open(Open::Word);
-                }
-                push_folded(&mut b, c);
-            }
-            Class::Spaceless => {
-                b.open(Open::Spaceless);
-                push_folded(&mut b, c);
-            }
-            Class::Mark => {
-                // A combining mark belongs to the open token (a word, or a Thai/Devanagari
-                // syllable); a stray mark with nothing to attach to is dropped.
-                if b.open != Open::None {
-                    b.push_char(c);
-                }
-                // Marks are transparent to the joining rules (UAX #29 WB4).
-                i += len;
-                continue;
-            }
-            Class::Joiner => {
-                if !(b.open == Open::Word
-                    && joins_before(input, i + len, prev, c)
-                    && !ends_sentence(input, i + len, run, c))
-                {
-                    b.close();
-                }
-                run = 0;
-            }
-            Class::Ignore => {
-                i += len;
-                continue;
-            }
-            Class::Silent => {}
-            Class::Separator => b.close(),
-        }
-        prev = c;
-        i += len;
-    }
-    b.finish();
-    Ok(())
+/// The scanner: one pass over the bytes, ASCII inline, runs of Cyrillic letters and of CJK
+/// ideographs and kana decoded inline, other characters decoded one at a time.
+struct Scanner<'a> {
+    builder: Builder<'a>,
+    /// The last character seen (marks and format characters aside), for the joining rules.
+    prev: char,
+    /// Letters since the last character that is not a letter (marks and format characters
+    /// aside).
+    run: usize,
+    /// State after the last ASCII whitespace character.
+    checkpoint: Checkpoint,
 }
 
+impl<'a> Scanner<'a> {
+    fn new(out: &'a mut NormalizedText, capacity: usize) -> Self {
+        Scanner {
+            builder: Builder::new(out, capacity),
+            prev: ' ',
+            run: 0,
+            checkpoint: Checkpoint { at: 0, buf: 0, tokens: 0, last: Open::None, prev: ' ' },
+        }
+    }
+
+    /// Goes back to the state of `cp`.
+    fn rewind(&mut self, cp: Checkpoint) {
+        let b = &mut self.builder;
+        b.buf.truncate(cp.buf);
+        b.out.tokens.truncate(cp.tokens);
+        b.open = Open::None;
+        b.last = cp.last;
+        self.prev = cp.prev;
+        self.run = 0;
+    }
+
+    /// Scans `input` from byte `from` to its end. With `CHECK`, stops at the first piece of text
+    /// that is not in NFKC and returns it (the state then is somewhere inside the piece: the
+    /// caller rewinds to the piece's checkpoint).
+    fn scan<const CHECK: bool>(&mut self, input: &str, from: usize) -> Option<NeedsNfkc> {
+        let bytes = input.as_bytes();
+        let n = bytes.len();
+        let b = &mut self.builder;
+        let (mut prev, mut run) = (self.prev, self.run);
+        if CHECK {
+            // The scan starts at the text's start or at the whitespace after a piece, which
+            // records the next checkpoint before any character is checked.
+            debug_assert!(from == 0 || from == n || bytes[from].is_ascii_whitespace());
+            self.checkpoint = Checkpoint {
+                at: from,
+                buf: b.buf.len(),
+                tokens: b.out.tokens.len(),
+                last: b.last,
+                prev,
+            };
+        }
+        // Text before this offset has passed the quick check.
+        let mut checked_until = if CHECK { from } else { usize::MAX };
+        let mut i = from;
+        while i < n {
+            let x = bytes[i];
+            if x < 0x80 {
+                if x.is_ascii_alphanumeric() {
+                    if b.open != Open::Word {
+                        b.open(Open::Word);
+                    }
+                    // The whole run of ASCII letters and digits at once: copied, then lower-cased
+                    // in place (the byte-at-a-time push was most of the scan on English text).
+                    let end = bytes[i..]
+                        .iter()
+                        .position(|y| !y.is_ascii_alphanumeric())
+                        .map_or(n, |k| i + k);
+                    let word = &bytes[i..end];
+                    let at = b.buf.len();
+                    b.buf.push_str(&input[i..end]);
+                    b.buf[at..].make_ascii_lowercase();
+                    // Letters since the last digit of the run, or the run's letters added to
+                    // those before it.
+                    run = match word.iter().rposition(u8::is_ascii_digit) {
+                        Some(d) => word.len() - 1 - d,
+                        None => run + word.len(),
+                    };
+                    prev = char::from(word[word.len() - 1]);
+                    i = end;
+                    continue;
+                } else if x == b'_' {
+                    // Connector punctuation (UAX #29 ExtendNumLet) joins: `foo_bar` is one word.
+                    prev = '_';
+                    run = 0;
+                    i += 1;
+                    continue;
+                } else {
+                    if !(matches!(x, b'\'' | b'.' | b',' | b':' | b';')
+                        && b.open == Open::Word
+                        && joins_before(input, i + 1, prev, x as char)
+                        && !ends_sentence(input, i + 1, run, x as char))
+                    {
+                        b.close();
+                    }
+                    run = 0;
+                    if CHECK && x.is_ascii_whitespace() {
+                        self.checkpoint = Checkpoint {
+                            at: i + 1,
+                            buf: b.buf.len(),
+                            tokens: b.out.tokens.len(),
+                            last: b.last,
+                            prev: x as char,
+                        };
+                    }
+                }
+                prev = x as char;
+                i += 1;
+                continue;
+            }
+            if matches!(x, 0xD0 | 0xD1) {
+                // A run of Cyrillic letters U+0400..=U+045F (Russian, Ukrainian, ...: two bytes
+                // each; no joiner, NFKC-stable, letters of class Word), lower-cased as `fold_into`
+                // does, without classifying each of them.
+                let mut j = i;
+                let mut last = 0u32;
+                while j + 1 < n && matches!(bytes[j], 0xD0 | 0xD1) {
+                    let u = (u32::from(bytes[j] & 0x1F) << 6) | u32::from(bytes[j + 1] & 0x3F);
+                    if u > 0x045F {
+                        break;
+                    }
+                    if j == i && b.open != Open::Word {
+                        b.open(Open::Word);
+                    }
+                    let lower = match u {
+                        0x0410..=0x042F => u + 0x20,
+                        0x0400..=0x040F => u + 0x50,
+                        _ => u,
+                    };
+                    b.buf.push(char::from_u32(lower).unwrap_or(char::REPLACEMENT_CHARACTER));
+                    last = u;
+                    j += 2;
+                }
+                if j > i {
+                    run += (j - i) / 2;
+                    prev = char::from_u32(last).unwrap_or(char::REPLACEMENT_CHARACTER);
+                    i = j;
+                    continue;
+                }
+            }
+            if matches!(x, 0xE3..=0xE9) {
+                // A run of CJK ideographs and kana (three bytes each; NFKC-stable, without case,
+                // each a token of its own, written without spaces): copied as they are, without
+                // classifying each of them. The last one stays open, for the marks after it.
+                let mut j = i;
+                let mut last = 0u32;
+                while j + 2 < n && matches!(bytes[j], 0xE3..=0xE9) {
+                    let u = (u32::from(bytes[j] & 0x0F) << 12)
+                        | (u32::from(bytes[j + 1] & 0x3F) << 6)
+                        | u32::from(bytes[j + 2] & 0x3F);
+                    if !is_cjk_fast(u) {
+                        break;
+                    }
+                    b.open(Open::Spaceless);
+                    b.buf.push_str(&input[j..j + 3]);
+                    last = u;
+                    j += 3;
+                }
+                if j > i {
+                    run = 0;
+                    prev = char::from_u32(last).unwrap_or(char::REPLACEMENT_CHARACTER);
+                    i = j;
+                    continue;
+                }
+            }
+            let Some(raw) = input[i..].chars().next() else { break };
+            let len = raw.len_utf8();
+            let c = fullwidth_to_ascii(raw);
+            if CHECK && i >= checked_until && c == raw && !nfkc_stable(c) {
+                // The piece around this character: from the last ASCII whitespace to the next.
+                let start = self.checkpoint.at;
+                let end = bytes[i..].iter().position(u8::is_ascii_whitespace).map_or(n, |k| i + k);
+                if is_nfkc_quick(input[start..end].chars()) != IsNormalized::Yes {
+                    return Some(NeedsNfkc { start, end, checkpoint: self.checkpoint });
+                }
+                checked_until = end;
+            }
+            let class = classify(c);
+            match class {
+                Class::Mark | Class::Ignore => {}
+                Class::Word | Class::Silent if is_letter(c) => run += 1,
+                // A joiner's decision below needs the run before it.
+                Class::Joiner => {}
+                _ => run = 0,
+            }
+            match class {
+                Class::Word => {
+                    if b.open != Open::Word {
+                        b.open(Open::Word);
+                    }
+                    push_folded(b, c);
+                }
+                Class::Spaceless => {
+                    b.open(Open::Spaceless);
+                    push_folded(b, c);
+                }
+                Class::Mark => {
+                    // A combining mark belongs to the open token (a word, or a Thai/Devanagari
+                    // syllable); a stray mark with nothing to attach to is dropped.
+                    if b.open != Open::None {
+                        b.push_char(c);
+                    }
+                    // Marks are transparent to the joining rules (UAX #29 WB4).
+                    i += len;
+                    continue;
+                }
+                Class::Joiner => {
+                    if !(b.open == Open::Word
+                        && joins_before(input, i + len, prev, c)
+                        && !ends_sentence(input, i + len, run, c))
+                    {
+                        b.close();
+                    }
+                    run = 0;
+                }
+                Class::Ignore => {
+                    i += len;
+                    continue;
+                }
+                Class::Silent => {}
+                Class::Separator => b.close(),
+            }
+            prev = c;
+            i += len;
+        }
+        self.prev = prev;
+        self.run = run;
+        None
+    }
+}
+
+/// The characters of the CJK fast path of the scanner (three UTF-8 bytes each): Hiragana,
+/// Katakana (but U+30FF, which NFKC expands), CJK extension A and the unified ideographs. All
+/// are NFKC-stable, of class [`Class::Spaceless`], letters, and their own lower case (a test
+/// checks it).
+#[inline]
+fn is_cjk_fast(u: u32) -> bool {
+    matches!(u, 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x30FC..=0x30FE | 0x3400..=0x4DBF | 0x4E00..=0x9FFF)
+}
 /// NFKC of full-width ASCII forms (U+FF01–U+FF5E → U+0021–U+007E), frequent in Chinese and
 /// Japanese text, done inline so that such text needs no NFKC pass.
 fn fullwidth_to_ascii(c: char) -> char {
@@ -966,6 +1092,68 @@ mod tests {
         let nfkc: String = s.nfkc().collect();
         assert_eq!(normalize(s), normalize(&nfkc));
         assert_eq!(normalize(s).text, "重複 web1000 ページ");
+    }
+
+    #[test]
+    fn the_cjk_fast_path_holds_only_stable_caseless_spaceless_letters() {
+        for c in (0x3000..0xA000u32).filter(|&u| is_cjk_fast(u)).filter_map(char::from_u32) {
+            let u = c as u32;
+            assert_eq!(c.len_utf8(), 3, "U+{u:04X}");
+            assert!(matches!(c.to_string().as_bytes()[0], 0xE3..=0xE9), "U+{u:04X}");
+            assert!(nfkc_stable(c), "U+{u:04X}");
+            assert_eq!(is_nfkc_quick(std::iter::once(c)), IsNormalized::Yes, "U+{u:04X}");
+            assert!(classify(c) == Class::Spaceless && is_letter(c), "U+{u:04X}");
+            let mut folded = String::new();
+            fold_into(&mut folded, c);
+            assert_eq!(folded, c.to_string(), "U+{u:04X}");
+        }
+        // Katakana U+30FF (NFKC: コト) is not on the fast path.
+        assert!(!is_cjk_fast(0x30FF));
+        assert_eq!(normalize("ヿ").text, "コト");
+    }
+
+    /// The old way, kept as the reference: NFKC of the whole text, then the scan.
+    fn whole_text_nfkc(s: &str) -> NormalizedText {
+        let composed: String = s.nfkc().collect();
+        let mut out = NormalizedText::default();
+        let mut scanner = Scanner::new(&mut out, composed.len());
+        assert!(scanner.scan::<false>(&composed, 0).is_none());
+        scanner.builder.finish();
+        out
+    }
+
+    proptest::proptest! {
+        /// Pieces normalized one at a time (between ASCII whitespace) give what the NFKC of the
+        /// whole text gives, with characters NFKC changes (™ № ½ ² ﬁ, full-width and half-width
+        /// forms, a combining acute after a space or a letter, compatibility ideographs), ones
+        /// outside the scanner's stable list that NFKC leaves alone (々, Greek with tonos),
+        /// joiners and sentence ends next to them, and every kind of whitespace.
+        #[test]
+        fn nfkc_by_pieces_equals_nfkc_of_the_whole_text(chars in proptest::collection::vec(proptest::sample::select(vec![
+            'a', 'B', 'e', 'z', '1', '7', '.', ',', '\'', ':', '_', '-', '(', ' ', ' ', ' ', '\n', '\t', '\r',
+            '\u{a0}', '\u{2003}', '\u{3000}', '™', '№', '…', '½', '²', 'ﬁ', 'é', '\u{301}', 'Ａ', '１', '．',
+            'ｶ', '\u{ff9e}', '\u{f900}', 'ß', 'Σ', 'ς', 'ά', 'м', 'Я', 'і', '’', 'ʼ', '重', 'を', 'カ',
+            '々', 'ヿ', '\u{3099}', '\u{ad}', '\u{200d}', 'ก', '\u{e34}',
+        ]), 0..40)) {
+            let s: String = chars.into_iter().collect();
+            let ours = normalize(&s);
+            let reference = whole_text_nfkc(&s);
+            proptest::prop_assert_eq!(&ours.text, &reference.text, "input {:?}", s);
+            proptest::prop_assert_eq!(&ours.tokens, &reference.tokens, "input {:?}", s);
+        }
+    }
+
+    #[test]
+    fn only_the_piece_that_needs_nfkc_is_normalized_again() {
+        // The text around a piece that needs NFKC is kept as the fast scan made it; the piece is
+        // normalized between the whitespace before and after it.
+        let s = "Alpha beta.Gamma x™y ДОМ\u{2116}5 重複 ｶﾞ end";
+        let n = normalize(s);
+        assert_eq!(n, whole_text_nfkc(s));
+        assert_eq!(n.text, "alpha beta gamma xtmy домno5 重複ガ end");
+        // Long runs without whitespace: one piece from the start to the end.
+        let long = "重複文書".repeat(1000) + "™" + &"検出".repeat(1000);
+        assert_eq!(normalize(&long), whole_text_nfkc(&long));
     }
 
     #[test]
