@@ -56,6 +56,10 @@ enum Command {
     /// Bounded HTTP load on `lookalike serve`: checks, batch checks or inserts over N keep-alive
     /// connections; one JSON line of requests/s and latency percentiles.
     Load(lookalike_bench::load::LoadArgs),
+    /// The persistent index's workload on one embedded store (batched adds, single checks,
+    /// single durable inserts, bytes on disk, peak RSS); one JSON line. fjall, lmdb and sqlite
+    /// need the feature index-engines.
+    IndexStorage(lookalike_bench::index_storage::IndexStorageArgs),
 }
 
 #[derive(Debug, Args)]
@@ -264,6 +268,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::LangBench(a) => stdout_write(&langbench::run(&a)?),
         Command::Load(a) => {
             let report = lookalike_bench::load::run(&a)?;
+            stdout_write(&format!("{}\n", serde_json::to_string(&report)?))
+        }
+        Command::IndexStorage(a) => {
+            let report = lookalike_bench::index_storage::run(&a)?;
             stdout_write(&format!("{}\n", serde_json::to_string(&report)?))
         }
     }

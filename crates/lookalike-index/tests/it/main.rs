@@ -2,4 +2,5 @@
 
 mod corpus;
 mod crash;
+mod engines;
 mod same_answers;

@@ -12,14 +12,14 @@ use lookalike_index::{Error, Fate, Index, IndexSettings, RedbStorage, Storage, T
 
 use super::corpus::corpus;
 
-type Pairs = BTreeSet<(String, String, String, &'static str)>;
+pub type Pairs = BTreeSet<(String, String, String, &'static str)>;
 
-fn sim(s: f64) -> String {
+pub fn sim(s: f64) -> String {
     format!("{s:.9}")
 }
 
 /// Fates (one line per document) and pairs of the batch pipeline.
-fn batch_answer(config: &DedupConfig, docs: &[Document]) -> (Vec<String>, Pairs) {
+pub fn batch_answer(config: &DedupConfig, docs: &[Document]) -> (Vec<String>, Pairs) {
     let dedup = lookalike::Dedup::new(config.clone()).unwrap();
     let mut run = dedup.start().unwrap();
     run.add(docs.to_vec()).unwrap();
