@@ -4,3 +4,4 @@ mod corpus;
 mod crash;
 mod engines;
 mod same_answers;
+mod verify;
