@@ -61,6 +61,8 @@ pub struct Index {
     dir: PathBuf,
     storage: Box<dyn Storage>,
     settings: IndexSettings,
+    /// Its format version (what its records hold; see [`FORMAT_VERSION`]).
+    format: u32,
     sketcher: Sketcher,
     durability: Durability,
     /// One writer at a time; the time of the last durable commit.
@@ -151,6 +153,10 @@ pub struct IndexStats {
     /// Bytes of the documents' texts; [`Index::stats`] only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text_bytes: Option<u64>,
+    /// Bytes of keys and values each table holds (what the records cost, before the store's
+    /// own pages and free space); [`Index::stats`] only (it reads every table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_bytes: Option<std::collections::BTreeMap<&'static str, u64>>,
     /// The frozen settings.
     pub settings: IndexSettings,
 }
@@ -234,7 +240,7 @@ impl Index {
         let found = u32::from_le_bytes(format.as_slice().try_into().map_err(|_| {
             Error::Corrupt { table: "meta", message: "format is not 4 bytes".into() }
         })?);
-        if found != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&found) {
             return Err(Error::Version { path, found, supported: FORMAT_VERSION });
         }
         let json = snap
@@ -258,6 +264,7 @@ impl Index {
             dir: dir.into(),
             storage,
             settings,
+            format: found,
             sketcher,
             durability: Durability::Immediate,
             writer: Mutex::new(WriterState { last_durable: Instant::now(), pending: false }),
@@ -396,6 +403,21 @@ impl Index {
         DocRecord::decode(&bytes)
     }
 
+    /// The sorted shingle set of head `doc`: stored in its record (format 1), else made again
+    /// from its stored text.
+    fn shingles_of<'r>(
+        &self,
+        ov: &Overlay<'_>,
+        doc: u64,
+        rec: &'r DocRecord,
+    ) -> Result<std::borrow::Cow<'r, [u64]>> {
+        if !rec.shingles.is_empty() {
+            return Ok(std::borrow::Cow::Borrowed(&rec.shingles));
+        }
+        let text = decode_text(doc, ov.get(Table::Texts, &doc_key(doc))?)?;
+        Ok(std::borrow::Cow::Owned(self.sketcher.shingles(&text)))
+    }
+
     fn copies_of(&self, ov: &Overlay<'_>, head: u64) -> Result<Vec<u64>> {
         ov.scan(Table::Copies, &doc_key(head))?.iter().map(|(k, _)| doc_of(&k[8..])).collect()
     }
@@ -426,7 +448,7 @@ impl Index {
             if !self.sketcher.is_candidate(n, signature, &rec.signature) {
                 continue;
             }
-            let sim = jaccard(shingles, &rec.shingles);
+            let sim = jaccard(shingles, &self.shingles_of(ov, doc, &rec)?);
             if sim >= self.settings.threshold {
                 out.push((doc, sim, rec));
             }
@@ -474,11 +496,13 @@ impl Index {
                     let cbytes = matches!(crec.group, Group::Copy { bytes: true, .. });
                     found.push((c, 1.0, exact_kind(bytes && cbytes)));
                 }
+                // The head's shingles are this document's: both are a function of the same
+                // normalized text.
                 let near = self.near_heads(
                     ov,
                     &self.sketcher.keys_of(&hrec.signature),
                     &hrec.signature,
-                    &hrec.shingles,
+                    &sketch.shingles,
                     Some(h),
                 )?;
                 for (n, sim, _) in near {
@@ -552,7 +576,7 @@ impl Index {
             text_len: doc.text.len() as u64,
             signature: if is_head { sketch.signature } else { Vec::new() },
             unsigned: if is_head { unsigned } else { None },
-            shingles: if is_head { sketch.shingles } else { Vec::new() },
+            shingles: if is_head && self.format == 1 { sketch.shingles } else { Vec::new() },
         };
         // Queries file the document too (in their scratch overlay, never committed) so that the
         // code path is the same; only `add` commits.
@@ -653,6 +677,16 @@ impl Index {
         })?;
         stats.representatives = Some(representatives);
         stats.text_bytes = Some(text_bytes);
+        let mut table_bytes = std::collections::BTreeMap::new();
+        for t in Table::ALL {
+            let mut n = 0u64;
+            snap.scan(t, &[], &mut |k, v| {
+                n += (k.len() + v.len()) as u64;
+                Ok(true)
+            })?;
+            table_bytes.insert(t.name(), n);
+        }
+        stats.table_bytes = Some(table_bytes);
         Ok(stats)
     }
 
@@ -662,7 +696,7 @@ impl Index {
         let documents = snap.len(Table::Docs)?;
         let copies = snap.len(Table::Copies)?;
         Ok(IndexStats {
-            format: FORMAT_VERSION,
+            format: self.format,
             documents,
             heads: documents - copies.min(documents),
             copies,
@@ -670,6 +704,7 @@ impl Index {
             keys: snap.len(Table::Keys)?,
             disk_bytes: self.storage.disk_bytes(),
             text_bytes: None,
+            table_bytes: None,
             settings: self.settings.clone(),
         })
     }
@@ -679,7 +714,11 @@ impl Index {
         let snap = self.storage.snapshot()?;
         let mut docs: Vec<(u64, DocRecord)> = Vec::new();
         snap.scan(Table::Docs, &[], &mut |k, v| {
-            docs.push((doc_of(k)?, DocRecord::decode(v)?));
+            let mut rec = DocRecord::decode(v)?;
+            // Only the id and raw figures are needed here (format 1 records hold shingles too).
+            rec.shingles = Vec::new();
+            rec.signature = Vec::new();
+            docs.push((doc_of(k)?, rec));
             Ok(true)
         })?;
         for (doc, rec) in docs {
@@ -849,7 +888,13 @@ impl Index {
             }
             match rec.group {
                 Group::Head => {
-                    if s.shingles != rec.shingles || s.signature != rec.signature {
+                    // Format 1 stores the shingle set; later formats store none.
+                    let stored_ok = if self.format == 1 {
+                        s.shingles == rec.shingles
+                    } else {
+                        rec.shingles.is_empty()
+                    };
+                    if !stored_ok || s.signature != rec.signature {
                         p(format!(
                             "document {doc} ({}): shingles or signature differ from its text",
                             rec.id
@@ -917,10 +962,13 @@ fn exact_kind(bytes: bool) -> MatchKind {
 }
 
 fn read_text(snap: &dyn Snapshot, doc: u64) -> Result<String> {
+    decode_text(doc, snap.get(Table::Texts, &doc_key(doc))?)
+}
+
+/// The text of `doc` from its row of the texts table.
+fn decode_text(doc: u64, row: Option<Vec<u8>>) -> Result<String> {
     let corrupt = |m: String| Error::Corrupt { table: "texts", message: m };
-    let bytes = snap
-        .get(Table::Texts, &doc_key(doc))?
-        .ok_or_else(|| corrupt(format!("document {doc} has no text")))?;
+    let bytes = row.ok_or_else(|| corrupt(format!("document {doc} has no text")))?;
     let raw = zstd::stream::decode_all(bytes.as_slice())
         .map_err(|e| corrupt(format!("document {doc}: {e}")))?;
     String::from_utf8(raw).map_err(|_| corrupt(format!("document {doc}: text is not UTF-8")))

@@ -3,5 +3,6 @@
 mod corpus;
 mod crash;
 mod engines;
+mod format;
 mod same_answers;
 mod verify;
