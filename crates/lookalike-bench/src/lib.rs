@@ -58,6 +58,7 @@ pub mod extract;
 pub mod extraction;
 pub mod files;
 pub mod homework;
+pub mod index_storage;
 pub mod langbench;
 pub mod load;
 pub mod plant;

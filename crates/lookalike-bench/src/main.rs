@@ -59,6 +59,10 @@ enum Command {
     /// Where one core's time goes on the text path, per language: normalize, shingles, MinHash,
     /// fingerprint, against `unicode_words` on the same texts (fastest of N passes).
     TextStages(lookalike_bench::stages::StagesArgs),
+    /// The persistent index's workload on one embedded store (batched adds, single checks,
+    /// single durable inserts, bytes on disk, peak RSS); one JSON line. fjall, lmdb and sqlite
+    /// need the feature index-engines.
+    IndexStorage(lookalike_bench::index_storage::IndexStorageArgs),
 }
 
 #[derive(Debug, Args)]
@@ -270,6 +274,10 @@ fn run(cli: Cli) -> Result<()> {
             stdout_write(&format!("{}\n", serde_json::to_string(&report)?))
         }
         Command::TextStages(a) => stdout_write(&lookalike_bench::stages::run(&a)?),
+        Command::IndexStorage(a) => {
+            let report = lookalike_bench::index_storage::run(&a)?;
+            stdout_write(&format!("{}\n", serde_json::to_string(&report)?))
+        }
     }
 }
 

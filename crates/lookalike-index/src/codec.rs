@@ -9,7 +9,8 @@ const DOC_RECORD: u8 = 1;
 /// How a document stands in its exact-copy group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
-    /// The first document with its normalized text: it carries the signature and shingles.
+    /// The first document with its normalized text: it carries the signature (and, in format 1
+    /// indexes, the shingles).
     Head,
     /// An exact copy of head `of`; `bytes` when their raw bytes are equal too.
     Copy {
@@ -53,7 +54,8 @@ pub struct DocRecord {
     pub signature: Vec<u8>,
     /// Heads a lexical method could not sign: why.
     pub unsigned: Option<String>,
-    /// Heads: the sorted shingle hashes (empty for copies, which share their head's).
+    /// Heads of format 1 indexes: the sorted shingle hashes (empty for copies, which share their
+    /// head's, and for every document of a format 2 index, which re-shingles the text).
     pub shingles: Vec<u64>,
 }
 

@@ -21,7 +21,7 @@ pub enum Error {
     },
     /// The index was written in another format version.
     #[error(
-        "{path}: index format version {found}, this lookalike reads version {supported} only; \
+        "{path}: index format version {found}, this lookalike reads versions 1 to {supported}; \
          rebuild the index from its inputs (or `lookalike index export` it with the lookalike \
          that wrote it)"
     )]
@@ -30,7 +30,7 @@ pub enum Error {
         path: PathBuf,
         /// The version found.
         found: u32,
-        /// The version this build reads.
+        /// The newest version this build reads.
         supported: u32,
     },
     /// Opening with settings other than those frozen at creation.

@@ -61,6 +61,8 @@ pub struct Index {
     dir: PathBuf,
     storage: Box<dyn Storage>,
     settings: IndexSettings,
+    /// Its format version (what its records hold; see [`FORMAT_VERSION`]).
+    format: u32,
     sketcher: Sketcher,
     durability: Durability,
     /// One writer at a time; the time of the last durable commit.
@@ -151,6 +153,10 @@ pub struct IndexStats {
     /// Bytes of the documents' texts; [`Index::stats`] only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text_bytes: Option<u64>,
+    /// Bytes of keys and values each table holds (what the records cost, before the store's
+    /// own pages and free space); [`Index::stats`] only (it reads every table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_bytes: Option<std::collections::BTreeMap<&'static str, u64>>,
     /// The frozen settings.
     pub settings: IndexSettings,
 }
@@ -234,7 +240,7 @@ impl Index {
         let found = u32::from_le_bytes(format.as_slice().try_into().map_err(|_| {
             Error::Corrupt { table: "meta", message: "format is not 4 bytes".into() }
         })?);
-        if found != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&found) {
             return Err(Error::Version { path, found, supported: FORMAT_VERSION });
         }
         let json = snap
@@ -258,6 +264,7 @@ impl Index {
             dir: dir.into(),
             storage,
             settings,
+            format: found,
             sketcher,
             durability: Durability::Immediate,
             writer: Mutex::new(WriterState { last_durable: Instant::now(), pending: false }),
@@ -396,6 +403,21 @@ impl Index {
         DocRecord::decode(&bytes)
     }
 
+    /// The sorted shingle set of head `doc`: stored in its record (format 1), else made again
+    /// from its stored text.
+    fn shingles_of<'r>(
+        &self,
+        ov: &Overlay<'_>,
+        doc: u64,
+        rec: &'r DocRecord,
+    ) -> Result<std::borrow::Cow<'r, [u64]>> {
+        if !rec.shingles.is_empty() {
+            return Ok(std::borrow::Cow::Borrowed(&rec.shingles));
+        }
+        let text = decode_text(doc, ov.get(Table::Texts, &doc_key(doc))?)?;
+        Ok(std::borrow::Cow::Owned(self.sketcher.shingles(&text)))
+    }
+
     fn copies_of(&self, ov: &Overlay<'_>, head: u64) -> Result<Vec<u64>> {
         ov.scan(Table::Copies, &doc_key(head))?.iter().map(|(k, _)| doc_of(&k[8..])).collect()
     }
@@ -426,7 +448,7 @@ impl Index {
             if !self.sketcher.is_candidate(n, signature, &rec.signature) {
                 continue;
             }
-            let sim = jaccard(shingles, &rec.shingles);
+            let sim = jaccard(shingles, &self.shingles_of(ov, doc, &rec)?);
             if sim >= self.settings.threshold {
                 out.push((doc, sim, rec));
             }
@@ -474,11 +496,13 @@ impl Index {
                     let cbytes = matches!(crec.group, Group::Copy { bytes: true, .. });
                     found.push((c, 1.0, exact_kind(bytes && cbytes)));
                 }
+                // The head's shingles are this document's: both are a function of the same
+                // normalized text.
                 let near = self.near_heads(
                     ov,
                     &self.sketcher.keys_of(&hrec.signature),
                     &hrec.signature,
-                    &hrec.shingles,
+                    &sketch.shingles,
                     Some(h),
                 )?;
                 for (n, sim, _) in near {
@@ -552,7 +576,7 @@ impl Index {
             text_len: doc.text.len() as u64,
             signature: if is_head { sketch.signature } else { Vec::new() },
             unsigned: if is_head { unsigned } else { None },
-            shingles: if is_head { sketch.shingles } else { Vec::new() },
+            shingles: if is_head && self.format == 1 { sketch.shingles } else { Vec::new() },
         };
         // Queries file the document too (in their scratch overlay, never committed) so that the
         // code path is the same; only `add` commits.
@@ -653,6 +677,16 @@ impl Index {
         })?;
         stats.representatives = Some(representatives);
         stats.text_bytes = Some(text_bytes);
+        let mut table_bytes = std::collections::BTreeMap::new();
+        for t in Table::ALL {
+            let mut n = 0u64;
+            snap.scan(t, &[], &mut |k, v| {
+                n += (k.len() + v.len()) as u64;
+                Ok(true)
+            })?;
+            table_bytes.insert(t.name(), n);
+        }
+        stats.table_bytes = Some(table_bytes);
         Ok(stats)
     }
 
@@ -662,7 +696,7 @@ impl Index {
         let documents = snap.len(Table::Docs)?;
         let copies = snap.len(Table::Copies)?;
         Ok(IndexStats {
-            format: FORMAT_VERSION,
+            format: self.format,
             documents,
             heads: documents - copies.min(documents),
             copies,
@@ -670,6 +704,7 @@ impl Index {
             keys: snap.len(Table::Keys)?,
             disk_bytes: self.storage.disk_bytes(),
             text_bytes: None,
+            table_bytes: None,
             settings: self.settings.clone(),
         })
     }
@@ -679,7 +714,11 @@ impl Index {
         let snap = self.storage.snapshot()?;
         let mut docs: Vec<(u64, DocRecord)> = Vec::new();
         snap.scan(Table::Docs, &[], &mut |k, v| {
-            docs.push((doc_of(k)?, DocRecord::decode(v)?));
+            let mut rec = DocRecord::decode(v)?;
+            // Only the id and raw figures are needed here (format 1 records hold shingles too).
+            rec.shingles = Vec::new();
+            rec.signature = Vec::new();
+            docs.push((doc_of(k)?, rec));
             Ok(true)
         })?;
         for (doc, rec) in docs {
@@ -722,67 +761,147 @@ impl Index {
     }
 
     /// Checks the store's own checksums, then every record and invariant: records decode (their
-    /// checksums hold), ids and documents point at each other, each head's text sketches again
-    /// to its stored shingles, fingerprint, signature and keys, every key row and exact entry
-    /// points at a head filed under it, every copy at a head with its text, the document counter
-    /// is past every document.
+    /// checksums hold), ids and documents point at each other, each document's representative
+    /// was added no later than it, each head's text sketches again to its stored shingles,
+    /// fingerprint, signature and keys, every key row and exact entry points at a head filed
+    /// under it (an exact entry under that head's own fingerprint), every copy at a head with its
+    /// text, the document counter is past every document.
+    ///
+    /// It streams: documents are read and re-sketched [`VERIFY_CHUNK`] at a time, and every
+    /// cross-reference is a point read, so its memory does not grow with the index.
     pub fn verify(&mut self) -> Result<VerifyReport> {
         let mut report = VerifyReport::default();
         if !self.storage.check()? {
             report.problems.push("the store's own integrity check failed".into());
         }
-        let snap = self.storage.snapshot()?;
-        let ov = Overlay { base: snap.as_ref(), writes: Writes::new() };
-        let next = self.next(&ov)?;
-        let mut docs: Vec<(u64, Result<DocRecord>)> = Vec::new();
+        let this = &*self;
+        let snap = this.storage.snapshot()?;
+        let snap = snap.as_ref();
+        let next = this.next(&Overlay { base: snap, writes: Writes::new() })?;
+        let mut tally = VerifyTally { next, problems: report.problems, good: 0, keys_expected: 0 };
+        let mut chunk: Vec<(u64, Result<DocRecord>)> = Vec::with_capacity(VERIFY_CHUNK);
         snap.scan(Table::Docs, &[], &mut |k, v| {
-            docs.push((doc_of(k)?, DocRecord::decode(v)));
+            chunk.push((doc_of(k)?, DocRecord::decode(v)));
+            if chunk.len() == VERIFY_CHUNK {
+                this.verify_chunk(snap, &mut chunk, &mut tally)?;
+            }
             Ok(true)
         })?;
-        let mut p = |s: String| report.problems.push(s);
-        let mut good: HashMap<u64, DocRecord> = HashMap::new();
-        for (doc, rec) in docs {
+        this.verify_chunk(snap, &mut chunk, &mut tally)?;
+        let VerifyTally { problems, good, keys_expected, .. } = &mut tally;
+        let mut p = |s: String| problems.push(s);
+        if snap.len(Table::Keys)? != *keys_expected {
+            p(format!(
+                "the keys table has {} rows, the heads file {keys_expected}",
+                snap.len(Table::Keys)?
+            ));
+        }
+        snap.scan(Table::Exact, &[], &mut |k, v| {
+            let h = doc_of(v)?;
+            match head_record(snap, h)? {
+                Some(r) if r.fingerprint.to_be_bytes().as_slice() == k => {}
+                Some(_) => {
+                    p(format!("an exact entry points at head {h} under another text's fingerprint"))
+                }
+                None => p(format!("an exact entry points at {h}, which is not a head")),
+            }
+            Ok(true)
+        })?;
+        snap.scan(Table::Copies, &[], &mut |k, _| {
+            let (h, c) = (doc_of(&k[..8])?, doc_of(&k[8..])?);
+            let rec = snap.get(Table::Docs, &doc_key(c))?.and_then(|v| DocRecord::decode(&v).ok());
+            if !matches!(rec, Some(r) if matches!(r.group, Group::Copy { of, .. } if of == h)) {
+                p(format!("copies row {h} → {c} has no such copy"));
+            }
+            Ok(true)
+        })?;
+        let ids = snap.len(Table::Ids)?;
+        if ids != *good {
+            p(format!("{ids} ids for {good} documents"));
+        }
+        if snap.len(Table::Texts)? != *good {
+            p(format!("{} texts for {good} documents", snap.len(Table::Texts)?));
+        }
+        report.documents = *good;
+        report.problems = tally.problems;
+        Ok(report)
+    }
+
+    /// Verifies one chunk of documents (emptied): their texts are read in order, sketched in
+    /// parallel, then checked against their records and the other tables.
+    fn verify_chunk(
+        &self,
+        snap: &dyn Snapshot,
+        chunk: &mut Vec<(u64, Result<DocRecord>)>,
+        tally: &mut VerifyTally,
+    ) -> Result<()> {
+        let mut docs = Vec::with_capacity(chunk.len());
+        for (doc, rec) in chunk.drain(..) {
             match rec {
                 Ok(r) => {
-                    good.insert(doc, r);
+                    let text = read_text(snap, doc);
+                    docs.push((doc, r, text));
                 }
-                Err(e) => p(format!("document {doc}: {e}")),
+                Err(e) => tally.problems.push(format!("document {doc}: {e}")),
             }
         }
-        let mut keys_expected = 0u64;
-        for (&doc, rec) in &good {
+        let docs: Vec<(u64, DocRecord, Result<TextSketch>)> = docs
+            .into_par_iter()
+            .map(|(doc, r, text)| {
+                let sketched = text.map(|text| {
+                    let len = text.len();
+                    let d = Document { id: r.id.clone(), text, raw_fingerprint: None, raw_len: 0 };
+                    (len, self.sketcher.sketch(&d))
+                });
+                (doc, r, sketched)
+            })
+            .collect();
+        let next = tally.next;
+        let mut p = |s: String| tally.problems.push(s);
+        for (doc, rec, sketched) in docs {
+            tally.good += 1;
             if doc >= next {
                 p(format!("document {doc} ({}): at or past the counter {next}", rec.id));
+            }
+            if rec.fate.rep > doc {
+                p(format!(
+                    "document {doc} ({}): its representative {} was added after it",
+                    rec.id, rec.fate.rep
+                ));
             }
             match snap.get(Table::Ids, rec.id.as_bytes())? {
                 Some(k) if doc_of(&k)? == doc => {}
                 _ => p(format!("document {doc} ({}): its id does not point back to it", rec.id)),
             }
-            let text = match read_text(snap.as_ref(), doc) {
-                Ok(t) => t,
+            let (text_len, s) = match sketched {
+                Ok(x) => x,
                 Err(e) => {
                     p(format!("document {doc} ({}): text: {e}", rec.id));
                     continue;
                 }
             };
-            if text.len() as u64 != rec.text_len {
+            if text_len as u64 != rec.text_len {
                 p(format!("document {doc} ({}): text length differs from the record", rec.id));
             }
-            let d = Document { id: rec.id.clone(), text, raw_fingerprint: None, raw_len: 0 };
-            let s = self.sketcher.sketch(&d);
             if s.fingerprint != rec.fingerprint {
                 p(format!("document {doc} ({}): text fingerprint differs", rec.id));
             }
             match rec.group {
                 Group::Head => {
-                    if s.shingles != rec.shingles || s.signature != rec.signature {
+                    // Format 1 stores the shingle set; later formats store none.
+                    let stored_ok = if self.format == 1 {
+                        s.shingles == rec.shingles
+                    } else {
+                        rec.shingles.is_empty()
+                    };
+                    if !stored_ok || s.signature != rec.signature {
                         p(format!(
                             "document {doc} ({}): shingles or signature differ from its text",
                             rec.id
                         ));
                     }
                     for (t, k) in self.sketcher.keys_of(&rec.signature) {
-                        keys_expected += 1;
+                        tally.keys_expected += 1;
                         if snap.get(Table::Keys, &band_row(t, k, doc))?.is_none() {
                             p(format!("document {doc} ({}): key row {t}:{k:016x} missing", rec.id));
                         }
@@ -792,8 +911,8 @@ impl Index {
                         _ => p(format!("head {doc} ({}): no exact entry points at it", rec.id)),
                     }
                 }
-                Group::Copy { of, .. } => match good.get(&of) {
-                    Some(h) if h.group == Group::Head && h.fingerprint == rec.fingerprint => {
+                Group::Copy { of, .. } => match head_record(snap, of)? {
+                    Some(h) if h.fingerprint == rec.fingerprint => {
                         if snap.get(Table::Copies, &copy_row(of, doc))?.is_none() {
                             p(format!("copy {doc} ({}): copies row missing", rec.id));
                         }
@@ -805,43 +924,30 @@ impl Index {
                 },
             }
         }
-        if snap.len(Table::Keys)? != keys_expected {
-            p(format!(
-                "the keys table has {} rows, the heads file {keys_expected}",
-                snap.len(Table::Keys)?
-            ));
-        }
-        let mut rows = Vec::new();
-        snap.scan(Table::Exact, &[], &mut |_, v| {
-            rows.push(doc_of(v)?);
-            Ok(true)
-        })?;
-        for h in rows {
-            if !matches!(good.get(&h), Some(r) if r.group == Group::Head) {
-                p(format!("an exact entry points at {h}, which is not a head"));
-            }
-        }
-        let mut rows = Vec::new();
-        snap.scan(Table::Copies, &[], &mut |k, _| {
-            rows.push((doc_of(&k[..8])?, doc_of(&k[8..])?));
-            Ok(true)
-        })?;
-        for (h, c) in rows {
-            if !matches!(good.get(&c), Some(r) if r.group == (Group::Copy { of: h, bytes: matches!(r.group, Group::Copy { bytes: true, .. }) }))
-            {
-                p(format!("copies row {h} → {c} has no such copy"));
-            }
-        }
-        let ids = snap.len(Table::Ids)?;
-        if ids != good.len() as u64 {
-            p(format!("{ids} ids for {} documents", good.len()));
-        }
-        if snap.len(Table::Texts)? != good.len() as u64 {
-            p(format!("{} texts for {} documents", snap.len(Table::Texts)?, good.len()));
-        }
-        report.documents = good.len() as u64;
-        Ok(report)
+        Ok(())
     }
+}
+
+/// A document's text length and sketch, as [`Index::verify`] recomputes them.
+type TextSketch = (usize, Sketch);
+
+/// Documents [`Index::verify`] reads and re-sketches at a time.
+pub const VERIFY_CHUNK: usize = 1024;
+
+/// What [`Index::verify`] carries from chunk to chunk.
+struct VerifyTally {
+    next: u64,
+    problems: Vec<String>,
+    /// Records that decode.
+    good: u64,
+    /// Key rows the heads so far file.
+    keys_expected: u64,
+}
+
+/// The record of `doc` when it decodes and is a head.
+fn head_record(snap: &dyn Snapshot, doc: u64) -> Result<Option<DocRecord>> {
+    let Some(bytes) = snap.get(Table::Docs, &doc_key(doc))? else { return Ok(None) };
+    Ok(DocRecord::decode(&bytes).ok().filter(|r| r.group == Group::Head))
 }
 
 impl Drop for Index {
@@ -856,10 +962,13 @@ fn exact_kind(bytes: bool) -> MatchKind {
 }
 
 fn read_text(snap: &dyn Snapshot, doc: u64) -> Result<String> {
+    decode_text(doc, snap.get(Table::Texts, &doc_key(doc))?)
+}
+
+/// The text of `doc` from its row of the texts table.
+fn decode_text(doc: u64, row: Option<Vec<u8>>) -> Result<String> {
     let corrupt = |m: String| Error::Corrupt { table: "texts", message: m };
-    let bytes = snap
-        .get(Table::Texts, &doc_key(doc))?
-        .ok_or_else(|| corrupt(format!("document {doc} has no text")))?;
+    let bytes = row.ok_or_else(|| corrupt(format!("document {doc} has no text")))?;
     let raw = zstd::stream::decode_all(bytes.as_slice())
         .map_err(|e| corrupt(format!("document {doc}: {e}")))?;
     String::from_utf8(raw).map_err(|_| corrupt(format!("document {doc}: text is not UTF-8")))

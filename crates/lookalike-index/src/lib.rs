@@ -10,9 +10,10 @@
 //!   and bands, seed, SimHash distance, partitions, and a fingerprint of the normalizer); opening
 //!   with other settings is refused with a message naming each difference, and an index of
 //!   another format version with a message saying what to do;
-//! - band keys → documents, each document's signature and sorted shingle set (what exact
-//!   verification needs), its text (zstd; `export` and `verify` re-run it), the caller's ids ↔
-//!   internal numbers;
+//! - band keys → documents, each document's signature, its text (zstd; exact verification
+//!   re-shingles a candidate's text, `export` and `verify` re-run it), the caller's ids ↔
+//!   internal numbers (format 1 indexes also store each head's sorted shingle set, and keep
+//!   doing so: see [`FORMAT_VERSION`]);
 //! - one transaction per batch (group commit), fsynced by default, or [`Durability::Fast`];
 //! - the same answers as `lookalike dedup` over the whole collection, however it is cut into
 //!   batches (see [`index`] for how, and what re-adding an id does).

@@ -25,8 +25,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-/// The index format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The index format this build writes (it reads every version from 1 up to this one).
+///
+/// - 1: heads' records hold their sorted shingle set (varint deltas).
+/// - 2: they do not; exact verification re-shingles a candidate's stored text (its shingles are
+///   a function of that text and the frozen settings), which makes an index about half as big.
+///
+/// An index keeps its version: a version 1 index goes on writing version 1 records.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Everything an index freezes at creation: the shared settings, the method's own, and a
 /// fingerprint of the normalizer.

@@ -148,6 +148,17 @@ impl Sketcher {
         sketch
     }
 
+    /// The sorted, distinct shingle hashes of `text` alone (what [`Sketcher::sketch`] puts in
+    /// [`Sketch::shingles`]): how exact verification gets a stored head's set back from its text.
+    pub fn shingles(&self, text: &str) -> Vec<u64> {
+        let shingler = self.dedup.shingler();
+        let mut norm = NormalizedText::default();
+        shingler.normalize_into(text, &mut norm);
+        let mut shingles = Vec::new();
+        shingler.shingles_into(&norm, &mut Default::default(), &mut shingles);
+        shingles
+    }
+
     /// Whether a head filed under `shared` of the same keys as a document, with signature
     /// `theirs`, is its candidate (`ours` the document's signature).
     pub fn is_candidate(&self, shared: usize, ours: &[u8], theirs: &[u8]) -> bool {

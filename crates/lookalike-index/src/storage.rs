@@ -3,12 +3,16 @@
 //!
 //! The index needs little from a store: ordered byte keys in a few named tables, point reads,
 //! prefix scans, and atomic commits of a batch of puts and deletes. [`Storage`] is that much, so
-//! another engine (fjall, LMDB, SQLite) could stand in; [`RedbStorage`] is the one used.
+//! another engine can stand in; [`RedbStorage`] is the one the index uses. fjall, LMDB (heed) and
+//! SQLite (rusqlite) implement it too, behind the crate's features `fjall`, `lmdb` and `sqlite`
+//! (off by default), for `lookalike-bench index-storage`, which runs the index's workload on each
+//! ([`Engine`] picks one).
 //!
-//! redb was chosen (the researched favourite, not measured against the others in this work):
-//! pure Rust, one file, copy-on-write B-trees with checksummed commits (a torn commit is rolled
-//! back to the previous one on open), MVCC readers that never block the writer, and a pluggable
-//! [`redb::StorageBackend`], through which the crash tests drop every write after a chosen fsync.
+//! redb: pure Rust, one file, copy-on-write B-trees with checksummed commits (a torn commit is
+//! rolled back to the previous one on open), MVCC readers that never block the writer, and a
+//! pluggable [`redb::StorageBackend`], through which the crash tests drop every write after a
+//! chosen fsync. Why it stays the index's store, with the measurements:
+//! `bench/results/index-storage-2026-11-24.md`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -17,6 +21,96 @@ use std::path::{Path, PathBuf};
 use redb::{ReadableDatabase, ReadableTableMetadata, TableDefinition};
 
 use crate::error::{Error, Result};
+
+#[cfg(feature = "fjall")]
+mod fjall;
+#[cfg(feature = "lmdb")]
+mod lmdb;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+#[cfg(feature = "fjall")]
+pub use self::fjall::FjallStorage;
+#[cfg(feature = "lmdb")]
+pub use self::lmdb::LmdbStorage;
+#[cfg(feature = "sqlite")]
+pub use self::sqlite::SqliteStorage;
+
+/// An embedded store that can hold an index's tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// redb, the index's store: one file.
+    Redb,
+    /// fjall, an LSM tree per table (feature `fjall`): a directory.
+    Fjall,
+    /// LMDB through heed (feature `lmdb`): a directory with one memory-mapped file.
+    Lmdb,
+    /// SQLite through rusqlite (feature `sqlite`): a directory with the database and its WAL.
+    Sqlite,
+}
+
+impl Engine {
+    /// Every engine.
+    pub const ALL: [Engine; 4] = [Engine::Redb, Engine::Fjall, Engine::Lmdb, Engine::Sqlite];
+
+    /// Its name (`redb`, `fjall`, `lmdb`, `sqlite`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Redb => "redb",
+            Engine::Fjall => "fjall",
+            Engine::Lmdb => "lmdb",
+            Engine::Sqlite => "sqlite",
+        }
+    }
+
+    /// The engine named `name`.
+    pub fn from_name(name: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether this build has it (the others need a feature of this crate).
+    pub fn available(self) -> bool {
+        match self {
+            Engine::Redb => true,
+            Engine::Fjall => cfg!(feature = "fjall"),
+            Engine::Lmdb => cfg!(feature = "lmdb"),
+            Engine::Sqlite => cfg!(feature = "sqlite"),
+        }
+    }
+
+    /// Creates or opens a store of this engine at `path` (redb: a file; the others: a
+    /// directory); refused, naming the feature, when this build does not have the engine.
+    pub fn open(self, path: &Path) -> Result<Box<dyn Storage>> {
+        let missing = || {
+            Error::Unsupported(format!(
+                "storage engine {} is not in this build (lookalike-index feature {})",
+                self.name(),
+                if self == Engine::Lmdb { "lmdb" } else { self.name() }
+            ))
+        };
+        match self {
+            Engine::Redb => Ok(Box::new(RedbStorage::open(path)?)),
+            #[cfg(feature = "fjall")]
+            Engine::Fjall => Ok(Box::new(FjallStorage::open(path)?)),
+            #[cfg(feature = "lmdb")]
+            Engine::Lmdb => Ok(Box::new(LmdbStorage::open(path)?)),
+            #[cfg(feature = "sqlite")]
+            Engine::Sqlite => Ok(Box::new(SqliteStorage::open(path)?)),
+            #[allow(unreachable_patterns)]
+            _ => Err(missing()),
+        }
+    }
+}
+
+/// Bytes of the files under `path` (a file, or a directory and its subdirectories).
+pub fn dir_bytes(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::metadata(path) else { return 0 };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    let Ok(entries) = std::fs::read_dir(path) else { return 0 };
+    entries.flatten().map(|e| dir_bytes(&e.path())).sum()
+}
 
 /// The tables of an index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

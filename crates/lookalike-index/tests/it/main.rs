@@ -2,4 +2,7 @@
 
 mod corpus;
 mod crash;
+mod engines;
+mod format;
 mod same_answers;
+mod verify;

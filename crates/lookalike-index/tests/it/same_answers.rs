@@ -12,14 +12,14 @@ use lookalike_index::{Error, Fate, Index, IndexSettings, RedbStorage, Storage, T
 
 use super::corpus::corpus;
 
-type Pairs = BTreeSet<(String, String, String, &'static str)>;
+pub type Pairs = BTreeSet<(String, String, String, &'static str)>;
 
-fn sim(s: f64) -> String {
+pub fn sim(s: f64) -> String {
     format!("{s:.9}")
 }
 
 /// Fates (one line per document) and pairs of the batch pipeline.
-fn batch_answer(config: &DedupConfig, docs: &[Document]) -> (Vec<String>, Pairs) {
+pub fn batch_answer(config: &DedupConfig, docs: &[Document]) -> (Vec<String>, Pairs) {
     let dedup = lookalike::Dedup::new(config.clone()).unwrap();
     let mut run = dedup.start().unwrap();
     run.add(docs.to_vec()).unwrap();
@@ -243,11 +243,11 @@ fn other_settings_and_other_format_versions_are_refused_with_the_difference() {
     // A future format version.
     let storage = RedbStorage::open(&dir.path().join(lookalike_index::index::DB_FILE)).unwrap();
     let mut w = lookalike_index::storage::Writes::new();
-    w.insert((Table::Meta, b"format".to_vec()), Some(2u32.to_le_bytes().to_vec()));
+    w.insert((Table::Meta, b"format".to_vec()), Some(3u32.to_le_bytes().to_vec()));
     storage.commit(&w, lookalike_index::Durability::Immediate).unwrap();
     drop(storage);
     let e = Index::open(dir.path()).unwrap_err().to_string();
-    assert!(e.contains("format version 2") && e.contains("reads version 1"), "{e}");
+    assert!(e.contains("format version 3") && e.contains("reads versions 1 to 2"), "{e}");
     let empty = tempfile::tempdir().unwrap();
     assert!(matches!(Index::open(empty.path()), Err(Error::NotAnIndex { .. })));
 }
