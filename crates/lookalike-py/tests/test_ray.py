@@ -15,7 +15,10 @@ def collect(ray, ds) -> pa.Table:
 
 
 @pytest.mark.parametrize("partitions", [1, 4])
-@pytest.mark.parametrize("keep, cluster", [(None, None), ("longest", "clique")])
+@pytest.mark.parametrize(
+    "keep, cluster",
+    [(None, None), ("longest", "clique"), ("first", "connected"), ("longest", "center-refine"), ("longest", "connected")],
+)
 def test_three_way_parity_at_any_partition_count(ray_cluster, cli, corpus, tmp_path, partitions, keep, cluster):
     ray = ray_cluster
     import lookalike.ray as lray
@@ -56,8 +59,8 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
     ds = ray.data.from_arrow(pa.table({"id": ["a"], "text": ["x y z"]}))
     with pytest.raises(ValueError, match="MinHash only"):
         lray.dedup(ds, method="simhash")
-    with pytest.raises(ValueError, match="connected"):
-        lray.dedup(ds, cluster="connected")
+    with pytest.raises(ValueError, match="exact Jaccard only"):
+        lray.dedup(ds, measure="containment")
     with pytest.raises(ValueError, match="no text column 'body'"):
         lray.dedup(ds, text="body")
     with pytest.raises(ValueError, match="unknown option"):

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from . import _lookalike
 
@@ -70,47 +71,111 @@ def _with_index(block: pa.Table, offset: int) -> pa.Table:
     return block.append_column(INDEX, index)
 
 
+def _one_batch(table: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
+    """A whole block as one batch (an empty block as an empty batch of ``schema``)."""
+    if table.num_rows == 0:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    return table.combine_chunks().to_batches()[0]
+
+
+_INPUT = pa.schema([("text", pa.string()), (INDEX, pa.int64())])
+#: A pair (``a``, ``b``) or a text bound for verification partition ``dest``.
+_JOIN = pa.schema([("dest", pa.int64()), ("a", pa.int64()), ("b", pa.int64()), ("text", pa.large_string())])
+#: A request for a document's text (``dest``), or the text itself (``dest`` -1).
+_REQUEST = pa.schema([("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.large_string())])
+_PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
+
+
 def _sketch(table: pa.Table, text: str, settings: dict[str, Any]) -> pa.Table:
     batches = [
-        _lookalike.sketch_bands(b, text, INDEX, **settings)
-        for b in table.to_batches()
-        if b.num_rows
+        _lookalike.sketch_keys(b, text, INDEX, **settings) for b in table.to_batches() if b.num_rows
     ]
     if not batches:
-        return _empty_sketch(settings)
+        batches = [_lookalike.sketch_keys(_one_batch(pa.table({}), _INPUT), "text", INDEX, **settings)]
     return pa.Table.from_batches(batches)
-
-
-def _empty_sketch(settings: dict[str, Any]) -> pa.Table:
-    empty = pa.RecordBatch.from_pydict(
-        {"text": pa.array([], pa.string()), INDEX: pa.array([], pa.int64())}
-    )
-    return pa.Table.from_batches([_lookalike.sketch_bands(empty, "text", INDEX, **settings)])
 
 
 def _bucket(table: pa.Table, settings: dict[str, Any]) -> pa.Table:
     # One call over the whole block: every key's rows are in it after the hash repartition. Ray
     # (2.60: `disallow_block_splitting=True` in its hash-repartition plan) emits each partition
     # as one block, and `batch_size=None` hands a whole block to one call.
-    batch = table.combine_chunks().to_batches()
-    if not batch:
-        table = _empty_sketch(settings)
-        batch = table.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]
-    return pa.Table.from_batches([_lookalike.bucket_edges(batch[0], **settings)])
+    empty = _lookalike.sketch_keys(_one_batch(pa.table({}), _INPUT), "text", INDEX, **settings)
+    return pa.Table.from_batches([_lookalike.bucket_edges(_one_batch(table, empty.schema), **settings)])
 
 
-def _components(edges, ids, n: int, id: str | None, settings: dict[str, Any]):
-    """The one clustering task: streams the edges and the ids into Rust."""
-    comps = _lookalike.Components(n, **settings)
-    for table in edges.iter_batches(batch_format="pyarrow", batch_size=None):
-        for b in table.to_batches():
-            comps.add_edges(b)
-    for table in ids.iter_batches(batch_format="pyarrow", batch_size=None):
-        if id is None:
-            table = table.append_column("id", pa.compute.cast(table[INDEX], pa.string()))
-        for b in table.to_batches():
-            comps.add_ids(b, id or "id", INDEX)
-    return comps.finish()
+def _pairs(table: pa.Table, partitions: int, part: int) -> pa.Table:
+    """Candidate pairs (``part`` 0) or the requests for their texts (``part`` 1)."""
+    out = [
+        _lookalike.candidate_pairs(b, partitions)[part] for b in table.to_batches() if b.num_rows
+    ]
+    if not out:
+        out = [_lookalike.candidate_pairs(_one_batch(pa.table({}), _PAIRS), partitions)[part]]
+    return pa.Table.from_batches(out)
+
+
+def _texts(table: pa.Table, text: str) -> pa.Table:
+    batches = [_lookalike.texts_for_requests(b, text, INDEX) for b in table.to_batches() if b.num_rows]
+    if not batches:
+        batches = [_lookalike.texts_for_requests(_one_batch(pa.table({}), _INPUT), "text", INDEX)]
+    return pa.Table.from_batches(batches)
+
+
+def _route(table: pa.Table) -> pa.Table:
+    return pa.Table.from_batches([_lookalike.route_texts(_one_batch(table, _REQUEST))])
+
+
+def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Table:
+    return pa.Table.from_batches([_lookalike.verify_pairs(_one_batch(table, _JOIN), all, **settings)])
+
+
+def _verify(pairs, texts, partitions: int, all: bool, settings: dict[str, Any]):
+    """Exact verification of a Dataset of pairs of documents (``a``, ``b``) by a join with the
+    texts, partitioned by document: each pair goes to the partition of its first document; each
+    text goes once to every partition holding a pair of it (a repartition by document routes it),
+    where its shingle set is recomputed. Returns the near edges (every pair with ``all``)."""
+    pairs = pairs.materialize()
+    wanted = pairs.map_batches(_pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=0))
+    requests = pairs.map_batches(_pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=1))
+    routed = (
+        texts.union(requests)
+        .repartition(partitions, keys=["doc"])
+        .map_batches(_route, batch_format="pyarrow", batch_size=None)
+    )
+    return (
+        wanted.union(routed)
+        .repartition(partitions, keys=["dest"])
+        .map_batches(_verify_block, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(all=all, settings=settings))
+    )
+
+
+class _Clusterer:
+    """The one clustering task (a Ray actor): the edges and the ids streamed into Rust."""
+
+    def __init__(self, n: int, settings: dict[str, Any]):
+        self.components = _lookalike.Components(n, **settings)
+
+    def add_edges(self, edges) -> None:
+        for table in edges.iter_batches(batch_format="pyarrow", batch_size=None):
+            for b in table.to_batches():
+                self.components.add_edges(b)
+
+    def add_ids(self, ids, id: str | None) -> None:
+        for table in ids.iter_batches(batch_format="pyarrow", batch_size=None):
+            if id is None:
+                table = table.append_column("id", pa.compute.cast(table[INDEX], pa.string()))
+            for b in table.to_batches():
+                self.components.add_ids(b, id or "id", INDEX)
+
+    def cluster(self) -> pa.RecordBatch:
+        return self.components.cluster()
+
+    def add_similarities(self, similarities) -> None:
+        for table in similarities.iter_batches(batch_format="pyarrow", batch_size=None):
+            for b in table.to_batches():
+                self.components.add_similarities(b)
+
+    def finish(self):
+        return self.components.finish()
 
 
 def dedup(
@@ -174,14 +239,26 @@ def dedup(
             _sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, settings=settings)
         )
         shuffled = rows.repartition(partitions, keys=["key"])
-        edges = shuffled.map_batches(
+        buckets = shuffled.map_batches(
             _bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings)
         ).materialize()
+        texts = indexed.select_columns([text, INDEX]).map_batches(
+            _texts, batch_format="pyarrow", fn_kwargs=dict(text=text)
+        )
+        near = _verify(buckets, texts, partitions, False, settings).materialize()
         ids = indexed.select_columns([c for c in (id, INDEX) if c is not None])
-        task = ray.remote(_components)
+        actor = ray.remote(_Clusterer)
         if union_find_memory:
-            task = task.options(memory=union_find_memory)
-        table, pairs, stats = ray.get(task.remote(edges, ids, total, id, settings))
+            actor = actor.options(memory=union_find_memory)
+        clusterer = actor.remote(total, settings)
+        ray.get([clusterer.add_edges.remote(buckets), clusterer.add_edges.remote(near)])
+        ray.get(clusterer.add_ids.remote(ids, id))
+        asked = ray.get(clusterer.cluster.remote())
+        if asked.num_rows:
+            sims = _verify(ray.data.from_arrow(pa.Table.from_batches([asked])), texts, partitions, True, settings)
+            ray.get(clusterer.add_similarities.remote(sims.materialize()))
+        table, pairs, stats = ray.get(clusterer.finish.remote())
+        ray.kill(clusterer)
     finally:
         ctx.execution_options.preserve_order = preserve
     return RayDedupResult(
