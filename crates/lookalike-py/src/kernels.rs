@@ -53,8 +53,8 @@ use lookalike::shingles::ShingleScratch;
 use lookalike::text::normalize::NormalizedText;
 use lookalike::verify::jaccard;
 use lookalike::{
-    Cluster, ClusterMember, DedupConfig, DocId, DocStatus, Keep, MatchKind, Measure,
-    MethodConfig, MinHasher, ScoredPair, SkipReason, Verify,
+    Cluster, ClusterMember, DedupConfig, DocId, DocStatus, Keep, MatchKind, Measure, MethodConfig,
+    MinHasher, ScoredPair, SkipReason, Verify,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -354,10 +354,8 @@ fn edges_of(mut rows: Vec<Row<'_>>, bound: u64) -> Result<RecordBatch, arrow_sch
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
     let buckets: Vec<&[Row<'_>]> =
         rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
-    let mut edges: Vec<Edge> = buckets
-        .par_iter()
-        .flat_map_iter(|bucket| bucket_edges_of(bucket, bound))
-        .collect();
+    let mut edges: Vec<Edge> =
+        buckets.par_iter().flat_map_iter(|bucket| bucket_edges_of(bucket, bound)).collect();
     edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
     edges.dedup_by_key(|e| (e.kind, e.a, e.b));
     edges_batch(&edges)
@@ -508,7 +506,9 @@ fn request_schema() -> SchemaRef {
     ]))
 }
 
-fn join_batch(rows: &[(i64, i64, i64, Option<&str>)]) -> Result<RecordBatch, arrow_schema::ArrowError> {
+fn join_batch(
+    rows: &[(i64, i64, i64, Option<&str>)],
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let (mut dest, mut a, mut b) = (Int64Builder::new(), Int64Builder::new(), Int64Builder::new());
     let mut text = LargeStringBuilder::new();
     for &(d, x, y, t) in rows {
@@ -547,33 +547,34 @@ pub fn candidate_pairs(
         }
         None => None,
     };
-    let (pairs, requests) = py.detach(|| {
-        let mut pairs: Vec<(i64, i64, i64)> = (0..batch.num_rows())
-            .filter(|&i| kind.is_none_or(|k| k.value(i) == CANDIDATE))
-            .map(|i| (pair_dest(a.value(i), partitions), a.value(i), b.value(i)))
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        let mut requests: Vec<(i64, i64)> =
-            pairs.iter().flat_map(|&(d, x, y)| [(x, d), (y, d)]).collect();
-        requests.sort_unstable();
-        requests.dedup();
-        let rows: Vec<_> = pairs.iter().map(|&(d, x, y)| (d, x, y, None)).collect();
-        let (mut doc, mut dest) = (Int64Builder::new(), Int64Builder::new());
-        let mut text = LargeStringBuilder::new();
-        for &(x, d) in &requests {
-            doc.append_value(x);
-            dest.append_value(d);
-            text.append_null();
-        }
-        let columns: Vec<ArrayRef> =
-            vec![Arc::new(doc.finish()), Arc::new(dest.finish()), Arc::new(text.finish())];
-        Ok::<_, arrow_schema::ArrowError>((
-            join_batch(&rows)?,
-            RecordBatch::try_new(request_schema(), columns)?,
-        ))
-    })
-    .map_err(arrow_err)?;
+    let (pairs, requests) = py
+        .detach(|| {
+            let mut pairs: Vec<(i64, i64, i64)> = (0..batch.num_rows())
+                .filter(|&i| kind.is_none_or(|k| k.value(i) == CANDIDATE))
+                .map(|i| (pair_dest(a.value(i), partitions), a.value(i), b.value(i)))
+                .collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let mut requests: Vec<(i64, i64)> =
+                pairs.iter().flat_map(|&(d, x, y)| [(x, d), (y, d)]).collect();
+            requests.sort_unstable();
+            requests.dedup();
+            let rows: Vec<_> = pairs.iter().map(|&(d, x, y)| (d, x, y, None)).collect();
+            let (mut doc, mut dest) = (Int64Builder::new(), Int64Builder::new());
+            let mut text = LargeStringBuilder::new();
+            for &(x, d) in &requests {
+                doc.append_value(x);
+                dest.append_value(d);
+                text.append_null();
+            }
+            let columns: Vec<ArrayRef> =
+                vec![Arc::new(doc.finish()), Arc::new(dest.finish()), Arc::new(text.finish())];
+            Ok::<_, arrow_schema::ArrowError>((
+                join_batch(&rows)?,
+                RecordBatch::try_new(request_schema(), columns)?,
+            ))
+        })
+        .map_err(arrow_err)?;
     Ok((PyArrowType(pairs), PyArrowType(requests)))
 }
 
@@ -610,7 +611,10 @@ pub fn texts_for_requests(
 /// together (after a repartition by `doc`): one join row per distinct (document, `dest`)
 /// requested, carrying the text. A request without its document's text is a `ValueError`.
 #[pyfunction]
-pub fn route_texts(py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<PyArrowType<RecordBatch>> {
+pub fn route_texts(
+    py: Python<'_>,
+    batch: PyArrowType<RecordBatch>,
+) -> PyResult<PyArrowType<RecordBatch>> {
     let batch = batch.0;
     let (doc, dest) = (int64s(&batch, "doc")?, int64s(&batch, "dest")?);
     let text = column(&batch, "text")?
@@ -624,10 +628,8 @@ pub fn route_texts(py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<
         for group in rows.chunk_by(|x, y| x.0 == y.0) {
             // The text row (dest -1) sorts first.
             let d = group[0].0;
-            let source = group
-                .iter()
-                .find(|r| r.1 < 0 && !text.is_null(r.2))
-                .map(|r| text.value(r.2));
+            let source =
+                group.iter().find(|r| r.1 < 0 && !text.is_null(r.2)).map(|r| text.value(r.2));
             let mut last = -1;
             for r in group.iter().filter(|r| r.1 >= 0) {
                 if r.1 == last {
@@ -742,6 +744,9 @@ pub struct Components {
     ids: Vec<Option<String>>,
     /// Similarities of pairs of heads asked for by [`Components::cluster`].
     asked: HashMap<(u32, u32), f64>,
+    /// Component of each head (its smallest head), from the distributed connected components;
+    /// with `cluster="connected"` these replace the union-find.
+    components: Option<HashMap<u32, u32>>,
     state: Option<Clustered>,
 }
 
@@ -776,6 +781,7 @@ impl Components {
             near: Vec::new(),
             ids: vec![None; n],
             asked: HashMap::new(),
+            components: None,
             state: None,
         })
     }
@@ -861,6 +867,30 @@ impl Components {
                 .clone()
                 .ok_or_else(|| value_err(format!("document {d}: the id column {id:?} is null")))?;
             self.ids[d as usize] = Some(id);
+        }
+        Ok(())
+    }
+
+    /// Adds connected components computed elsewhere (`lookalike.ray.connected_components` over
+    /// the near edges): int64 `node` and `component`, heads both. Only with `cluster="connected"`,
+    /// whose clusters they then are (heads without a row are alone).
+    fn add_components(&mut self, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
+        if self.config.cluster != lookalike::ClusterMode::Connected {
+            return Err(value_err("components computed elsewhere need cluster=\"connected\""));
+        }
+        if self.state.is_some() {
+            return Err(value_err("components added after Components.cluster"));
+        }
+        let batch = batch.0;
+        let (node, comp) = (int64s(&batch, "node")?, int64s(&batch, "component")?);
+        let n = self.head.len() as i64;
+        let map = self.components.get_or_insert_with(HashMap::new);
+        for i in 0..batch.num_rows() {
+            let (x, c) = (node.value(i), comp.value(i));
+            if !(0..n).contains(&x) || !(0..n).contains(&c) {
+                return Err(value_err(format!("component row {i}: {x}, {c} out of 0..{n}")));
+            }
+            map.insert(x as u32, c as u32);
         }
         Ok(())
     }
@@ -1073,7 +1103,21 @@ impl Components {
         if self.config.keep == Keep::Longest {
             order.sort_unstable_by_key(|&s| Reverse(best[s as usize]));
         }
-        let label = self.config.cluster.cluster(&graph, &order, &weight);
+        let label = match &self.components {
+            // Each head joins its component's smallest head: the same partition of the nodes as
+            // the union-find of `connected`.
+            Some(components) => heads
+                .iter()
+                .map(|&d| {
+                    let root = components.get(&d).copied().unwrap_or(d);
+                    match slot.get(root as usize) {
+                        Some(&s) if s != NONE => Ok(s),
+                        _ => Err(value_err(format!("component {root} of {d} is not a head"))),
+                    }
+                })
+                .collect::<PyResult<Vec<u32>>>()?,
+            None => self.config.cluster.cluster(&graph, &order, &weight),
+        };
         let k = label.iter().copied().max().map_or(0, |m| m as usize + 1);
         let mut by_label: Vec<Vec<u32>> = vec![Vec::new(); k];
         for d in 0..n as u32 {
@@ -1097,16 +1141,8 @@ impl Components {
                 (group, rep)
             })
             .collect();
-        self.state = Some(Clustered {
-            ids,
-            slot,
-            heads,
-            pairs,
-            edge_sim,
-            over_bound,
-            not_listed,
-            groups,
-        });
+        self.state =
+            Some(Clustered { ids, slot, heads, pairs, edge_sim, over_bound, not_listed, groups });
         Ok(())
     }
 
@@ -1207,4 +1243,103 @@ impl Components {
         let pairs = pairs_batch(&st.ids, &st.pairs).map_err(arrow_err)?;
         Ok((documents, pairs, stats.to_string()))
     }
+}
+
+/// The steps of the distributed connected components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StarStep {
+    Large,
+    Small,
+    Label,
+}
+
+/// connected_step(batch, step)
+/// --
+///
+/// The per-partition step of the distributed connected components (alternating large-star and
+/// small-star rounds, Kiveris et al. 2014), over a block in which every node's edges are
+/// together: int64 columns `u` and `v`, each undirected edge present in both orientations, the
+/// block repartitioned by `u`. Per node `u` with neighbours `N` (self-loops and repeats ignored)
+/// and `m` the smallest of `N` and `u`:
+///
+/// - `step="large"`: every neighbour `v > u` is linked to `m`;
+/// - `step="small"`: every neighbour `v < u`, and `u`, are linked to `m`;
+///
+/// returning the new edges (`a` < `b`) with `changed` (false for an edge the step kept), so that
+/// a round that changes nothing ends the iteration: the graph is then a star per component
+/// centred on its smallest node. `step="label"` (after that) returns `node` and `component`
+/// (the smallest node of its component) for every node.
+#[pyfunction]
+pub fn connected_step(
+    py: Python<'_>,
+    batch: PyArrowType<RecordBatch>,
+    step: &str,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    let step = match step {
+        "large" => StarStep::Large,
+        "small" => StarStep::Small,
+        "label" => StarStep::Label,
+        other => {
+            return Err(value_err(format!(
+                "step {other:?}: expected \"large\", \"small\" or \"label\""
+            )));
+        }
+    };
+    let batch = batch.0;
+    let (u, v) = (int64s(&batch, "u")?, int64s(&batch, "v")?);
+    py.detach(|| {
+        let mut rows: Vec<(i64, i64)> = (0..batch.num_rows())
+            .map(|i| (u.value(i), v.value(i)))
+            .filter(|(x, y)| x != y)
+            .collect();
+        rows.par_sort_unstable();
+        rows.dedup();
+        let groups: Vec<&[(i64, i64)]> = rows.chunk_by(|x, y| x.0 == y.0).collect();
+        let out: Vec<(i64, i64, bool)> = groups
+            .par_iter()
+            .flat_map_iter(|group| {
+                let u = group[0].0;
+                // Neighbours are sorted: the first is the smallest.
+                let m = group[0].1.min(u);
+                let mut out = Vec::new();
+                match step {
+                    StarStep::Large => {
+                        out.extend(group.iter().filter(|r| r.1 > u).map(|r| (m, r.1, m != u)))
+                    }
+                    StarStep::Small => {
+                        for r in group.iter().filter(|r| r.1 < u) {
+                            if r.1 != m {
+                                out.push((m, r.1, true));
+                            }
+                        }
+                        if m != u {
+                            out.push((m, u, false));
+                        }
+                    }
+                    StarStep::Label => out.push((u, m, false)),
+                }
+                out
+            })
+            .collect();
+        if step == StarStep::Label {
+            let schema = Arc::new(Schema::new(vec![
+                Field::new("node", DataType::Int64, false),
+                Field::new("component", DataType::Int64, false),
+            ]));
+            let node = arrow_array::Int64Array::from_iter_values(out.iter().map(|r| r.0));
+            let comp = arrow_array::Int64Array::from_iter_values(out.iter().map(|r| r.1));
+            return RecordBatch::try_new(schema, vec![Arc::new(node), Arc::new(comp)]);
+        }
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("b", DataType::Int64, false),
+            Field::new("changed", DataType::Boolean, false),
+        ]));
+        let a = arrow_array::Int64Array::from_iter_values(out.iter().map(|r| r.0));
+        let b = arrow_array::Int64Array::from_iter_values(out.iter().map(|r| r.1));
+        let changed = arrow_array::BooleanArray::from(out.iter().map(|r| r.2).collect::<Vec<_>>());
+        RecordBatch::try_new(schema, vec![Arc::new(a), Arc::new(b), Arc::new(changed)])
+    })
+    .map(PyArrowType)
+    .map_err(arrow_err)
 }

@@ -45,6 +45,7 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::texts_for_requests, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::route_texts, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::verify_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::connected_step, m)?)?;
     m.add_class::<kernels::Components>()?;
     m.add_class::<index::Index>()?;
     Ok(())

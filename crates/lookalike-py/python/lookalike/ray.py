@@ -41,10 +41,15 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from . import _lookalike
 
-__all__ = ["RayDedupResult", "dedup", "INDEX"]
+__all__ = ["RayDedupResult", "dedup", "connected_components", "INDEX", "DISTRIBUTED_EDGES"]
 
 #: The column holding each row's global input position while the job runs.
 INDEX = "__lookalike_index"
+
+#: With ``components="auto"`` and ``cluster="connected"``, more near edges than this are
+#: clustered by the distributed connected components instead of the one task's union-find
+#: (10^8 edges: ~8 GB of graph in one task, see ``bench/results/scaling-model-2026-11-24.md``).
+DISTRIBUTED_EDGES = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,63 @@ def _verify(pairs, texts, partitions: int, all: bool, settings: dict[str, Any]):
     )
 
 
+def _orient(table: pa.Table) -> pa.Table:
+    """Each edge ``(a, b)`` in both orientations, as ``(u, v)``."""
+    a, b = table["a"].cast(pa.int64()), table["b"].cast(pa.int64())
+    return pa.table({"u": pa.concat_arrays([*a.chunks, *b.chunks]) if table.num_rows else pa.array([], pa.int64()),
+                     "v": pa.concat_arrays([*b.chunks, *a.chunks]) if table.num_rows else pa.array([], pa.int64())})
+
+
+_ORIENTED = pa.schema([("u", pa.int64()), ("v", pa.int64())])
+
+
+def _star(table: pa.Table, step: str) -> pa.Table:
+    return pa.Table.from_batches([_lookalike.connected_step(_one_batch(table, _ORIENTED), step)])
+
+
+def _star_round(edges, step: str, partitions: int):
+    return (
+        edges.map_batches(_orient, batch_format="pyarrow")
+        .repartition(partitions, keys=["u"])
+        .map_batches(_star, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(step=step))
+    )
+
+
+def connected_components(edges: Any, num_partitions: int | None = None, max_rounds: int = 100) -> Any:
+    """Connected components of a graph too large for one task, on Ray: ``edges`` is a
+    ``ray.data.Dataset`` of int64 columns ``a`` and ``b`` (undirected edges); returns a Dataset of
+    ``node`` and ``component`` (the smallest node of its component) for every node that has an
+    edge (other nodes are alone).
+
+    The algorithm alternates large-star and small-star rounds (Kiveris et al., "Connected
+    Components in MapReduce and Beyond", 2014): each step is a ``map_batches`` that writes each
+    edge in both orientations, a hash ``repartition(keys=["u"])`` that brings every node's edges
+    together, and the Rust kernel ``connected_step`` over each partition. Memory per task is its
+    partition of the edges, the rounds are O(log² n) (a few on near-duplicate graphs), and the
+    loop ends when a round changes no edge: every component is then a star around its smallest
+    node. ``num_partitions``: partitions of each shuffle (default: the edge Dataset's block
+    count). ``max_rounds``: a ``RuntimeError`` past it (the bound is never reached by the
+    algorithm's guarantee; it stops a runaway job)."""
+    import ray
+
+    edges = edges.select_columns(["a", "b"]).materialize()
+    partitions = num_partitions or max(1, edges.num_blocks())
+    count = ray.remote(_changed)
+    for _ in range(max_rounds):
+        changed = 0
+        for step in ("large", "small"):
+            edges = _star_round(edges, step, partitions).materialize()
+            # Counted where the blocks are: nothing but a number comes back.
+            changed += sum(ray.get([count.remote(r) for r in edges.to_arrow_refs()]))
+        if changed == 0:
+            return _star_round(edges, "label", partitions)
+    raise RuntimeError(f"connected_components: no fixpoint after {max_rounds} rounds")
+
+
+def _changed(block: pa.Table) -> int:
+    return int(pa.compute.sum(block["changed"]).as_py() or 0) if block.num_rows else 0
+
+
 class _Clusterer:
     """The one clustering task (a Ray actor): the edges and the ids streamed into Rust."""
 
@@ -165,6 +227,11 @@ class _Clusterer:
                 table = table.append_column("id", pa.compute.cast(table[INDEX], pa.string()))
             for b in table.to_batches():
                 self.components.add_ids(b, id or "id", INDEX)
+
+    def add_components(self, components) -> None:
+        for table in components.iter_batches(batch_format="pyarrow", batch_size=None):
+            for b in table.to_batches():
+                self.components.add_components(b)
 
     def cluster(self) -> pa.RecordBatch:
         return self.components.cluster()
@@ -188,6 +255,7 @@ def dedup(
     cluster: str | None = None,
     num_partitions: int | None = None,
     union_find_memory: int | None = None,
+    components: str = "auto",
     **options: Any,
 ) -> RayDedupResult:
     """Deduplicate a ``ray.data.Dataset`` with MinHash/LSH and exact verification on Ray.
@@ -211,6 +279,14 @@ def dedup(
             f"lookalike.ray.dedup runs MinHash only, not {method!r} (lookalike.dedup runs every method)"
         )
     settings = _settings(threshold, keep, cluster, options)
+    if components not in ("auto", "single", "distributed"):
+        raise ValueError(f"components={components!r}: expected \"auto\", \"single\" or \"distributed\"")
+    connected = cluster == "connected"
+    if components == "distributed" and not connected:
+        raise ValueError(
+            'components="distributed" needs cluster="connected" (the clusters are then the components; '
+            "the greedy modes visit whole components in one task)"
+        )
     # Settings first: a bad option fails here, before any task runs.
     _lookalike.Components(0, **settings)
     names = ds.schema().names
@@ -252,6 +328,9 @@ def dedup(
             actor = actor.options(memory=union_find_memory)
         clusterer = actor.remote(total, settings)
         ray.get([clusterer.add_edges.remote(buckets), clusterer.add_edges.remote(near)])
+        if components == "distributed" or (components == "auto" and connected and near.count() > DISTRIBUTED_EDGES):
+            labels = connected_components(near.select_columns(["a", "b"]), partitions).materialize()
+            ray.get(clusterer.add_components.remote(labels))
         ray.get(clusterer.add_ids.remote(ids, id))
         asked = ray.get(clusterer.cluster.remote())
         if asked.num_rows:
