@@ -2,32 +2,45 @@
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels.rs``)::
 
-    ds ─► index ─► map_batches(sketch_bands) ─► repartition(keys=["key"]) ─► map_batches(bucket_edges)
-      (global        (per document: one exact row,       (hash shuffle: a bucket's       (exact groups, verified
-       input order)   one row per band + shingle set)     rows meet in one block)         near edges)
-                                                                   ─► Components (one task: the edges
-                                                                      clustered as the library does)
+    ds ─► index ─► map_batches(sketch_keys) ─► repartition(keys=["key"]) ─► map_batches(bucket_edges)
+      (global        (per document: one exact row,      (hash shuffle of keys      (exact groups and
+       input order)   one row per band; keys only)        only: ~1 KB/document)      candidate pairs)
+
+       ─► verification join ─► Components (one task: the edges clustered as the library does)
 
 * ``index``: every row gets its global input position (block row counts, then offsets), so
   ``keep="first"`` and every tie are decided as the CLI decides them.
-* ``sketch_bands`` (``map_batches``): normalization, shingles and the MinHash signature of each
-  document; its band keys are the library's, so the buckets are the CLI's.
+* ``sketch_keys`` (``map_batches``): normalization, shingles and the MinHash signature of each
+  document; it emits only (band key, document, text fingerprint) rows: the band keys are the
+  library's, so the buckets are the CLI's. No shingle set enters the shuffle.
 * ``repartition(num_partitions, keys=["key"])``: Ray's hash shuffle, never ``map_groups``.
-* ``bucket_edges`` (``map_batches`` over whole blocks): candidate pairs verified exactly from the
-  shingle sets that travelled with the rows (exact Jaccard, not an estimate).
-* ``Components``: the edges streamed into one Rust task (4 bytes per document, 8 with
-  ``keep="longest"``, plus the near edges and the ids), clustered with the library's cluster modes.
+* ``bucket_edges`` (``map_batches`` over whole blocks): each exact group's head, and the
+  candidate pairs between the heads of a bucket's distinct texts (the library's listing rule).
+* The verification join (``_verify``): each candidate pair goes to the verification partition
+  of its first document (``candidate_pairs``); the texts meet their requests in a
+  ``repartition(keys=["doc"])`` and each requested text goes once to every partition that asked
+  for it (``route_texts``); after a ``repartition(keys=["dest"])``, ``verify_pairs`` recomputes
+  the shingle sets there and keeps the pairs whose exact Jaccard reaches the threshold.
+* ``Components`` (a Ray actor): the edges streamed into one Rust task (4 bytes per document, 8
+  with ``keep="longest"``, plus the near edges and the ids), clustered with the library's cluster
+  modes. ``connected`` and ``center-refine`` can put a member with a representative it has no
+  verified pair with: the actor asks for those similarities, which the same verification join
+  computes (exact, whatever the threshold).
+* ``components="distributed"`` (or ``"auto"`` above ``DISTRIBUTED_EDGES`` near edges), with
+  ``cluster="connected"``: the components come from ``connected_components`` (large-star and
+  small-star rounds on Ray Datasets) instead of the actor's union-find.
 
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
 order and settings: the same clusters and pairs as ``lookalike dedup --method minhash`` and
-``lookalike.dedup``, whatever ``num_partitions``.
+``lookalike.dedup``, whatever ``num_partitions``, for every ``keep`` and ``cluster``.
 
 Limits: Ray needs at least 2 CPUs (on a local Ray with ``num_cpus=1`` the hash shuffle's
-aggregators and the map tasks wait for the one CPU: 20,000 documents did not finish in 400 s);
-MinHash with exact Jaccard only; ``cluster`` ``"center"`` (default) or ``"clique"``;
-the ids and the near edges must fit the memory of the one clustering task (see
-``bench/results/scaling-model-2026-11-24.md`` for where that stops and what replaces it).
+map and reduce tasks wait for the one CPU: 20,000 documents did not finish in 400 s);
+MinHash with exact Jaccard only (the other methods, containment and estimate verification run in
+``lookalike.dedup``); the ids, the per-document state and the near edges must fit the memory of
+the one clustering task, also with ``components="distributed"``, which removes the union-find
+and the graph from it but not the pair listing (see ``bench/results/scaling-model-2026-11-24.md``).
 """
 
 from __future__ import annotations
@@ -118,7 +131,12 @@ def _pairs(table: pa.Table, partitions: int, part: int) -> pa.Table:
     return pa.Table.from_batches(out)
 
 
-def _texts(table: pa.Table, text: str) -> pa.Table:
+def _texts(table: pa.Table, text: str, needed) -> pa.Table:
+    # Only the documents some pair needs (a bit per document, input order): the others' texts
+    # stay where they are.
+    index = table[INDEX].to_numpy()
+    keep = (needed[index >> 3] >> (7 - (index & 7))) & 1
+    table = table.filter(pa.array(keep.astype(bool)))
     batches = [_lookalike.texts_for_requests(b, text, INDEX) for b in table.to_batches() if b.num_rows]
     if not batches:
         batches = [_lookalike.texts_for_requests(_one_batch(pa.table({}), _INPUT), "text", INDEX)]
@@ -133,14 +151,25 @@ def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Ta
     return pa.Table.from_batches([_lookalike.verify_pairs(_one_batch(table, _JOIN), all, **settings)])
 
 
-def _verify(pairs, texts, partitions: int, all: bool, settings: dict[str, Any]):
+def _verify(pairs, documents, n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]):
     """Exact verification of a Dataset of pairs of documents (``a``, ``b``) by a join with the
     texts, partitioned by document: each pair goes to the partition of its first document; each
-    text goes once to every partition holding a pair of it (a repartition by document routes it),
+    text some pair needs (a bitmap of them, n/8 bytes, filters the others out where they are)
+    goes once to every partition holding a pair of it (a repartition by document routes it),
     where its shingle set is recomputed. Returns the near edges (every pair with ``all``)."""
+    import numpy as np
+
     pairs = pairs.materialize()
     wanted = pairs.map_batches(_pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=0))
-    requests = pairs.map_batches(_pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=1))
+    requests = pairs.map_batches(
+        _pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=1)
+    ).materialize()
+    needed = np.zeros(n, dtype=bool)
+    for block in requests.select_columns(["doc"]).iter_batches(batch_format="pyarrow", batch_size=None):
+        needed[block["doc"].to_numpy()] = True
+    texts = documents.map_batches(
+        _texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=np.packbits(needed))
+    )
     routed = (
         texts.union(requests)
         .repartition(partitions, keys=["doc"])
@@ -262,15 +291,19 @@ def dedup(
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
-    ``"clique"``) and ``**options`` (``num_perm``, ``bands``/``rows``, ``shingle``, ``seed``,
-    ``cjk``, ``max_pairs_per_group``, ``fp_weight``/``fn_weight``, ``minhash``) are those of
-    ``lookalike.dedup`` and the CLI. ``num_partitions``: blocks of the hash shuffle (default:
-    the dataset's block count, at least 1). ``union_find_memory``: bytes to reserve for the
-    clustering task (Ray's ``memory`` resource), so that it lands on a node that has them.
+    ``"clique"``, ``"connected"``, ``"center-refine"``) and ``**options`` (``num_perm``,
+    ``bands``/``rows``, ``shingle``, ``seed``, ``cjk``, ``max_pairs_per_group``,
+    ``fp_weight``/``fn_weight``, ``minhash``) are those of ``lookalike.dedup`` and the CLI.
+    ``num_partitions``: blocks of each hash shuffle (default: the dataset's block count, at
+    least 1). ``union_find_memory``: bytes to reserve for the clustering task (Ray's ``memory``
+    resource), so that it lands on a node that has them. ``components``: ``"single"`` (the
+    clustering task's union-find), ``"distributed"`` (``connected_components`` on Ray; needs
+    ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
+    ``DISTRIBUTED_EDGES`` near edges).
 
-    Raises ``ValueError`` for settings it cannot run (another method, containment, estimate
-    verification, ``cluster="connected"``) or a missing column, ``TypeError`` for a column of
-    another type.
+    Raises ``ValueError`` for settings it cannot run (another method: SimHash, super-shingles and
+    the rest run in ``lookalike.dedup``; containment or estimate verification), a missing column
+    or a bad ``components``; ``TypeError`` for a column of another type.
     """
     import ray
 
@@ -318,10 +351,8 @@ def dedup(
         buckets = shuffled.map_batches(
             _bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings)
         ).materialize()
-        texts = indexed.select_columns([text, INDEX]).map_batches(
-            _texts, batch_format="pyarrow", fn_kwargs=dict(text=text)
-        )
-        near = _verify(buckets, texts, partitions, False, settings).materialize()
+        documents = indexed.select_columns([text, INDEX])
+        near = _verify(buckets, documents, total, text, partitions, False, settings).materialize()
         ids = indexed.select_columns([c for c in (id, INDEX) if c is not None])
         actor = ray.remote(_Clusterer)
         if union_find_memory:
@@ -334,7 +365,8 @@ def dedup(
         ray.get(clusterer.add_ids.remote(ids, id))
         asked = ray.get(clusterer.cluster.remote())
         if asked.num_rows:
-            sims = _verify(ray.data.from_arrow(pa.Table.from_batches([asked])), texts, partitions, True, settings)
+            asked = ray.data.from_arrow(pa.Table.from_batches([asked]))
+            sims = _verify(asked, documents, total, text, partitions, True, settings)
             ray.get(clusterer.add_similarities.remote(sims.materialize()))
         table, pairs, stats = ray.get(clusterer.finish.remote())
         ray.kill(clusterer)
