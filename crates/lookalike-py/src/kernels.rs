@@ -21,8 +21,8 @@
 //!    clusters them (same graph of exact groups, same visiting order, same
 //!    [`lookalike::ClusterMode::cluster`]), with the same pair listing and fates. Cluster modes that put a
 //!    member with a representative it has no verified pair with (`connected`, `center-refine`)
-//!    ask for those similarities ([`Components::cluster`]), which the same verification join
-//!    computes, before [`Components::finish`].
+//!    ask for those similarities (`Components.cluster`), which the same verification join
+//!    computes, before `Components.finish`.
 //!
 //! The result equals `lookalike dedup --method minhash` on the same documents in the same order,
 //! whatever the partitioning: candidates are the pairs sharing a band (the band keys are the

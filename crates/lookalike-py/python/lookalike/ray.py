@@ -184,9 +184,8 @@ def _verify(pairs, documents, n: int, text: str, partitions: int, all: bool, set
 
 def _orient(table: pa.Table) -> pa.Table:
     """Each edge ``(a, b)`` in both orientations, as ``(u, v)``."""
-    a, b = table["a"].cast(pa.int64()), table["b"].cast(pa.int64())
-    return pa.table({"u": pa.concat_arrays([*a.chunks, *b.chunks]) if table.num_rows else pa.array([], pa.int64()),
-                     "v": pa.concat_arrays([*b.chunks, *a.chunks]) if table.num_rows else pa.array([], pa.int64())})
+    a, b = table["a"].cast(pa.int64()).chunks, table["b"].cast(pa.int64()).chunks
+    return pa.table({"u": pa.chunked_array(a + b, pa.int64()), "v": pa.chunked_array(b + a, pa.int64())})
 
 
 _ORIENTED = pa.schema([("u", pa.int64()), ("v", pa.int64())])
