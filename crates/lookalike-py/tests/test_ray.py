@@ -65,6 +65,24 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
         lray.dedup(ds, text="body")
     with pytest.raises(ValueError, match="unknown option"):
         lray.dedup(ds, nope=1)
+    with pytest.raises(ValueError, match="components='bogus'"):
+        lray.dedup(ds, components="bogus")
+
+
+def test_ray_shuffle_carries_keys_not_shingle_sets(corpus):
+    """The defect: every band row carried its document's shingle set (14.6x the text through the
+    shuffle). The rows of the key shuffle now hold fixed-width keys only."""
+    from lookalike import _lookalike
+
+    table = corpus_table(corpus)
+    batch = pa.RecordBatch.from_arrays(
+        [table["text"].combine_chunks(), pa.array(range(table.num_rows), pa.int64())],
+        names=["text", "__lookalike_index"],
+    )
+    rows = _lookalike.sketch_keys(batch, "text", "__lookalike_index")
+    assert all(not pa.types.is_list(f.type) for f in rows.schema)
+    assert rows.num_rows >= 14 * table.num_rows * 0.9  # an exact row and 14 band rows per document
+    assert rows.nbytes < batch.column(0).nbytes / 4
 
 
 def union_find_labels(edges: list[tuple[int, int]]) -> dict[int, int]:
