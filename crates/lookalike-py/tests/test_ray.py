@@ -32,7 +32,12 @@ def test_three_way_parity_at_any_partition_count(ray_cluster, cli, corpus, tmp_p
     table = corpus_table(corpus)
     local = lookalike.dedup(table, id="id", keep=keep, cluster=cluster)
     ds = ray.data.from_arrow(table).repartition(partitions)
-    result = lray.dedup(ds, text="text", id="id", keep=keep, cluster=cluster, num_partitions=partitions)
+    # connected at 4 partitions clusters with the distributed connected components (forced on at
+    # this size), at 1 partition with the one task's union-find: both must give the CLI's answer.
+    components = "distributed" if cluster == "connected" and partitions == 4 else "single"
+    result = lray.dedup(
+        ds, text="text", id="id", keep=keep, cluster=cluster, num_partitions=partitions, components=components
+    )
     documents = collect(ray, result.dataset)
     pairs = collect(ray, result.pairs)
     assert documents.equals(local.table)
@@ -40,6 +45,7 @@ def test_three_way_parity_at_any_partition_count(ray_cluster, cli, corpus, tmp_p
     assert same_pairs(result_pairs(local), cli_pairs)
     assert same_clusters(result_clusters(documents), cli_clusters)
     assert result.stats["stats"]["documents"] == len(read_corpus(corpus))
+    assert result.stats["components"] == components
 
 
 def test_ray_without_an_id_column_numbers_the_rows(ray_cluster):
@@ -67,6 +73,8 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
         lray.dedup(ds, nope=1)
     with pytest.raises(ValueError, match="components='bogus'"):
         lray.dedup(ds, components="bogus")
+    with pytest.raises(ValueError, match="needs cluster=\"connected\""):
+        lray.dedup(ds, components="distributed")
 
 
 def test_ray_shuffle_carries_keys_not_shingle_sets(corpus):
@@ -131,16 +139,3 @@ def test_distributed_components_equal_union_find_on_random_graphs(ray_cluster):
     assert len(set(got.values())) > 50
 
 
-def test_distributed_components_on_the_corpus_give_the_single_task_clusters(ray_cluster, corpus):
-    ray = ray_cluster
-    import lookalike.ray as lray
-
-    table = corpus_table(corpus)
-    ds = ray.data.from_arrow(table).repartition(4)
-    result = lray.dedup(ds, cluster="connected", components="distributed", num_partitions=4)
-    local = lookalike.dedup(table, id="id", cluster="connected")
-    assert collect(ray, result.dataset).equals(local.table)
-    assert collect(ray, result.pairs).equals(local.pairs)
-    assert local.stats["stats"]["clusters"] > 10
-    with pytest.raises(ValueError, match="needs cluster=\"connected\""):
-        lray.dedup(ds, components="distributed")

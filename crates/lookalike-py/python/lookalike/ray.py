@@ -358,7 +358,10 @@ def dedup(
             actor = actor.options(memory=union_find_memory)
         clusterer = actor.remote(total, settings)
         ray.get([clusterer.add_edges.remote(buckets), clusterer.add_edges.remote(near)])
-        if components == "distributed" or (components == "auto" and connected and near.count() > DISTRIBUTED_EDGES):
+        distributed = components == "distributed" or (
+            components == "auto" and connected and near.count() > DISTRIBUTED_EDGES
+        )
+        if distributed:
             labels = connected_components(near.select_columns(["a", "b"]), partitions).materialize()
             ray.get(clusterer.add_components.remote(labels))
         ray.get(clusterer.add_ids.remote(ids, id))
@@ -374,5 +377,5 @@ def dedup(
     return RayDedupResult(
         dataset=ray.data.from_arrow(table),
         pairs=ray.data.from_arrow(pairs),
-        stats=json.loads(stats),
+        stats={**json.loads(stats), "components": "distributed" if distributed else "single"},
     )
