@@ -24,10 +24,11 @@
 //!    ask for those similarities (`Components.cluster`), which the same verification join
 //!    computes, before `Components.finish`.
 //!
-//! The result equals `lookalike dedup --method minhash` on the same documents in the same order,
-//! whatever the partitioning: candidates are the pairs sharing a band (the band keys are the
-//! library's), verification is exact Jaccard of the library's shingle sets, clustering sees the
-//! same graph.
+//! The result equals `lookalike dedup --method minhash` (or `--method supershingles`) on the same
+//! documents in the same order, whatever the partitioning: candidates are the pairs sharing a
+//! band (the band keys are the library's; with super-shingles, a super- or mega-shingle from
+//! [`supershingles::document_keys`], every pair of a bucket listed as the library lists them),
+//! verification is exact Jaccard of the library's shingle sets, clustering sees the same graph.
 //!
 //! [`connected_step`] is the per-partition step of the distributed connected components
 //! (alternating large-star and small-star rounds over an edge list partitioned by node), the
@@ -50,6 +51,7 @@ use lookalike::candidates::lsh::{ANCHORS, band_key};
 use lookalike::cluster::Graph;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
 use lookalike::shingles::ShingleScratch;
+use lookalike::sketch::supershingles;
 use lookalike::text::normalize::NormalizedText;
 use lookalike::verify::jaccard;
 use lookalike::{
@@ -83,12 +85,28 @@ pub fn ray_config(
     cluster: Option<&str>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<DedupConfig> {
-    let dedup = config::build(None, threshold, keep, cluster, options)?;
+    // `method` travels among the options of the kernels.
+    let (method, options) = match options {
+        Some(o) => {
+            let o = o.copy()?;
+            let method: Option<String> = match o.get_item("method")? {
+                Some(m) if !m.is_none() => Some(m.extract()?),
+                _ => None,
+            };
+            if o.contains("method")? {
+                o.del_item("method")?;
+            }
+            (method, Some(o))
+        }
+        None => (None, None),
+    };
+    let dedup = config::build(method.as_deref(), threshold, keep, cluster, options.as_ref())?;
     let c = dedup.config().clone();
-    if !matches!(c.method, MethodConfig::MinHash(_)) {
-        return Err(value_err(
-            "lookalike.ray.dedup runs MinHash only (use lookalike.dedup for the other methods)",
-        ));
+    if !matches!(c.method, MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_)) {
+        return Err(value_err(format!(
+            "lookalike.ray.dedup runs MinHash and super-shingles only, not {} (use lookalike.dedup for the other methods)",
+            c.method.kind().name()
+        )));
     }
     if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
         return Err(value_err(
@@ -127,7 +145,7 @@ fn edges_schema() -> SchemaRef {
 /// What one document becomes.
 enum Sketched {
     Skipped(SkipReason),
-    Doc { fp: u128, raw: u128, len: usize, keys: Vec<u64> },
+    Doc { fp: u128, raw: u128, len: usize, keys: Vec<(i32, u64)> },
 }
 
 /// The shingler of a run: the same normalization and shingles as the library's.
@@ -165,8 +183,17 @@ pub fn sketch_keys(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let c = ray_config(threshold, keep, cluster, options)?;
-    let MethodConfig::MinHash(mh) = &c.method else { unreachable!("checked by ray_config") };
-    let params = mh.lsh_params(c.threshold);
+    // MinHash: one key per LSH band (the band is part of the bucket); super-shingles: the
+    // document's distinct super- or mega-shingles, one key space (band 0).
+    let (hasher, lsh, shape) = match &c.method {
+        MethodConfig::MinHash(mh) => {
+            (MinHasher::new(mh.num_perm, mh.scheme, c.seed), Some(mh.lsh_params(c.threshold)), None)
+        }
+        MethodConfig::SuperShingles(s) => {
+            (MinHasher::new(s.shape.minhashes, s.scheme, c.seed), None, Some(s.shape))
+        }
+        _ => unreachable!("checked by ray_config"),
+    };
     let batch = batch.0;
     let texts = string_column(&batch, text, "text")?;
     let docs = index_column(&batch, index)?;
@@ -177,7 +204,6 @@ pub fn sketch_keys(
     }
     let out = py.detach(|| {
         let shingler = shingler_of(&c);
-        let hasher = MinHasher::new(mh.num_perm, mh.scheme, c.seed);
         let sketched: Vec<Sketched> = texts
             .par_iter()
             .map_init(
@@ -196,9 +222,20 @@ pub fn sketch_keys(
                         return Sketched::Skipped(reason);
                     }
                     let sig = hasher.sketch(&shingles);
-                    let keys = (0..params.bands)
-                        .map(|b| band_key(&sig[b * params.rows..(b + 1) * params.rows], b, buf))
-                        .collect();
+                    let keys = match (&lsh, &shape) {
+                        (Some(p), _) => (0..p.bands)
+                            .map(|b| {
+                                (b as i32, band_key(&sig[b * p.rows..(b + 1) * p.rows], b, buf))
+                            })
+                            .collect(),
+                        (None, Some(shape)) => {
+                            let mut keys = supershingles::document_keys(&sig, shape, c.seed);
+                            keys.sort_unstable();
+                            keys.dedup();
+                            keys.into_iter().map(|k| (0, k)).collect()
+                        }
+                        (None, None) => Vec::new(),
+                    };
                     Sketched::Doc {
                         fp: text_fingerprint(&norm.text),
                         raw: raw_fingerprint(t.as_bytes()),
@@ -238,7 +275,7 @@ fn build_sketch_batch(
             }
             Sketched::Doc { fp, raw, len: l, keys } => {
                 let rows = std::iter::once((EXACT, (*fp as u64) ^ ((*fp >> 64) as u64)))
-                    .chain(keys.iter().enumerate().map(|(b, &k)| (b as i32, k)));
+                    .chain(keys.iter().copied());
                 for (b, k) in rows {
                     key.append_value(k);
                     band.append_value(b);
@@ -346,7 +383,13 @@ pub fn bucket_edges(
             reason: (!reason.is_null(i)).then(|| reason.value(i)),
         })
         .collect();
-    let out = py.detach(|| edges_of(rows, c.max_pairs_per_group));
+    // The library lists every pair of a super-shingle bucket; MinHash buckets over the bound
+    // list anchors.
+    let bound = match c.method {
+        MethodConfig::SuperShingles(_) => u64::MAX,
+        _ => c.max_pairs_per_group,
+    };
+    let out = py.detach(|| edges_of(rows, bound));
     out.map(PyArrowType).map_err(arrow_err)
 }
 
@@ -1223,7 +1266,7 @@ impl Components {
         }
         let h = st.heads.len();
         let stats = serde_json::json!({
-            "method": "minhash (lookalike.ray)",
+            "method": format!("{} (lookalike.ray)", self.config.method.kind().name()),
             "config": self.config,
             "stats": {
                 "documents": n,

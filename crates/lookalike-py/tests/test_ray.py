@@ -48,6 +48,26 @@ def test_three_way_parity_at_any_partition_count(ray_cluster, cli, corpus, tmp_p
     assert result.stats["components"] == components
 
 
+def test_ray_supershingles_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
+    """Super-shingles on Ray: candidates share a mega-shingle (the core's keys), verified
+    exactly; the CLI's clusters and pairs."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", "supershingles")
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method="supershingles")
+    ds = ray.data.from_arrow(table).repartition(4)
+    result = lray.dedup(ds, text="text", id="id", method="supershingles", num_partitions=4)
+    documents = collect(ray, result.dataset)
+    assert documents.equals(local.table)
+    assert collect(ray, result.pairs).equals(local.pairs)
+    assert same_pairs(result_pairs(local), cli_pairs)
+    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert len(cli_pairs) > 10
+    assert result.stats["method"] == "supershingles (lookalike.ray)"
+
+
 def test_ray_without_an_id_column_numbers_the_rows(ray_cluster):
     ray = ray_cluster
     import lookalike.ray as lray
@@ -63,7 +83,7 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
     import lookalike.ray as lray
 
     ds = ray.data.from_arrow(pa.table({"id": ["a"], "text": ["x y z"]}))
-    with pytest.raises(ValueError, match="MinHash only"):
+    with pytest.raises(ValueError, match="MinHash and super-shingles only, not simhash"):
         lray.dedup(ds, method="simhash")
     with pytest.raises(ValueError, match="exact Jaccard only"):
         lray.dedup(ds, verify="estimate")

@@ -37,8 +37,8 @@ order and settings: the same clusters and pairs as ``lookalike dedup --method mi
 
 Limits: Ray needs at least 2 CPUs (on a local Ray with ``num_cpus=1`` the hash shuffle's
 map and reduce tasks wait for the one CPU: 20,000 documents did not finish in 400 s);
-MinHash with exact Jaccard only (the other methods, containment and estimate verification run in
-``lookalike.dedup``); the ids, the per-document state and the near edges must fit the memory of
+MinHash and super-shingles with exact Jaccard only (the other methods, containment and estimate
+verification run in ``lookalike.dedup``); the ids, the per-document state and the near edges must fit the memory of
 the one clustering task, also with ``components="distributed"``, which removes the union-find
 and the graph from it but not the pair listing (see ``bench/results/scaling-model-2026-11-24.md``).
 """
@@ -76,8 +76,8 @@ class RayDedupResult:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _settings(threshold, keep, cluster, options) -> dict[str, Any]:
-    return dict(threshold=threshold, keep=keep, cluster=cluster, **options)
+def _settings(method, threshold, keep, cluster, options) -> dict[str, Any]:
+    return dict(method=method, threshold=threshold, keep=keep, cluster=cluster, **options)
 
 
 def _block_rows(block: pa.Table) -> int:
@@ -286,7 +286,8 @@ def dedup(
     components: str = "auto",
     **options: Any,
 ) -> RayDedupResult:
-    """Deduplicate a ``ray.data.Dataset`` with MinHash/LSH and exact verification on Ray.
+    """Deduplicate a ``ray.data.Dataset`` with MinHash/LSH (``method="minhash"``) or
+    super-shingles (``method="supershingles"``) and exact verification on Ray.
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
@@ -300,17 +301,13 @@ def dedup(
     ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
     ``DISTRIBUTED_EDGES`` near edges).
 
-    Raises ``ValueError`` for settings it cannot run (another method: SimHash, super-shingles and
-    the rest run in ``lookalike.dedup``; containment or estimate verification), a missing column
+    Raises ``ValueError`` for settings it cannot run (another method: SimHash and the rest run in
+    ``lookalike.dedup``; containment or estimate verification), a missing column
     or a bad ``components``; ``TypeError`` for a column of another type.
     """
     import ray
 
-    if method != "minhash":
-        raise ValueError(
-            f"lookalike.ray.dedup runs MinHash only, not {method!r} (lookalike.dedup runs every method)"
-        )
-    settings = _settings(threshold, keep, cluster, options)
+    settings = _settings(method, threshold, keep, cluster, options)
     if components not in ("auto", "single", "distributed"):
         raise ValueError(f"components={components!r}: expected \"auto\", \"single\" or \"distributed\"")
     connected = cluster == "connected"
