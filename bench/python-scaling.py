@@ -6,10 +6,14 @@
 For each N (the first N documents of CORPUS), in a child process of its own (so that its peak
 memory is its own):
 
-* sketch: CPU seconds of `sketch_bands` per MB of text, rows and bytes per document of its output
-  (the shuffle: keys and document numbers; shingle sets), measured over every batch;
+* sketch: CPU seconds of `sketch_keys` per MB of text, rows and bytes per document of its output
+  (the first shuffle: keys, document numbers and text fingerprints only), over every batch;
 * buckets (N <= 20000: every row held in memory at once): CPU of `bucket_edges` over all rows,
-  edges per document;
+  candidate pairs per document;
+* join (N <= 20000): the exact verification's two shuffles, with the kernels of the Ray job at
+  64 verification partitions: the repartition by document (the texts of the documents in a
+  candidate pair, and the requests for texts) and the repartition by `dest` (the candidate pairs, and each requested text once per
+  partition that asked for it); CPU of `verify_pairs`, near edges per document;
 * dedup: `lookalike.dedup` over the stream (the one-process answer): CPU, peak RSS, near pairs
   per document, pairs, clusters.
 
@@ -52,8 +56,8 @@ def measure(path: str, n: int) -> dict:
 
     out: dict = {"docs": n}
     cpu = 0.0
-    text_bytes = rows = key_bytes = shingle_bytes = 0
-    kept = []
+    text_bytes = rows = key_bytes = 0
+    kept, texts = [], []
     offset = 0
     for batch in first_docs(path, n):
         batch = pa.RecordBatch.from_arrays(
@@ -63,14 +67,13 @@ def measure(path: str, n: int) -> dict:
         offset += batch.num_rows
         text_bytes += batch.column(0).nbytes
         t = time.process_time()
-        sketched = k.sketch_bands(batch, "text", INDEX)
+        sketched = k.sketch_keys(batch, "text", INDEX)
         cpu += time.process_time() - t
         rows += sketched.num_rows
-        shingles = sketched.column("shingles").nbytes
-        shingle_bytes += shingles
-        key_bytes += sketched.nbytes - shingles
+        key_bytes += sketched.nbytes
         if n <= 20_000:
             kept.append(sketched)
+            texts.append(k.texts_for_requests(batch, "text", INDEX))
         del sketched
     mb = text_bytes / 1e6
     out["sketch"] = {
@@ -79,7 +82,6 @@ def measure(path: str, n: int) -> dict:
         "cpu_s_per_mb": round(cpu / mb, 4),
         "rows_per_doc": round(rows / n, 2),
         "key_bytes_per_doc": round(key_bytes / n, 1),
-        "shingle_bytes_per_doc": round(shingle_bytes / n, 1),
     }
     if kept:
         table = pa.Table.from_batches(kept).combine_chunks()
@@ -88,14 +90,39 @@ def measure(path: str, n: int) -> dict:
         edges = k.bucket_edges(table.to_batches()[0])
         bucket_cpu = time.process_time() - t
         kinds = edges.column("kind").to_pylist()
-        near = sum(1 for x in kinds if x == 0)
+        candidates = sum(1 for x in kinds if x == 3)
         out["buckets"] = {
             "cpu_s": round(bucket_cpu, 2),
-            "near_edges_per_doc": round(near / n, 4),
+            "candidates_per_doc": round(candidates / n, 4),
             "edge_rows_per_doc": round(edges.num_rows / n, 3),
             "edge_bytes_per_doc": round(edges.nbytes / n, 1),
         }
-        del table, edges
+        pairs, requests = k.candidate_pairs(edges, 64)
+        texts = pa.Table.from_batches(texts).combine_chunks()
+        # The Ray job's bitmap: only the texts some pair needs enter the repartition by document.
+        needed = set(requests.column("doc").to_pylist())
+        texts = texts.filter(pa.array([d in needed for d in texts.column("doc").to_pylist()]))
+        texts = texts.combine_chunks().to_batches()[0]
+        by_doc = pa.Table.from_batches([texts, requests]).combine_chunks().to_batches()[0]
+        routed = k.route_texts(by_doc)
+        by_dest = pa.Table.from_batches([pairs, routed]).combine_chunks().to_batches()[0]
+        t = time.process_time()
+        near = k.verify_pairs(by_dest)
+        verify_cpu = time.process_time() - t
+        out["join"] = {
+            "pairs_per_doc": round(pairs.num_rows / n, 4),
+            "docs_with_candidates": routed.column("a").unique().__len__(),
+            "shuffle_by_doc_bytes_per_doc": round(by_doc.nbytes / n, 1),
+            "of_which_texts": round(texts.nbytes / n, 1),
+            "shuffle_by_dest_bytes_per_doc": round(by_dest.nbytes / n, 1),
+            "of_which_routed_texts": round(routed.nbytes / n, 1),
+            "verify_cpu_s": round(verify_cpu, 2),
+            "near_edges_per_doc": round(near.num_rows / n, 4),
+        }
+        out["shuffle_bytes_per_doc"] = round(
+            (key_bytes + by_doc.nbytes + by_dest.nbytes) / n, 1
+        )
+        del table, edges, texts, by_doc, by_dest, routed
     t, w = time.process_time(), time.time()
     stream = pa.RecordBatchReader.from_batches(
         pa.schema([("id", pa.string()), ("text", pa.string())]), first_docs(path, n)

@@ -15,6 +15,10 @@ import lookalike.ray
 source, target = sys.argv[1], sys.argv[2]
 ray.init()
 ds = ray.data.read_json(source) if source.endswith(".jsonl") else ray.data.read_parquet(source)
-result = lookalike.ray.dedup(ds, text="text", id="id", threshold=0.8, num_partitions=max(4, int(ray.cluster_resources().get("CPU", 1)) * 2))
+# keep: "first" or "longest"; cluster: "center" (default), "clique", "connected", "center-refine"
+result = lookalike.ray.dedup(
+    ds, text="text", id="id", threshold=0.8, keep="first", cluster="center",
+    num_partitions=max(4, int(ray.cluster_resources().get("CPU", 1)) * 2),
+)
 result.dataset.write_parquet(target)
 print(result.stats["stats"])

@@ -11,7 +11,8 @@
 //!   [`lookalike::DedupConfig`], results as Arrow tables ([`tables`]);
 //! - [`read`]: the readers of `lookalike-io` as a stream of Arrow batches;
 //! - [`kernels`]: what `lookalike.ray.dedup` runs inside Ray tasks (sketch a batch into band
-//!   rows, turn a bucket into verified edges, cluster the streamed edges).
+//!   keys, turn a bucket into candidate pairs, verify them by a join with the texts, cluster the
+//!   streamed edges).
 //!
 //! Every call that does work releases the GIL (`Python::detach`) and runs rayon inside. Errors
 //! become Python exceptions carrying the Rust message: bad settings `ValueError`, I/O `OSError`
@@ -38,8 +39,13 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(read::read, m)?)?;
     m.add_function(wrap_pyfunction!(config::describe, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::sketch_bands, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::sketch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::bucket_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::candidate_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::texts_for_requests, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::route_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::verify_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::connected_step, m)?)?;
     m.add_class::<kernels::Components>()?;
     m.add_class::<index::Index>()?;
     Ok(())

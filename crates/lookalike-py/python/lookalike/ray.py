@@ -2,32 +2,45 @@
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels.rs``)::
 
-    ds ─► index ─► map_batches(sketch_bands) ─► repartition(keys=["key"]) ─► map_batches(bucket_edges)
-      (global        (per document: one exact row,       (hash shuffle: a bucket's       (exact groups, verified
-       input order)   one row per band + shingle set)     rows meet in one block)         near edges)
-                                                                   ─► Components (one task: the edges
-                                                                      clustered as the library does)
+    ds ─► index ─► map_batches(sketch_keys) ─► repartition(keys=["key"]) ─► map_batches(bucket_edges)
+      (global        (per document: one exact row,      (hash shuffle of keys      (exact groups and
+       input order)   one row per band; keys only)        only: ~1 KB/document)      candidate pairs)
+
+       ─► verification join ─► Components (one task: the edges clustered as the library does)
 
 * ``index``: every row gets its global input position (block row counts, then offsets), so
   ``keep="first"`` and every tie are decided as the CLI decides them.
-* ``sketch_bands`` (``map_batches``): normalization, shingles and the MinHash signature of each
-  document; its band keys are the library's, so the buckets are the CLI's.
+* ``sketch_keys`` (``map_batches``): normalization, shingles and the MinHash signature of each
+  document; it emits only (band key, document, text fingerprint) rows: the band keys are the
+  library's, so the buckets are the CLI's. No shingle set enters the shuffle.
 * ``repartition(num_partitions, keys=["key"])``: Ray's hash shuffle, never ``map_groups``.
-* ``bucket_edges`` (``map_batches`` over whole blocks): candidate pairs verified exactly from the
-  shingle sets that travelled with the rows (exact Jaccard, not an estimate).
-* ``Components``: the edges streamed into one Rust task (4 bytes per document, 8 with
-  ``keep="longest"``, plus the near edges and the ids), clustered with the library's cluster modes.
+* ``bucket_edges`` (``map_batches`` over whole blocks): each exact group's head, and the
+  candidate pairs between the heads of a bucket's distinct texts (the library's listing rule).
+* The verification join (``_verify``): each candidate pair goes to the verification partition
+  of its first document (``candidate_pairs``); the texts meet their requests in a
+  ``repartition(keys=["doc"])`` and each requested text goes once to every partition that asked
+  for it (``route_texts``); after a ``repartition(keys=["dest"])``, ``verify_pairs`` recomputes
+  the shingle sets there and keeps the pairs whose exact Jaccard reaches the threshold.
+* ``Components`` (a Ray actor): the edges streamed into one Rust task (4 bytes per document, 8
+  with ``keep="longest"``, plus the near edges and the ids), clustered with the library's cluster
+  modes. ``connected`` and ``center-refine`` can put a member with a representative it has no
+  verified pair with: the actor asks for those similarities, which the same verification join
+  computes (exact, whatever the threshold).
+* ``components="distributed"`` (or ``"auto"`` above ``DISTRIBUTED_EDGES`` near edges), with
+  ``cluster="connected"``: the components come from ``connected_components`` (large-star and
+  small-star rounds on Ray Datasets) instead of the actor's union-find.
 
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
 order and settings: the same clusters and pairs as ``lookalike dedup --method minhash`` and
-``lookalike.dedup``, whatever ``num_partitions``.
+``lookalike.dedup``, whatever ``num_partitions``, for every ``keep`` and ``cluster``.
 
 Limits: Ray needs at least 2 CPUs (on a local Ray with ``num_cpus=1`` the hash shuffle's
-aggregators and the map tasks wait for the one CPU: 20,000 documents did not finish in 400 s);
-MinHash with exact Jaccard only; ``cluster`` ``"center"`` (default) or ``"clique"``;
-the ids and the near edges must fit the memory of the one clustering task (see
-``bench/results/scaling-model-2026-11-24.md`` for where that stops and what replaces it).
+map and reduce tasks wait for the one CPU: 20,000 documents did not finish in 400 s);
+MinHash and super-shingles with exact Jaccard only (the other methods, containment and estimate
+verification run in ``lookalike.dedup``); the ids, the per-document state and the near edges must fit the memory of
+the one clustering task, also with ``components="distributed"``, which removes the union-find
+and the graph from it but not the pair listing (see ``bench/results/scaling-model-2026-11-24.md``).
 """
 
 from __future__ import annotations
@@ -37,13 +50,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from . import _lookalike
 
-__all__ = ["RayDedupResult", "dedup", "INDEX"]
+__all__ = ["RayDedupResult", "dedup", "connected_components", "INDEX", "DISTRIBUTED_EDGES"]
 
 #: The column holding each row's global input position while the job runs.
 INDEX = "__lookalike_index"
+
+#: With ``components="auto"`` and ``cluster="connected"``, more near edges than this are
+#: clustered by the distributed connected components instead of the one task's union-find
+#: (10^8 edges: ~8 GB of graph in one task, see ``bench/results/scaling-model-2026-11-24.md``).
+DISTRIBUTED_EDGES = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -57,8 +76,8 @@ class RayDedupResult:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _settings(threshold, keep, cluster, options) -> dict[str, Any]:
-    return dict(threshold=threshold, keep=keep, cluster=cluster, **options)
+def _settings(method, threshold, keep, cluster, options) -> dict[str, Any]:
+    return dict(method=method, threshold=threshold, keep=keep, cluster=cluster, **options)
 
 
 def _block_rows(block: pa.Table) -> int:
@@ -70,47 +89,188 @@ def _with_index(block: pa.Table, offset: int) -> pa.Table:
     return block.append_column(INDEX, index)
 
 
+def _one_batch(table: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
+    """A whole block as one batch (an empty block as an empty batch of ``schema``)."""
+    if table.num_rows == 0:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    return table.combine_chunks().to_batches()[0]
+
+
+_INPUT = pa.schema([("text", pa.string()), (INDEX, pa.int64())])
+#: A pair (``a``, ``b``) or a text bound for verification partition ``dest``.
+_JOIN = pa.schema([("dest", pa.int64()), ("a", pa.int64()), ("b", pa.int64()), ("text", pa.large_string())])
+#: A request for a document's text (``dest``), or the text itself (``dest`` -1).
+_REQUEST = pa.schema([("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.large_string())])
+_PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
+
+
 def _sketch(table: pa.Table, text: str, settings: dict[str, Any]) -> pa.Table:
     batches = [
-        _lookalike.sketch_bands(b, text, INDEX, **settings)
-        for b in table.to_batches()
-        if b.num_rows
+        _lookalike.sketch_keys(b, text, INDEX, **settings) for b in table.to_batches() if b.num_rows
     ]
     if not batches:
-        return _empty_sketch(settings)
+        batches = [_lookalike.sketch_keys(_one_batch(pa.table({}), _INPUT), "text", INDEX, **settings)]
     return pa.Table.from_batches(batches)
-
-
-def _empty_sketch(settings: dict[str, Any]) -> pa.Table:
-    empty = pa.RecordBatch.from_pydict(
-        {"text": pa.array([], pa.string()), INDEX: pa.array([], pa.int64())}
-    )
-    return pa.Table.from_batches([_lookalike.sketch_bands(empty, "text", INDEX, **settings)])
 
 
 def _bucket(table: pa.Table, settings: dict[str, Any]) -> pa.Table:
     # One call over the whole block: every key's rows are in it after the hash repartition. Ray
     # (2.60: `disallow_block_splitting=True` in its hash-repartition plan) emits each partition
     # as one block, and `batch_size=None` hands a whole block to one call.
-    batch = table.combine_chunks().to_batches()
-    if not batch:
-        table = _empty_sketch(settings)
-        batch = table.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]
-    return pa.Table.from_batches([_lookalike.bucket_edges(batch[0], **settings)])
+    empty = _lookalike.sketch_keys(_one_batch(pa.table({}), _INPUT), "text", INDEX, **settings)
+    return pa.Table.from_batches([_lookalike.bucket_edges(_one_batch(table, empty.schema), **settings)])
 
 
-def _components(edges, ids, n: int, id: str | None, settings: dict[str, Any]):
-    """The one clustering task: streams the edges and the ids into Rust."""
-    comps = _lookalike.Components(n, **settings)
-    for table in edges.iter_batches(batch_format="pyarrow", batch_size=None):
-        for b in table.to_batches():
-            comps.add_edges(b)
-    for table in ids.iter_batches(batch_format="pyarrow", batch_size=None):
-        if id is None:
-            table = table.append_column("id", pa.compute.cast(table[INDEX], pa.string()))
-        for b in table.to_batches():
-            comps.add_ids(b, id or "id", INDEX)
-    return comps.finish()
+def _pairs(table: pa.Table, partitions: int, part: int) -> pa.Table:
+    """Candidate pairs (``part`` 0) or the requests for their texts (``part`` 1)."""
+    out = [
+        _lookalike.candidate_pairs(b, partitions)[part] for b in table.to_batches() if b.num_rows
+    ]
+    if not out:
+        out = [_lookalike.candidate_pairs(_one_batch(pa.table({}), _PAIRS), partitions)[part]]
+    return pa.Table.from_batches(out)
+
+
+def _texts(table: pa.Table, text: str, needed) -> pa.Table:
+    # Only the documents some pair needs (a bit per document, input order): the others' texts
+    # stay where they are.
+    index = table[INDEX].to_numpy()
+    keep = (needed[index >> 3] >> (7 - (index & 7))) & 1
+    table = table.filter(pa.array(keep.astype(bool)))
+    batches = [_lookalike.texts_for_requests(b, text, INDEX) for b in table.to_batches() if b.num_rows]
+    if not batches:
+        batches = [_lookalike.texts_for_requests(_one_batch(pa.table({}), _INPUT), "text", INDEX)]
+    return pa.Table.from_batches(batches)
+
+
+def _route(table: pa.Table) -> pa.Table:
+    return pa.Table.from_batches([_lookalike.route_texts(_one_batch(table, _REQUEST))])
+
+
+def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Table:
+    return pa.Table.from_batches([_lookalike.verify_pairs(_one_batch(table, _JOIN), all, **settings)])
+
+
+def _verify(pairs, documents, n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]):
+    """Exact verification of a Dataset of pairs of documents (``a``, ``b``) by a join with the
+    texts, partitioned by document: each pair goes to the partition of its first document; each
+    text some pair needs (a bitmap of them, n/8 bytes, filters the others out where they are)
+    goes once to every partition holding a pair of it (a repartition by document routes it),
+    where its shingle set is recomputed. Returns the near edges (every pair with ``all``)."""
+    import numpy as np
+
+    pairs = pairs.materialize()
+    wanted = pairs.map_batches(_pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=0))
+    requests = pairs.map_batches(
+        _pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=1)
+    ).materialize()
+    needed = np.zeros(n, dtype=bool)
+    for block in requests.select_columns(["doc"]).iter_batches(batch_format="pyarrow", batch_size=None):
+        needed[block["doc"].to_numpy()] = True
+    texts = documents.map_batches(
+        _texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=np.packbits(needed))
+    )
+    routed = (
+        texts.union(requests)
+        .repartition(partitions, keys=["doc"])
+        .map_batches(_route, batch_format="pyarrow", batch_size=None)
+    )
+    return (
+        wanted.union(routed)
+        .repartition(partitions, keys=["dest"])
+        .map_batches(_verify_block, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(all=all, settings=settings))
+    )
+
+
+def _orient(table: pa.Table) -> pa.Table:
+    """Each edge ``(a, b)`` in both orientations, as ``(u, v)``."""
+    a, b = table["a"].cast(pa.int64()).chunks, table["b"].cast(pa.int64()).chunks
+    return pa.table({"u": pa.chunked_array(a + b, pa.int64()), "v": pa.chunked_array(b + a, pa.int64())})
+
+
+_ORIENTED = pa.schema([("u", pa.int64()), ("v", pa.int64())])
+
+
+def _star(table: pa.Table, step: str) -> pa.Table:
+    return pa.Table.from_batches([_lookalike.connected_step(_one_batch(table, _ORIENTED), step)])
+
+
+def _star_round(edges, step: str, partitions: int):
+    return (
+        edges.map_batches(_orient, batch_format="pyarrow")
+        .repartition(partitions, keys=["u"])
+        .map_batches(_star, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(step=step))
+    )
+
+
+def connected_components(edges: Any, num_partitions: int | None = None, max_rounds: int = 100) -> Any:
+    """Connected components of a graph too large for one task, on Ray: ``edges`` is a
+    ``ray.data.Dataset`` of int64 columns ``a`` and ``b`` (undirected edges); returns a Dataset of
+    ``node`` and ``component`` (the smallest node of its component) for every node that has an
+    edge (other nodes are alone).
+
+    The algorithm alternates large-star and small-star rounds (Kiveris et al., "Connected
+    Components in MapReduce and Beyond", 2014): each step is a ``map_batches`` that writes each
+    edge in both orientations, a hash ``repartition(keys=["u"])`` that brings every node's edges
+    together, and the Rust kernel ``connected_step`` over each partition. Memory per task is its
+    partition of the edges, the rounds are O(log² n) (a few on near-duplicate graphs), and the
+    loop ends when a round changes no edge: every component is then a star around its smallest
+    node. ``num_partitions``: partitions of each shuffle (default: the edge Dataset's block
+    count). ``max_rounds``: a ``RuntimeError`` past it (the bound is never reached by the
+    algorithm's guarantee; it stops a runaway job)."""
+    import ray
+
+    edges = edges.select_columns(["a", "b"]).materialize()
+    partitions = num_partitions or max(1, edges.num_blocks())
+    count = ray.remote(_changed)
+    for _ in range(max_rounds):
+        changed = 0
+        for step in ("large", "small"):
+            edges = _star_round(edges, step, partitions).materialize()
+            # Counted where the blocks are: nothing but a number comes back.
+            changed += sum(ray.get([count.remote(r) for r in edges.to_arrow_refs()]))
+        if changed == 0:
+            return _star_round(edges, "label", partitions)
+    raise RuntimeError(f"connected_components: no fixpoint after {max_rounds} rounds")
+
+
+def _changed(block: pa.Table) -> int:
+    return int(pa.compute.sum(block["changed"]).as_py() or 0) if block.num_rows else 0
+
+
+class _Clusterer:
+    """The one clustering task (a Ray actor): the edges and the ids streamed into Rust."""
+
+    def __init__(self, n: int, settings: dict[str, Any]):
+        self.components = _lookalike.Components(n, **settings)
+
+    def add_edges(self, edges) -> None:
+        for table in edges.iter_batches(batch_format="pyarrow", batch_size=None):
+            for b in table.to_batches():
+                self.components.add_edges(b)
+
+    def add_ids(self, ids, id: str | None) -> None:
+        for table in ids.iter_batches(batch_format="pyarrow", batch_size=None):
+            if id is None:
+                table = table.append_column("id", pa.compute.cast(table[INDEX], pa.string()))
+            for b in table.to_batches():
+                self.components.add_ids(b, id or "id", INDEX)
+
+    def add_components(self, components) -> None:
+        for table in components.iter_batches(batch_format="pyarrow", batch_size=None):
+            for b in table.to_batches():
+                self.components.add_components(b)
+
+    def cluster(self) -> pa.RecordBatch:
+        return self.components.cluster()
+
+    def add_similarities(self, similarities) -> None:
+        for table in similarities.iter_batches(batch_format="pyarrow", batch_size=None):
+            for b in table.to_batches():
+                self.components.add_similarities(b)
+
+    def finish(self):
+        return self.components.finish()
 
 
 def dedup(
@@ -123,29 +283,39 @@ def dedup(
     cluster: str | None = None,
     num_partitions: int | None = None,
     union_find_memory: int | None = None,
+    components: str = "auto",
     **options: Any,
 ) -> RayDedupResult:
-    """Deduplicate a ``ray.data.Dataset`` with MinHash/LSH and exact verification on Ray.
+    """Deduplicate a ``ray.data.Dataset`` with MinHash/LSH (``method="minhash"``) or
+    super-shingles (``method="supershingles"``) and exact verification on Ray.
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
-    ``"clique"``) and ``**options`` (``num_perm``, ``bands``/``rows``, ``shingle``, ``seed``,
-    ``cjk``, ``max_pairs_per_group``, ``fp_weight``/``fn_weight``, ``minhash``) are those of
-    ``lookalike.dedup`` and the CLI. ``num_partitions``: blocks of the hash shuffle (default:
-    the dataset's block count, at least 1). ``union_find_memory``: bytes to reserve for the
-    clustering task (Ray's ``memory`` resource), so that it lands on a node that has them.
+    ``"clique"``, ``"connected"``, ``"center-refine"``) and ``**options`` (``num_perm``,
+    ``bands``/``rows``, ``shingle``, ``seed``, ``cjk``, ``max_pairs_per_group``,
+    ``fp_weight``/``fn_weight``, ``minhash``) are those of ``lookalike.dedup`` and the CLI.
+    ``num_partitions``: blocks of each hash shuffle (default: the dataset's block count, at
+    least 1). ``union_find_memory``: bytes to reserve for the clustering task (Ray's ``memory``
+    resource), so that it lands on a node that has them. ``components``: ``"single"`` (the
+    clustering task's union-find), ``"distributed"`` (``connected_components`` on Ray; needs
+    ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
+    ``DISTRIBUTED_EDGES`` near edges).
 
-    Raises ``ValueError`` for settings it cannot run (another method, containment, estimate
-    verification, ``cluster="connected"``) or a missing column, ``TypeError`` for a column of
-    another type.
+    Raises ``ValueError`` for settings it cannot run (another method: SimHash and the rest run in
+    ``lookalike.dedup``; containment or estimate verification), a missing column
+    or a bad ``components``; ``TypeError`` for a column of another type.
     """
     import ray
 
-    if method != "minhash":
+    settings = _settings(method, threshold, keep, cluster, options)
+    if components not in ("auto", "single", "distributed"):
+        raise ValueError(f"components={components!r}: expected \"auto\", \"single\" or \"distributed\"")
+    connected = cluster == "connected"
+    if components == "distributed" and not connected:
         raise ValueError(
-            f"lookalike.ray.dedup runs MinHash only, not {method!r} (lookalike.dedup runs every method)"
+            'components="distributed" needs cluster="connected" (the clusters are then the components; '
+            "the greedy modes visit whole components in one task)"
         )
-    settings = _settings(threshold, keep, cluster, options)
     # Settings first: a bad option fails here, before any task runs.
     _lookalike.Components(0, **settings)
     names = ds.schema().names
@@ -174,18 +344,35 @@ def dedup(
             _sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, settings=settings)
         )
         shuffled = rows.repartition(partitions, keys=["key"])
-        edges = shuffled.map_batches(
+        buckets = shuffled.map_batches(
             _bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings)
         ).materialize()
+        documents = indexed.select_columns([text, INDEX])
+        near = _verify(buckets, documents, total, text, partitions, False, settings).materialize()
         ids = indexed.select_columns([c for c in (id, INDEX) if c is not None])
-        task = ray.remote(_components)
+        actor = ray.remote(_Clusterer)
         if union_find_memory:
-            task = task.options(memory=union_find_memory)
-        table, pairs, stats = ray.get(task.remote(edges, ids, total, id, settings))
+            actor = actor.options(memory=union_find_memory)
+        clusterer = actor.remote(total, settings)
+        ray.get([clusterer.add_edges.remote(buckets), clusterer.add_edges.remote(near)])
+        distributed = components == "distributed" or (
+            components == "auto" and connected and near.count() > DISTRIBUTED_EDGES
+        )
+        if distributed:
+            labels = connected_components(near.select_columns(["a", "b"]), partitions).materialize()
+            ray.get(clusterer.add_components.remote(labels))
+        ray.get(clusterer.add_ids.remote(ids, id))
+        asked = ray.get(clusterer.cluster.remote())
+        if asked.num_rows:
+            asked = ray.data.from_arrow(pa.Table.from_batches([asked]))
+            sims = _verify(asked, documents, total, text, partitions, True, settings)
+            ray.get(clusterer.add_similarities.remote(sims.materialize()))
+        table, pairs, stats = ray.get(clusterer.finish.remote())
+        ray.kill(clusterer)
     finally:
         ctx.execution_options.preserve_order = preserve
     return RayDedupResult(
         dataset=ray.data.from_arrow(table),
         pairs=ray.data.from_arrow(pairs),
-        stats=json.loads(stats),
+        stats={**json.loads(stats), "components": "distributed" if distributed else "single"},
     )
