@@ -2,35 +2,15 @@
 //! survives closing and reopening, and verifies sound: one conformance run per engine (redb
 //! always; fjall, LMDB and SQLite with the crate's features).
 
-use lookalike::{DedupConfig, Document};
+use lookalike::DedupConfig;
 use lookalike_index::storage::Engine;
-use lookalike_index::{Durability, Error, Fate, Index, IndexSettings};
+use lookalike_index::{Durability, Error, Index, IndexSettings};
 
 use super::corpus::corpus;
-use super::same_answers::{Pairs, batch_answer, sim};
+use super::same_answers::{answers, batch_answer};
 
 fn store_path(dir: &std::path::Path, engine: Engine) -> std::path::PathBuf {
     dir.join(format!("store.{}", engine.name()))
-}
-
-fn answers(index: &Index, docs: &[Document], batch: usize) -> (Vec<String>, Pairs) {
-    let mut fates = Vec::new();
-    let mut pairs = Pairs::new();
-    for chunk in docs.chunks(batch) {
-        for c in index.add(chunk).unwrap() {
-            fates.push(match &c.fate {
-                Fate::Kept => "kept".to_owned(),
-                Fate::Duplicate { of, similarity, kind } => {
-                    format!("duplicate of {of} {} {}", sim(*similarity), kind.as_str())
-                }
-                Fate::Skipped(reason) => format!("skipped: {reason}"),
-            });
-            for m in &c.matches {
-                pairs.insert((m.id.clone(), c.id.clone(), sim(m.similarity), m.kind.as_str()));
-            }
-        }
-    }
-    (fates, pairs)
 }
 
 #[test]

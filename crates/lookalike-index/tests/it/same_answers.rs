@@ -55,6 +55,11 @@ fn index_answer(config: &DedupConfig, docs: &[Document], batch: usize) -> (Vec<S
         // Hundreds of commits: no fsync each (the answers do not depend on it).
         index.set_durability(lookalike_index::Durability::Fast);
     }
+    answers(&index, docs, batch)
+}
+
+/// Fates and pairs of `docs` added to `index` in batches of `batch` documents.
+pub(crate) fn answers(index: &Index, docs: &[Document], batch: usize) -> (Vec<String>, Pairs) {
     let mut fates = Vec::new();
     let mut pairs = Pairs::new();
     for chunk in docs.chunks(batch) {
