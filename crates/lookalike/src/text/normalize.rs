@@ -334,23 +334,27 @@ impl<'a> Scanner<'a> {
                     if b.open != Open::Word {
                         b.open(Open::Word);
                     }
-                    // The whole run of ASCII letters and digits at once: copied, then lower-cased
-                    // in place (the byte-at-a-time push was most of the scan on English text).
-                    let end = bytes[i..]
-                        .iter()
-                        .position(|y| !y.is_ascii_alphanumeric())
-                        .map_or(n, |k| i + k);
-                    let word = &bytes[i..end];
-                    let at = b.buf.len();
-                    b.buf.push_str(&input[i..end]);
-                    b.buf[at..].make_ascii_lowercase();
+                    // The whole run of ASCII letters and digits in one pass: lower-cased as it is
+                    // copied, remembering its last digit.
+                    let mut end = i;
+                    let mut digit = None;
+                    while let Some(&y) = bytes.get(end) {
+                        if !y.is_ascii_alphanumeric() {
+                            break;
+                        }
+                        if y.is_ascii_digit() {
+                            digit = Some(end);
+                        }
+                        b.buf.push(char::from(y.to_ascii_lowercase()));
+                        end += 1;
+                    }
                     // Letters since the last digit of the run, or the run's letters added to
                     // those before it.
-                    run = match word.iter().rposition(u8::is_ascii_digit) {
-                        Some(d) => word.len() - 1 - d,
-                        None => run + word.len(),
+                    run = match digit {
+                        Some(d) => end - 1 - d,
+                        None => run + (end - i),
                     };
-                    prev = char::from(word[word.len() - 1]);
+                    prev = char::from(bytes[end - 1]);
                     i = end;
                     continue;
                 } else if x == b'_' {
