@@ -160,23 +160,6 @@ pub fn parse_choice<E: ValueEnum>(name: &str, s: &str) -> PyResult<E> {
     })
 }
 
-/// `1234`, `64K`, `256M`, `2G` (powers of 1024), or an integer.
-fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim().trim_end_matches("iB").trim_end_matches(['B', 'b']);
-    let (num, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1usize << 10),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
-        Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
-    };
-    let n: f64 =
-        num.trim().parse().map_err(|_| format!("invalid size {s:?}: expected e.g. 512M or 2G"))?;
-    if !(n >= 0.0 && n.is_finite()) {
-        return Err(format!("invalid size {s:?}"));
-    }
-    Ok((n * mult as f64) as usize)
-}
-
 /// A Hamming distance, or `auto` (`None`).
 fn parse_distance(s: &str) -> Result<Option<u32>, String> {
     if s == "auto" {
@@ -258,7 +241,7 @@ pub fn config(
         .take::<u64>("max_pairs_per_group", "a non-negative integer")?
         .unwrap_or(d.max_pairs_per_group);
     let spill_dir = o.string("spill_dir")?.map(PathBuf::from);
-    let memory = o.parsed("spill_memory", parse_size)?.unwrap_or(d.memory);
+    let memory = o.parsed("spill_memory", lookalike::config::parse_size)?.unwrap_or(d.memory);
     let minhash = MinHashConfig { num_perm, scheme, lsh, weights, max_bucket };
 
     let sd = SampleConfig::default();

@@ -50,6 +50,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::candidates::lsh::{ANCHORS, band_key};
 use lookalike::cluster::Graph;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
+use lookalike::pipeline::list_exact_group;
 use lookalike::shingles::ShingleScratch;
 use lookalike::sketch::supershingles;
 use lookalike::text::normalize::NormalizedText;
@@ -1067,24 +1068,9 @@ impl Components {
         let mut pairs: Vec<ScoredPair> = Vec::new();
         let (mut over_bound, mut not_listed) = (0u64, 0u64);
         for group in groups.iter().filter(|g| g.len() > 1) {
-            let k = group.len() as u64;
-            let all = k * (k - 1) / 2;
-            let exact = |a: DocId, b: DocId| ScoredPair {
-                a,
-                b,
-                similarity: 1.0,
-                kind: exact_kind(a, b),
-                contained: None,
-                hamming: None,
-            };
-            if all <= bound {
-                for (i, &a) in group.iter().enumerate() {
-                    pairs.extend(group[i + 1..].iter().map(|&b| exact(a, b)));
-                }
-            } else {
-                pairs.extend(group[1..].iter().map(|&b| exact(group[0], b)));
+            if let Some(left_out) = list_exact_group(group, bound, exact_kind, &mut pairs) {
                 over_bound += 1;
-                not_listed += all - (k - 1);
+                not_listed += left_out;
             }
         }
         // Near edges between heads (the buckets already gave heads), distinct.

@@ -470,6 +470,25 @@ pub struct SpotSigsConfig {
     pub chain: Option<usize>,
 }
 
+/// Parses a size as the CLI and the Python options write it: `1234`, `64K`, `256M`, `2G`, `1T`
+/// (powers of 1024; a trailing `B` or `iB` is accepted; fractions such as `1.5G` too).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim().trim_end_matches("iB").trim_end_matches(['B', 'b']);
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1usize << 10),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
+        Some('t' | 'T') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let n: f64 =
+        num.trim().parse().map_err(|_| format!("invalid size {s:?}: expected e.g. 512M or 2G"))?;
+    if !(n >= 0.0 && n.is_finite()) {
+        return Err(format!("invalid size {s:?}"));
+    }
+    Ok((n * mult as f64) as usize)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

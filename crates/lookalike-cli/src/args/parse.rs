@@ -11,23 +11,7 @@ pub fn parse_shingle(s: &str) -> Result<ShingleKind, String> {
     s.parse().map_err(|e: lookalike::shingles::ParseShingleKindError| e.to_string())
 }
 
-/// `1234`, `64K`, `256M`, `2G` (powers of 1024; a trailing `B` or `iB` is accepted).
-pub fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim().trim_end_matches("iB").trim_end_matches(['B', 'b']);
-    let (num, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1usize << 10),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
-        Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
-        Some('t' | 'T') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    let n: f64 =
-        num.trim().parse().map_err(|_| format!("invalid size {s:?}: expected e.g. 512M or 2G"))?;
-    if !(n >= 0.0 && n.is_finite()) {
-        return Err(format!("invalid size {s:?}"));
-    }
-    Ok((n * mult as f64) as usize)
-}
+pub use lookalike::config::parse_size;
 
 /// `main`, `text` or `none`.
 pub fn parse_extract(s: &str) -> Result<Extract, String> {

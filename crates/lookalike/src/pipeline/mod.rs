@@ -21,6 +21,7 @@ mod sink;
 pub use outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
     SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, VerificationStats,
+    list_exact_group,
 };
 pub use run::DedupRun;
 pub use sink::{Collect, Sink};

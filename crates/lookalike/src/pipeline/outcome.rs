@@ -56,6 +56,37 @@ impl MatchKind {
     }
 }
 
+/// Appends the pairs of one group of exact copies (`group[0]` the head, then its copies in input
+/// order) as `dedup --pairs` lists them, each of similarity 1 and of the match kind `kind` gives:
+/// every pair of the group when there are at most `bound` of them, else only the head with each
+/// copy. Returns `None` when every pair was listed, else how many were left out.
+pub fn list_exact_group(
+    group: &[DocId],
+    bound: u64,
+    kind: impl Fn(DocId, DocId) -> MatchKind,
+    pairs: &mut Vec<ScoredPair>,
+) -> Option<u64> {
+    let k = group.len() as u64;
+    let all = k * k.saturating_sub(1) / 2;
+    let exact = |a: DocId, b: DocId| ScoredPair {
+        a,
+        b,
+        similarity: 1.0,
+        kind: kind(a, b),
+        contained: None,
+        hamming: None,
+    };
+    if all <= bound {
+        for (i, &a) in group.iter().enumerate() {
+            pairs.extend(group[i + 1..].iter().map(|&b| exact(a, b)));
+        }
+        None
+    } else {
+        pairs.extend(group[1..].iter().map(|&b| exact(group[0], b)));
+        Some(all - (k - 1))
+    }
+}
+
 /// A verified pair of documents (`a < b` in input order).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ScoredPair {

@@ -10,6 +10,7 @@ use super::Dedup;
 use super::outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
     SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, VerificationStats,
+    list_exact_group,
 };
 use super::sink::{Collect, Sink};
 use crate::candidates::lsh::decode_pair;
@@ -208,24 +209,10 @@ impl<'a> DedupRun<'a> {
         let mut listing = PairListing::default();
         let mut pairs = Vec::new();
         for group in (0..self.heads.len()).map(|s| members.of(s)).filter(|g| g.len() > 1) {
-            let k = group.len() as u64;
-            let all = k * (k - 1) / 2;
-            let exact = |a: DocId, b: DocId| ScoredPair {
-                a,
-                b,
-                similarity: 1.0,
-                kind: exact_kind(&self.docs, a, b),
-                contained: None,
-                hamming: None,
-            };
-            if all <= bound {
-                for (i, &a) in group.iter().enumerate() {
-                    pairs.extend(group[i + 1..].iter().map(|&b| exact(a, b)));
-                }
-            } else {
-                pairs.extend(group[1..].iter().map(|&b| exact(group[0], b)));
+            let kind = |a, b| exact_kind(&self.docs, a, b);
+            if let Some(left_out) = list_exact_group(group, bound, kind, &mut pairs) {
                 listing.groups_over_bound += 1;
-                listing.pairs_not_listed += all - (k - 1);
+                listing.pairs_not_listed += left_out;
             }
         }
         let mut edges = Vec::with_capacity(near.len());
