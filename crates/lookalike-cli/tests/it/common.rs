@@ -140,3 +140,16 @@ pub fn temporary_files(dir: &Path) -> Vec<String> {
         .filter(|n| n.starts_with(".lookalike"))
         .collect()
 }
+
+/// xorshift64*: a test's random delays (kill points), the same on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next value, uniform in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}

@@ -180,18 +180,6 @@ fn index_query_inserts_nothing_and_remove_keeps_verify_passing() {
     assert!(stderr(&v).contains("index sound"), "{}", stderr(&v));
 }
 
-/// xorshift64*: the kill delays, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f64(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// Which corpus ids `idx` holds: each document queried finds itself when it is there.
 fn held(d: &Path, idx: &str) -> BTreeSet<String> {
     let q = run(&["index", "query", idx, "kill.jsonl"], None, d);
