@@ -107,8 +107,9 @@ pub struct Shingler {
 pub struct ShingleScratch {
     bytes: Vec<u8>,
     bounds: Vec<u32>,
-    /// The second buffer of the radix sort, and its bucket starts.
-    sort: Vec<u64>,
+    /// The shingle hashes in text order, which the radix sort scatters into the output, and its
+    /// bucket starts.
+    hashes: Vec<u64>,
     starts: Vec<u32>,
 }
 
@@ -156,12 +157,15 @@ impl Shingler {
         scratch: &mut ShingleScratch,
         out: &mut Vec<u64>,
     ) {
-        out.clear();
+        let ShingleScratch { bytes, bounds, hashes, starts } = scratch;
+        hashes.clear();
         match self.kind {
-            ShingleKind::Words(w) => self.word_shingles(norm, w, scratch, out),
-            ShingleKind::Chars(k) => self.char_shingles(norm, k, scratch, out),
+            ShingleKind::Words(w) => self.word_shingles(norm, w, bytes, hashes),
+            ShingleKind::Chars(k) => self.char_shingles(norm, k, bounds, hashes),
         }
-        radix_sort(out, &mut scratch.sort, &mut scratch.starts);
+        // The hashes go from the scratch buffer into `out` sorted: `out` is allocated once, at its
+        // size, and the scratch buffers are reused from one document to the next.
+        radix_sort_into(hashes, out, starts);
         out.dedup();
     }
 
@@ -169,7 +173,7 @@ impl Shingler {
         &self,
         norm: &NormalizedText,
         w: usize,
-        scratch: &mut ShingleScratch,
+        bytes: &mut Vec<u8>,
         out: &mut Vec<u64>,
     ) {
         let n = norm.tokens.len();
@@ -177,7 +181,6 @@ impl Shingler {
             return;
         }
         // Token hashes, laid out as little-endian bytes so a window is one contiguous slice.
-        let bytes = &mut scratch.bytes;
         bytes.clear();
         bytes.reserve(n * 8);
         let text = norm.text.as_bytes();
@@ -197,14 +200,13 @@ impl Shingler {
         &self,
         norm: &NormalizedText,
         k: usize,
-        scratch: &mut ShingleScratch,
+        bounds: &mut Vec<u32>,
         out: &mut Vec<u64>,
     ) {
         let text = &norm.text;
         if text.is_empty() {
             return;
         }
-        let bounds = &mut scratch.bounds;
         bounds.clear();
         bounds.extend(text.char_indices().map(|(i, _)| i as u32));
         bounds.push(text.len() as u32);
@@ -220,56 +222,76 @@ impl Shingler {
     }
 }
 
-/// Below this many values [`radix_sort`] leaves the work to `sort_unstable`.
+/// Below this many values [`radix_sort_into`] leaves the work to `sort_unstable`.
 const RADIX_MIN: usize = 64;
 
-/// Sorts `values` ascending, with `buf` and `starts` as scratch space (`buf` may end up holding
-/// `values`' old allocation): one radix pass on the top bits (two to four times as many buckets
-/// as values: 256 to 262,144) scatters the values into buckets in order, then each bucket, most
-/// often empty or a single value, is sorted on its own. Shingle hashes are uniform 64-bit values,
-/// for which this costs two passes instead of `n log n` comparisons (the sort was a tenth of the
-/// sketching of documents of a few thousand words; with four values per bucket instead, their
-/// insertion sorts made the shingle stage 10-15% slower); skewed values still end sorted, one
-/// large bucket being sorted by `sort_unstable`.
-fn radix_sort(values: &mut Vec<u64>, buf: &mut Vec<u64>, starts: &mut Vec<u32>) {
+/// Above this many values in one bucket, [`radix_sort_into`] sorts each bucket on its own
+/// instead of finishing with one insertion sort over all of them, so that skewed values cost
+/// `n log n`, not `n` times the largest bucket.
+const BUCKET_MAX: u32 = 32;
+
+/// Writes `values` into `out` (cleared first), sorted ascending; `starts` is scratch space. One
+/// radix pass on the top bits (about twice as many buckets as values: 64 to 1,048,576) scatters
+/// the values into `out` bucket by bucket, in order; then one insertion sort over the whole
+/// slice puts each value in place within its bucket, which is most often empty or a single
+/// value. Shingle hashes are uniform 64-bit values, for which this costs three linear passes
+/// instead of `n log n` comparisons (a sort of each bucket on its own cost a scan of every
+/// bucket and a call per bucket: the old sort, with four times as many buckets as values, was
+/// a third slower). Skewed values (a bucket of more than [`BUCKET_MAX`]) still end sorted, each
+/// bucket being sorted by `sort_unstable`.
+fn radix_sort_into(values: &[u64], out: &mut Vec<u64>, starts: &mut Vec<u32>) {
+    out.clear();
     let n = values.len();
     if n < RADIX_MIN {
-        values.sort_unstable();
+        out.extend_from_slice(values);
+        out.sort_unstable();
         return;
     }
     let log2 = (usize::BITS - 1 - n.leading_zeros()) as usize;
-    let bits = (log2 + 2).clamp(8, 18);
+    let bits = (log2 + 1).clamp(6, 20);
     let shift = 64 - bits;
     let buckets = 1usize << bits;
     starts.clear();
     starts.resize(buckets, 0);
-    for &v in values.iter() {
+    for &v in values {
         starts[(v >> shift) as usize] += 1;
     }
     // Counts to the first position of each bucket.
-    let mut sum = 0u32;
+    let (mut sum, mut largest) = (0u32, 0u32);
     for s in starts.iter_mut() {
         let count = *s;
+        largest = largest.max(count);
         *s = sum;
         sum += count;
     }
-    buf.clear();
-    buf.resize(n, 0);
-    for &v in values.iter() {
+    out.resize(n, 0);
+    for &v in values {
         let b = (v >> shift) as usize;
-        buf[starts[b] as usize] = v;
+        out[starts[b] as usize] = v;
         starts[b] += 1;
     }
-    // Each start has moved to its bucket's end.
-    let mut lo = 0usize;
-    for &end in starts.iter() {
-        let end = end as usize;
-        if end - lo > 1 {
-            buf[lo..end].sort_unstable();
+    if largest > BUCKET_MAX {
+        // Each start has moved to its bucket's end.
+        let mut lo = 0usize;
+        for &end in starts.iter() {
+            let end = end as usize;
+            if end - lo > 1 {
+                out[lo..end].sort_unstable();
+            }
+            lo = end;
         }
-        lo = end;
+        return;
     }
-    std::mem::swap(values, buf);
+    // A value moves left only past the values of its own bucket, at most BUCKET_MAX of them.
+    for i in 1..n {
+        let v = out[i];
+        let mut j = i;
+        while j > 0 && out[j - 1] > v {
+            out[j] = out[j - 1];
+            j -= 1;
+        }
+        out[j] = v;
+    }
 }
 
 #[cfg(test)]
@@ -296,25 +318,45 @@ mod tests {
             values in proptest::collection::vec(proptest::num::u64::ANY, 0..2000),
             mask in proptest::sample::select(vec![u64::MAX, 0xFFFF, 0xFF00_0000_00FF_0000, 0x8000_0000_0000_0001]),
         ) {
-            let mut values: Vec<u64> = values.iter().map(|v| v & mask).collect();
+            let values: Vec<u64> = values.iter().map(|v| v & mask).collect();
             let mut expected = values.clone();
             expected.sort_unstable();
-            radix_sort(&mut values, &mut Vec::new(), &mut Vec::new());
-            proptest::prop_assert_eq!(values, expected);
+            let mut out = vec![9; 3];
+            radix_sort_into(&values, &mut out, &mut Vec::new());
+            proptest::prop_assert_eq!(out, expected);
         }
     }
 
     #[test]
     fn radix_sort_reuses_its_buffers() {
-        let (mut buf, mut starts) = (vec![7; 3], vec![3; 5]);
+        let (mut out, mut starts) = (vec![7; 3], vec![3; 5]);
         for n in [RADIX_MIN, 300_000, 5000, RADIX_MIN + 1, 10] {
-            let mut values: Vec<u64> = (0..n as u64)
+            let values: Vec<u64> = (0..n as u64)
                 .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17))
                 .collect();
             let mut expected = values.clone();
             expected.sort_unstable();
-            radix_sort(&mut values, &mut buf, &mut starts);
-            assert_eq!(values, expected, "n={n}");
+            radix_sort_into(&values, &mut out, &mut starts);
+            assert_eq!(out, expected, "n={n}");
+        }
+    }
+
+    /// Values that fill a few buckets far past [`BUCKET_MAX`] (all equal top bits but for a
+    /// handful) take the per-bucket sort, and both paths give the sorted values with their
+    /// duplicates.
+    #[test]
+    fn radix_sort_of_skewed_and_repeated_values() {
+        let mut starts = Vec::new();
+        let mut out = Vec::new();
+        let uniform: Vec<u64> =
+            (0..10_000u64).map(|i| i.wrapping_mul(0xD6E8_FEB8_6659_FD93)).collect();
+        let skewed: Vec<u64> = uniform.iter().map(|v| v >> 30).collect();
+        let repeated: Vec<u64> = uniform.iter().chain(&uniform).copied().collect();
+        for values in [uniform, skewed, repeated] {
+            let mut expected = values.clone();
+            expected.sort_unstable();
+            radix_sort_into(&values, &mut out, &mut starts);
+            assert_eq!(out, expected);
         }
     }
 
