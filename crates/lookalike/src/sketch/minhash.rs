@@ -99,21 +99,16 @@ impl MinHasher {
             return;
         }
         let n = self.num_perm as u64;
-        let mut filled = 0usize;
         for &h in shingles {
             // Remix with the seed so that the bins do not depend on how the shingles were hashed.
             let x = mix64(h ^ self.seed);
             let bin = ((u128::from(x) * u128::from(n)) >> 64) as usize;
-            let v = x as u32;
-            let slot = &mut out[bin];
-            if *slot == EMPTY {
-                filled += 1;
-            }
-            if v < *slot {
-                *slot = v;
-            }
+            // Without a branch: which shingle lowers a bin is a coin toss the CPU cannot predict.
+            out[bin] = out[bin].min(x as u32);
         }
-        if filled == self.num_perm {
+        // A bin is empty when no shingle fell into it. A shingle whose low 32 bits are all ones
+        // leaves its bin at the sentinel too; it is then filled like an empty bin, as before.
+        if !out.contains(&EMPTY) {
             return;
         }
         // Optimal densification: bin i probes bins j_1, j_2, ... (fixed per bin and seed) and takes
