@@ -308,10 +308,30 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
             } else {
                 let (c, len) = decode(bytes, at);
                 at += len;
-                if classify(c, &mut counts) {
-                    counts.latin += 1;
-                    word.push(c);
-                    continue;
+                // Counted here, in locals the compiler keeps in registers, rather than through
+                // a reference: a count kept in memory made each character wait for the store of
+                // the one before it.
+                match classify(c) {
+                    Script::Latin => {
+                        counts.latin += 1;
+                        word.push(c);
+                        continue;
+                    }
+                    Script::Cyrillic(kind) => {
+                        counts.cyrillic += 1;
+                        match kind {
+                            Cyrillic::Common => {}
+                            Cyrillic::Ukrainian => counts.ukrainian += 1,
+                            Cyrillic::Russian => counts.russian += 1,
+                            Cyrillic::HardSign => counts.hard_sign += 1,
+                            Cyrillic::Other => counts.others_cyrillic += 1,
+                        }
+                    }
+                    Script::Han => counts.han += 1,
+                    Script::Hiragana => counts.hiragana += 1,
+                    Script::Katakana => counts.katakana += 1,
+                    Script::Other => counts.other += 1,
+                    Script::None => {}
                 }
             }
             if !word.is_empty() || word.too_long {
@@ -402,37 +422,99 @@ fn decode(bytes: &[u8], at: usize) -> (char, usize) {
     (char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER), len)
 }
 
-/// Counts a non-ASCII character by script; true when it is a Latin letter.
-fn classify(c: char, counts: &mut Counts) -> bool {
-    match u32::from(c) {
-        0xC0..=0x24F if c != '×' && c != '÷' => return true,
-        0x1E00..=0x1EFF => return true,
-        0x400..=0x52F => {
-            counts.cyrillic += 1;
-            match c {
-                'ї' | 'є' | 'ґ' | 'і' | 'Ї' | 'Є' | 'Ґ' | 'І' => counts.ukrainian += 1,
-                'ы' | 'э' | 'ё' | 'Ы' | 'Э' | 'Ё' => counts.russian += 1,
-                'ъ' | 'Ъ' => counts.hard_sign += 1,
-                'ў' | 'ђ' | 'ј' | 'љ' | 'њ' | 'ћ' | 'џ' | 'ѓ' | 'ѕ' | 'ќ' | 'Ў' | 'Ђ' | 'Ј'
-                | 'Љ' | 'Њ' | 'Ћ' | 'Џ' | 'Ѓ' | 'Ѕ' | 'Ќ' => counts.others_cyrillic += 1,
-                _ => {}
-            }
+/// What a Cyrillic letter says about the language, for [`Counts`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Cyrillic {
+    /// Shared by the languages told apart here, or not counted.
+    Common,
+    /// `ї є ґ і` and their capitals.
+    Ukrainian,
+    /// `ы э ё` and their capitals.
+    Russian,
+    /// `ъ`, `Ъ`.
+    HardSign,
+    /// `ў ђ ј љ њ ћ џ ѓ ѕ ќ` and their capitals.
+    Other,
+}
+
+/// [`Cyrillic`] of each character U+0400..=U+052F, looked up instead of comparing the
+/// character with each letter in turn (most of a Cyrillic text's characters go through here).
+static CYRILLIC: [Cyrillic; 0x130] = {
+    const fn mark(
+        mut table: [Cyrillic; 0x130],
+        letters: &str,
+        kind: Cyrillic,
+    ) -> [Cyrillic; 0x130] {
+        let b = letters.as_bytes();
+        let mut i = 0;
+        // Two-byte UTF-8 letters only (all of U+0400..=U+052F are).
+        while i + 1 < b.len() {
+            let u = (((b[i] & 0x1F) as usize) << 6) | (b[i + 1] & 0x3F) as usize;
+            table[u - 0x400] = kind;
+            i += 2;
         }
-        0x3040..=0x309F => counts.hiragana += 1,
-        0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => counts.katakana += 1,
-        // CJK symbols (々, 〆) and full-width forms: not counted either way.
-        0x3000..=0x303F | 0xFF00..=0xFFEF => {}
-        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F => counts.han += 1,
-        _ if c.is_alphabetic() => counts.other += 1,
-        _ => {}
+        table
     }
-    false
+    let table = [Cyrillic::Common; 0x130];
+    let table = mark(table, "їєґіЇЄҐІ", Cyrillic::Ukrainian);
+    let table = mark(table, "ыэёЫЭЁ", Cyrillic::Russian);
+    let table = mark(table, "ъЪ", Cyrillic::HardSign);
+    mark(table, "ўђјљњћџѓѕќЎЂЈЉЊЋЏЃЅЌ", Cyrillic::Other)
+};
+
+/// The script of a non-ASCII letter, as [`Counts`] counts it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Script {
+    /// A Latin letter (part of a word the stopword table scores).
+    Latin,
+    Cyrillic(Cyrillic),
+    Han,
+    Hiragana,
+    Katakana,
+    /// A letter of another script (Greek, Arabic, Hangul, ...): whatlang's business.
+    Other,
+    /// Not a letter, or a CJK symbol or full-width form (counted either way).
+    None,
+}
+
+/// The script of a non-ASCII character.
+#[inline]
+fn classify(c: char) -> Script {
+    match u32::from(c) {
+        0xC0..=0x24F if c != '×' && c != '÷' => Script::Latin,
+        0x1E00..=0x1EFF => Script::Latin,
+        u @ 0x400..=0x52F => Script::Cyrillic(CYRILLIC[(u - 0x400) as usize]),
+        0x3040..=0x309F => Script::Hiragana,
+        0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Script::Katakana,
+        // CJK symbols (々, 〆) and full-width forms: not counted either way.
+        0x3000..=0x303F | 0xFF00..=0xFFEF => Script::None,
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F => Script::Han,
+        _ if c.is_alphabetic() => Script::Other,
+        _ => Script::None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::text::lang::detect_whatlang;
+
+    /// The lookup table against the letters it was written from.
+    #[test]
+    fn cyrillic_table_holds_exactly_the_listed_letters() {
+        let kind = |c: char| match c {
+            'ї' | 'є' | 'ґ' | 'і' | 'Ї' | 'Є' | 'Ґ' | 'І' => Cyrillic::Ukrainian,
+            'ы' | 'э' | 'ё' | 'Ы' | 'Э' | 'Ё' => Cyrillic::Russian,
+            'ъ' | 'Ъ' => Cyrillic::HardSign,
+            'ў' | 'ђ' | 'ј' | 'љ' | 'њ' | 'ћ' | 'џ' | 'ѓ' | 'ѕ' | 'ќ' | 'Ў' | 'Ђ' | 'Ј' | 'Љ'
+            | 'Њ' | 'Ћ' | 'Џ' | 'Ѓ' | 'Ѕ' | 'Ќ' => Cyrillic::Other,
+            _ => Cyrillic::Common,
+        };
+        for u in 0x400..=0x52F_u32 {
+            let c = char::from_u32(u).unwrap();
+            assert_eq!(CYRILLIC[(u - 0x400) as usize], kind(c), "{c} U+{u:04X}");
+        }
+    }
 
     /// Sentences written for these tests, a few per language.
     const POOL: &[(&str, &[&str])] = &[
