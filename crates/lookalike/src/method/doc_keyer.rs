@@ -88,7 +88,7 @@ pub struct DocKeyer {
 #[derive(Debug)]
 enum Keyer {
     SimHash { method: SimHash, masks: Vec<u64>, k: u32 },
-    Combined { method: Combined, k: u32 },
+    Combined { method: Box<Combined>, k: u32 },
     Sentences(LongSentences),
     Partitioned { method: Partitioned, min_shared: usize },
 }
@@ -125,7 +125,7 @@ impl DocKeyer {
             }
             MethodConfig::Combined(m) if m.weights != Weighting::TfIdf => {
                 let method = Combined::new(*m, cx)?;
-                Keyer::Combined { k: method.max_distance(), method }
+                Keyer::Combined { k: method.max_distance(), method: Box::new(method) }
             }
             MethodConfig::Combined(_) => {
                 return Err(statistics("tf·idf weights (document frequencies)"));
