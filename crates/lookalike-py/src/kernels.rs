@@ -24,10 +24,12 @@
 //!    ask for those similarities (`Components.cluster`), which the same verification join
 //!    computes, before `Components.finish`.
 //!
-//! The result equals `lookalike dedup --method minhash` (or `--method supershingles`) on the same
-//! documents in the same order, whatever the partitioning: candidates are the pairs sharing a
-//! band (the band keys are the library's; with super-shingles, a super- or mega-shingle from
-//! [`supershingles::document_keys`], every pair of a bucket listed as the library lists them),
+//! The result equals `lookalike dedup --method M` on the same documents in the same order,
+//! whatever the partitioning: candidates are the pairs sharing a band (the band keys are the
+//! library's; with super-shingles, a super- or mega-shingle from
+//! [`supershingles::document_keys`]; with SimHash, combined, long sentences and partitioned
+//! fingerprints, a key of [`DocKeyer`], SimHash and combined keeping the pairs within Hamming
+//! distance k; every pair of a bucket listed as the library lists them),
 //! verification is exact Jaccard of the library's shingle sets, clustering sees the same graph.
 //!
 //! [`connected_step`] is the per-partition step of the distributed connected components
@@ -80,7 +82,8 @@ const SKIP: u8 = 2;
 /// A candidate pair of heads, not yet verified.
 const CANDIDATE: u8 = 3;
 
-/// The configuration of a Ray run, checked: MinHash, Jaccard, exact verification.
+/// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
+/// super-shingles, exact, or one of [`DocKeyer`]'s), Jaccard, exact verification.
 pub fn ray_config(
     threshold: f64,
     keep: Option<&str>,
