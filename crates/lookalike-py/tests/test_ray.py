@@ -210,3 +210,24 @@ def test_distributed_components_equal_union_find_on_random_graphs(ray_cluster):
     assert len(set(got.values())) > 50
 
 
+def test_driver_bitmap_is_packed_bits_from_the_start():
+    """The defect: the driver built a bool per document (1 GB at 10^9 documents) and packed it
+    afterwards. The bitmap is now n/8 bytes from the start, marked in place, and reads back the
+    documents that were marked, as numpy.packbits of the bool array would."""
+    import numpy as np
+
+    from lookalike.ray import _bitmap, _mark
+
+    rng = np.random.default_rng(7)
+    for n in (1, 8, 13, 1000, 4099):
+        bitmap = _bitmap(n)
+        assert bitmap.dtype == np.uint8 and bitmap.nbytes == (n + 7) // 8
+        wanted = np.zeros(n, dtype=bool)
+        for _ in range(3):
+            docs = rng.integers(0, n, size=max(1, n // 5))
+            _mark(bitmap, docs)
+            wanted[docs] = True
+        assert np.array_equal(bitmap, np.packbits(wanted))
+        index = np.arange(n)
+        read = ((bitmap[index >> 3] >> (7 - (index & 7))) & 1).astype(bool)
+        assert np.array_equal(read, wanted)

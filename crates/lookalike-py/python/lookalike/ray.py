@@ -146,6 +146,24 @@ def _pairs(table: pa.Table, partitions: int, part: int) -> pa.Table:
     return pa.Table.from_batches(out)
 
 
+def _bitmap(n: int):
+    """A bitmap of ``n`` documents, all clear: packed bits from the start, (n + 7) / 8 bytes (125
+    MB at 10^9 documents), bit ``d`` in byte ``d >> 3``, most significant bit first (as
+    ``numpy.packbits``)."""
+    import numpy as np
+
+    return np.zeros((n + 7) // 8, dtype=np.uint8)
+
+
+def _mark(bitmap, docs) -> None:
+    """Sets the bits of ``docs`` (an int64 array, repeats allowed) in ``bitmap``, in place,
+    without a byte or a bool per document."""
+    import numpy as np
+
+    docs = np.asarray(docs, dtype=np.int64)
+    np.bitwise_or.at(bitmap, docs >> 3, (0x80 >> (docs & 7)).astype(np.uint8))
+
+
 def _texts(table: pa.Table, text: str, needed) -> pa.Table:
     # Only the documents some pair needs (a bit per document, input order): the others' texts
     # stay where they are.
@@ -179,12 +197,10 @@ def _verify(pairs, documents, n: int, text: str, partitions: int, all: bool, set
     requests = pairs.map_batches(
         _pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=1)
     ).materialize()
-    needed = np.zeros(n, dtype=bool)
+    needed = _bitmap(n)
     for block in requests.select_columns(["doc"]).iter_batches(batch_format="pyarrow", batch_size=None):
-        needed[block["doc"].to_numpy()] = True
-    texts = documents.map_batches(
-        _texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=np.packbits(needed))
-    )
+        _mark(needed, block["doc"].to_numpy())
+    texts = documents.map_batches(_texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=needed))
     routed = (
         texts.union(requests)
         .repartition(partitions, keys=["doc"])
