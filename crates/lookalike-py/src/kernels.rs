@@ -52,12 +52,12 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::candidates::lsh::{ANCHORS, band_key};
 use lookalike::cluster::Graph;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
+use lookalike::method::{DocKeyer, DocView, KeyerError};
 use lookalike::pipeline::list_exact_group;
 use lookalike::shingles::ShingleScratch;
 use lookalike::sketch::supershingles;
 use lookalike::text::normalize::NormalizedText;
 use lookalike::verify::jaccard;
-use lookalike::method::{DocKeyer, DocView, KeyerError};
 use lookalike::{
     Cluster, ClusterMember, DedupConfig, DocId, DocStatus, Keep, MatchKind, Measure, MethodConfig,
     MinHasher, ScoredPair, SkipReason, Verify,
@@ -274,7 +274,10 @@ pub fn sketch_keys(
                         Keying::Keyed(keyer) => {
                             let view = DocView { text: t, norm, shingles: &shingles };
                             let k = keyer.keys(&view);
-                            (k.keys.into_iter().map(|(s, k)| (s as i32, k)).collect(), k.fingerprint)
+                            (
+                                k.keys.into_iter().map(|(s, k)| (s as i32, k)).collect(),
+                                k.fingerprint,
+                            )
                         }
                         Keying::Exact => (Vec::new(), 0),
                     };
