@@ -27,8 +27,8 @@
 //! The result equals `lookalike dedup --method M` on the same documents in the same order,
 //! whatever the partitioning: candidates are the pairs sharing a band (the band keys are the
 //! library's; with super-shingles, a super- or mega-shingle from
-//! [`supershingles::document_keys`]; with SimHash, combined, long sentences and partitioned
-//! fingerprints, a key of [`DocKeyer`], SimHash and combined keeping the pairs within Hamming
+//! [`supershingles::document_keys`]; with SimHash, combined, long sentences, partitioned
+//! fingerprints, and I-Match and TF*RIDF signed with a lexicon file, a key of [`DocKeyer`], SimHash and combined keeping the pairs within Hamming
 //! distance k; every pair of a bucket listed as the library lists them),
 //! verification is exact Jaccard of the library's shingle sets, clustering sees the same graph.
 //!

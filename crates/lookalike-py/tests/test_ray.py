@@ -107,6 +107,30 @@ def test_ray_keyed_methods_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, m
     assert result.stats["method"] == f"{method} (lookalike.ray)"
 
 
+def test_ray_imatch_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
+    """I-Match signed with a lexicon file (`lookalike lexicon build`) needs no pass over the
+    collection: each document is signed alone, so it runs on Ray with the CLI's answer."""
+    import subprocess
+
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    lexicon = tmp_path / "corpus.lexicon"
+    run = subprocess.run([str(cli), "lexicon", "build", str(corpus), "-o", str(lexicon)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", "i-match", "--lexicon", str(lexicon))
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method="i-match", lexicon=str(lexicon))
+    ds = ray.data.from_arrow(table).repartition(4)
+    result = lray.dedup(ds, text="text", id="id", method="i-match", lexicon=str(lexicon), num_partitions=4)
+    documents = collect(ray, result.dataset)
+    assert documents.equals(local.table)
+    assert collect(ray, result.pairs).equals(local.pairs)
+    assert same_pairs(result_pairs(local), cli_pairs)
+    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert len(cli_pairs) >= 5
+
+
 def test_ray_without_an_id_column_numbers_the_rows(ray_cluster):
     ray = ray_cluster
     import lookalike.ray as lray

@@ -43,7 +43,9 @@ order and settings: the same clusters and pairs as ``lookalike dedup --method M`
 Limits: exact Jaccard verification only (containment and estimate verification run in
 ``lookalike.dedup``: the verification join computes exact Jaccard). Methods refused with a
 ``ValueError`` naming the reason: those that need the whole collection before any candidate is
-known — I-Match, I-Match-rand, TF*RIDF and reference words (collection statistics), SimHash and
+known — I-Match, I-Match-rand and TF*RIDF without a lexicon file (``lexicon=``: with one, each
+document is signed alone and they run here; the file must be readable on every node), reference
+words (collection statistics), SimHash and
 combined with ``weights="tf-idf"`` (document frequencies), MOD-m, MIN-s and Broder (shared
 samples counted per pair over the collection), SpotSigs (an inverted index) — and partitioned
 fingerprints whose C(lists, k) subset keys exceed 4096 per document. Partitioned fingerprints
@@ -319,7 +321,8 @@ def dedup(
 ) -> RayDedupResult:
     """Deduplicate a ``ray.data.Dataset`` on Ray, with exact verification: ``method`` is
     ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"``,
-    ``"long-sentences"``, ``"partitioned"`` or ``"exact"``.
+    ``"long-sentences"``, ``"partitioned"``, ``"exact"``, or ``"i-match"``, ``"i-match-rand"``
+    and ``"tf-ridf"`` with a lexicon file (``lexicon=``).
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
@@ -335,7 +338,7 @@ def dedup(
     ``DISTRIBUTED_EDGES`` near edges).
 
     Raises ``ValueError`` for settings it cannot run (a method that needs the whole collection
-    first: I-Match, TF*RIDF, reference words, tf·idf weights, the sampling methods, SpotSigs — the
+    first: I-Match and TF*RIDF without a lexicon file, reference words, tf·idf weights, the sampling methods, SpotSigs — the
     message says why; they run in ``lookalike.dedup``; containment or estimate verification), a
     missing column
     or a bad ``components``; ``TypeError`` for a column of another type.

@@ -7,7 +7,8 @@ use std::fmt;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::{
-    Combined, Context, DocView, LongSentences, Method, MethodKind, Partitioned, SimDoc, SimHash,
+    Combined, Context, DocView, IMatch, LexDoc, LongSentences, Method, MethodKind, Partitioned,
+    SimDoc, SimHash, TfRidf,
 };
 use crate::candidates::hamming::TableConfig;
 use crate::config::{DedupConfig, MethodConfig};
@@ -58,7 +59,9 @@ impl From<Error> for KeyerError {
 }
 
 /// Per-document candidate keys of SimHash (tf or uniform weights), the combined method, long
-/// sentences and partitioned fingerprints, computed by the methods themselves.
+/// sentences, partitioned fingerprints, and I-Match, I-Match-rand and TF*RIDF signed with a
+/// lexicon file (`IMatchSettings::lexicon`: the statistics are known before any document is
+/// read), computed by the methods themselves.
 ///
 /// Grouping documents by key and keeping, in each group, the pairs of distinct documents that
 /// are [`close`](DocKeyer::close) gives the pipeline's candidates:
@@ -69,7 +72,8 @@ impl From<Error> for KeyerError {
 ///   the layout.
 /// - Combined: the LSH candidates of its MinHash half (its band keys; a group is listed as the
 ///   library lists LSH buckets, [`DocKeyer::lists_anchors`]) within its SimHash distance.
-/// - Long sentences, partitioned fingerprints with k = 1: the pairs sharing a key
+/// - Long sentences, partitioned fingerprints with k = 1, I-Match and TF*RIDF with a lexicon
+///   file: the pairs sharing a key
 ///   ([`crate::candidates::shared_keys::candidate_pairs`]). Partitioned with k > 1: one key per
 ///   k-subset of the document's list fingerprints (a 64-bit hash of the subset), so that two
 ///   documents share k fingerprints exactly when they share a subset key (up to 64-bit hash
@@ -79,7 +83,7 @@ impl From<Error> for KeyerError {
 /// The other methods have none ([`KeyerError::NoDocumentKeys`] says why): MinHash and
 /// super-shingles have their own ([`crate::candidates::lsh::band_key`],
 /// [`crate::sketch::supershingles::document_keys`]), exact has no candidates, and the rest need
-/// the whole collection first.
+/// the whole collection first (I-Match and TF*RIDF without a lexicon file among them).
 #[derive(Debug)]
 pub struct DocKeyer {
     keyer: Keyer,
@@ -87,10 +91,27 @@ pub struct DocKeyer {
 
 #[derive(Debug)]
 enum Keyer {
-    SimHash { method: SimHash, masks: Vec<u64>, k: u32 },
-    Combined { method: Box<Combined>, k: u32 },
+    SimHash {
+        method: SimHash,
+        masks: Vec<u64>,
+        k: u32,
+    },
+    Combined {
+        method: Box<Combined>,
+        k: u32,
+    },
     Sentences(LongSentences),
-    Partitioned { method: Partitioned, min_shared: usize },
+    Partitioned {
+        method: Partitioned,
+        min_shared: usize,
+    },
+    /// I-Match (`randomized`: i-match-rand) signed with a lexicon file's statistics.
+    IMatch {
+        method: Box<IMatch>,
+        randomized: bool,
+    },
+    /// TF*RIDF signed with a lexicon file's statistics.
+    TfRidf(Box<TfRidf>),
 }
 
 /// C(n, k), saturating.
@@ -144,11 +165,22 @@ impl DocKeyer {
                     min_shared: m.min_shared.max(1),
                 }
             }
+            MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m) if m.lexicon.is_some() => {
+                let randomized = matches!(c.method, MethodConfig::IMatchRand(_));
+                Keyer::IMatch { method: Box::new(IMatch::new(m, randomized, cx)?), randomized }
+            }
             MethodConfig::IMatch(_) | MethodConfig::IMatchRand(_) => {
-                return Err(statistics("a lexicon from the document frequencies"));
+                return Err(statistics(
+                    "a lexicon from the document frequencies (a lexicon file, `lexicon=`, signs each document alone)",
+                ));
+            }
+            MethodConfig::TfRidf(m) if m.lexicon.is_some() => {
+                Keyer::TfRidf(Box::new(TfRidf::new(m, cx)?))
             }
             MethodConfig::TfRidf(_) => {
-                return Err(statistics("residual IDF (document frequencies)"));
+                return Err(statistics(
+                    "residual IDF (document frequencies; a lexicon file, `lexicon=`, signs each document alone)",
+                ));
             }
             MethodConfig::RefWords(_) => {
                 return Err(statistics("reference words chosen from the frequencies"));
@@ -181,6 +213,9 @@ impl DocKeyer {
             Keyer::Combined { .. } => MethodKind::Combined,
             Keyer::Sentences(_) => MethodKind::LongSentences,
             Keyer::Partitioned { .. } => MethodKind::Partitioned,
+            Keyer::IMatch { randomized: false, .. } => MethodKind::IMatch,
+            Keyer::IMatch { randomized: true, .. } => MethodKind::IMatchRand,
+            Keyer::TfRidf(_) => MethodKind::TfRidf,
         }
     }
 
@@ -207,6 +242,8 @@ impl DocKeyer {
             },
             Keyer::Sentences(method) => signed(method.doc(doc), 1),
             Keyer::Partitioned { method, min_shared } => signed(method.doc(doc), *min_shared),
+            Keyer::IMatch { method, .. } => signed(lexicon_signed(method.doc(doc)), 1),
+            Keyer::TfRidf(method) => signed(lexicon_signed(method.doc(doc)), 1),
         }
     }
 
@@ -223,7 +260,10 @@ impl DocKeyer {
     pub fn max_distance(&self) -> Option<u32> {
         match &self.keyer {
             Keyer::SimHash { k, .. } | Keyer::Combined { k, .. } => Some(*k),
-            Keyer::Sentences(_) | Keyer::Partitioned { .. } => None,
+            Keyer::Sentences(_)
+            | Keyer::Partitioned { .. }
+            | Keyer::IMatch { .. }
+            | Keyer::TfRidf(_) => None,
         }
     }
 
@@ -231,6 +271,14 @@ impl DocKeyer {
     /// (always, except for SimHash fingerprints more than k bits apart).
     pub fn close(&self, a: u64, b: u64) -> bool {
         self.max_distance().is_none_or(|k| hamming(a, b) <= k)
+    }
+}
+
+/// The keys of a document signed with a lexicon file's statistics (as read: never term counts).
+fn lexicon_signed(doc: LexDoc) -> Option<Result<Vec<u64>, String>> {
+    match doc {
+        LexDoc::Keys(keys) => Some(keys),
+        LexDoc::Terms(_) | LexDoc::Empty => None,
     }
 }
 
@@ -318,7 +366,9 @@ mod tests {
                     2 => w.push("Extra words at the end of this copy."),
                     _ => w.swap(i, i + 5),
                 }
-                out.push(format!("{} Copy {n}-{i}.", w.join(" ")));
+                // A bursty word per base (repeated: high residual IDF) for TF*RIDF.
+                let burst = ["zebra", "walrus", "heron"][n];
+                out.push(format!("{} Copy {n}-{i}. {}", w.join(" "), [burst; 6].join(" ")));
             }
         }
         for i in 0..8 {
@@ -386,10 +436,49 @@ mod tests {
         pairs
     }
 
+    /// A lexicon of the texts' own statistics, as `lookalike lexicon build` would save it.
+    fn lexicon(texts: &[String]) -> std::sync::Arc<crate::lexical::collection::Lexicon> {
+        let c = DedupConfig::default();
+        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+        let mut norm = NormalizedText::default();
+        let terms: Vec<_> = texts
+            .iter()
+            .map(|t| {
+                shingler.normalize_into(t, &mut norm);
+                crate::lexical::collection::TermCounts::from_normalized(&norm, c.seed)
+            })
+            .collect();
+        let stats = super::super::keys::collection_stats(&terms);
+        std::sync::Arc::new(crate::lexical::collection::Lexicon::new(stats, c.seed, "test"))
+    }
+
     fn configs() -> Vec<DedupConfig> {
         let at = |method, threshold| DedupConfig { method, threshold, ..DedupConfig::default() };
+        let lexicon = lexicon(&texts());
+        // A band of frequent terms: the copies' own numbers (rare) stay out of the signatures.
+        let band = crate::lexical::imatch::IMatchConfig {
+            nidf_low: 0.0,
+            nidf_high: 0.5,
+            min_terms: 3,
+            ..Default::default()
+        };
+        let imatch = crate::config::IMatchSettings { imatch: band, lexicon: Some(lexicon.clone()) };
+        // The one word of highest tf × ridf: each base's bursty word.
+        let tf_ridf = crate::config::TfRidfSettings {
+            tf_ridf: crate::lexical::lexsig::TfRidfConfig { words: 1, ..Default::default() },
+            lexicon: Some(lexicon),
+        };
         vec![
-            at(MethodConfig::SimHash(SimHashConfig::default()), 0.8),
+            at(MethodConfig::IMatch(imatch.clone()), 0.8),
+            at(MethodConfig::IMatchRand(imatch), 0.8),
+            at(MethodConfig::TfRidf(tf_ridf), 0.8),
+            at(
+                MethodConfig::SimHash(SimHashConfig {
+                    max_distance: Some(9),
+                    ..SimHashConfig::default()
+                }),
+                0.8,
+            ),
             at(
                 MethodConfig::SimHash(SimHashConfig {
                     max_distance: Some(12),

@@ -22,7 +22,8 @@
 //!
 //! [`DocKeyer`] computes, outside the pipeline, the candidate keys of one document for the methods
 //! whose candidates come from keys each document has by itself (SimHash, combined, long
-//! sentences, partitioned fingerprints): what the Ray job shuffles.
+//! sentences, partitioned fingerprints, I-Match and TF*RIDF with a lexicon file): what the Ray
+//! job shuffles.
 //!
 //! Adding a method: a file here with a type implementing [`Method`], a variant of
 //! [`MethodConfig`] with its settings (`config.rs`) and of [`MethodKind`] with its name, and one
