@@ -24,10 +24,12 @@
 //!    ask for those similarities (`Components.cluster`), which the same verification join
 //!    computes, before `Components.finish`.
 //!
-//! The result equals `lookalike dedup --method minhash` (or `--method supershingles`) on the same
-//! documents in the same order, whatever the partitioning: candidates are the pairs sharing a
-//! band (the band keys are the library's; with super-shingles, a super- or mega-shingle from
-//! [`supershingles::document_keys`], every pair of a bucket listed as the library lists them),
+//! The result equals `lookalike dedup --method M` on the same documents in the same order,
+//! whatever the partitioning: candidates are the pairs sharing a band (the band keys are the
+//! library's; with super-shingles, a super- or mega-shingle from
+//! [`supershingles::document_keys`]; with SimHash, combined, long sentences, partitioned
+//! fingerprints, and I-Match and TF*RIDF signed with a lexicon file, a key of [`DocKeyer`], SimHash and combined keeping the pairs within Hamming
+//! distance k; every pair of a bucket listed as the library lists them),
 //! verification is exact Jaccard of the library's shingle sets, clustering sees the same graph.
 //!
 //! [`connected_step`] is the per-partition step of the distributed connected components
@@ -50,6 +52,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::candidates::lsh::{ANCHORS, band_key};
 use lookalike::cluster::Graph;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
+use lookalike::method::{DocKeyer, DocView, KeyerError};
 use lookalike::pipeline::list_exact_group;
 use lookalike::shingles::ShingleScratch;
 use lookalike::sketch::supershingles;
@@ -79,7 +82,8 @@ const SKIP: u8 = 2;
 /// A candidate pair of heads, not yet verified.
 const CANDIDATE: u8 = 3;
 
-/// The configuration of a Ray run, checked: MinHash, Jaccard, exact verification.
+/// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
+/// super-shingles, exact, or one of [`DocKeyer`]'s), Jaccard, exact verification.
 pub fn ray_config(
     threshold: f64,
     keep: Option<&str>,
@@ -103,11 +107,12 @@ pub fn ray_config(
     };
     let dedup = config::build(method.as_deref(), threshold, keep, cluster, options.as_ref())?;
     let c = dedup.config().clone();
-    if !matches!(c.method, MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_)) {
-        return Err(value_err(format!(
-            "lookalike.ray.dedup runs MinHash and super-shingles only, not {} (use lookalike.dedup for the other methods)",
-            c.method.kind().name()
-        )));
+    if !matches!(
+        c.method,
+        MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact
+    ) {
+        // The other methods run when their candidates come from keys each document has alone.
+        keyer_of(&c, 2)?;
     }
     if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
         return Err(value_err(
@@ -115,6 +120,18 @@ pub fn ray_config(
         ));
     }
     Ok(c)
+}
+
+/// The per-document keyer of a method other than MinHash, super-shingles and exact, for about
+/// `documents` documents; a `ValueError` naming the reason for a method that has none.
+fn keyer_of(c: &DedupConfig, documents: usize) -> PyResult<DocKeyer> {
+    DocKeyer::new(c, documents).map_err(|e| match e {
+        KeyerError::Config(e) => value_err(e.to_string()),
+        KeyerError::NoDocumentKeys(why) => value_err(format!(
+            "lookalike.ray.dedup cannot run {}: {why} (use lookalike.dedup)",
+            c.method.kind().name()
+        )),
+    })
 }
 
 fn sketch_schema() -> SchemaRef {
@@ -128,6 +145,7 @@ fn sketch_schema() -> SchemaRef {
         Field::new("raw_lo", DataType::UInt64, false),
         Field::new("len", DataType::Int64, false),
         Field::new("reason", DataType::Utf8, true),
+        Field::new("sim", DataType::UInt64, false),
     ]))
 }
 
@@ -146,7 +164,7 @@ fn edges_schema() -> SchemaRef {
 /// What one document becomes.
 enum Sketched {
     Skipped(SkipReason),
-    Doc { fp: u128, raw: u128, len: usize, keys: Vec<(i32, u64)> },
+    Doc { fp: u128, raw: u128, len: usize, keys: Vec<(i32, u64)>, sim: u64 },
 }
 
 /// The shingler of a run: the same normalization and shingles as the library's.
@@ -164,14 +182,26 @@ fn index_column(batch: &RecordBatch, index: &str) -> PyResult<Vec<i64>> {
     }
 }
 
-/// sketch_keys(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, **options)
+/// How [`sketch_keys`] keys a document.
+enum Keying {
+    /// MinHash: one key per LSH band (the band is part of the bucket).
+    Bands(MinHasher, lookalike::LshParams),
+    /// Super-shingles: the document's distinct super- or mega-shingles (one key space).
+    Super(MinHasher, supershingles::SuperShingleConfig),
+    /// The methods of [`DocKeyer`]: its keys, by key space, and the SimHash fingerprint.
+    Keyed(DocKeyer),
+    /// Exact: no keys (the exact rows do the work).
+    Exact,
+}
+
+/// sketch_keys(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options)
 /// --
 ///
 /// Ray kernel 1: a batch of documents (a text column and an int64 global input index) as rows
-/// keyed for the shuffle, keys only (see the module documentation). Runs in parallel, GIL
-/// released.
+/// keyed for the shuffle, keys only (see the module documentation). `documents`: the collection
+/// size (SimHash's table layout, as the library chooses it). Runs in parallel, GIL released.
 #[pyfunction]
-#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, **options))]
+#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options))]
 #[allow(clippy::too_many_arguments)]
 pub fn sketch_keys(
     py: Python<'_>,
@@ -181,19 +211,20 @@ pub fn sketch_keys(
     threshold: f64,
     keep: Option<&str>,
     cluster: Option<&str>,
+    documents: usize,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let c = ray_config(threshold, keep, cluster, options)?;
-    // MinHash: one key per LSH band (the band is part of the bucket); super-shingles: the
-    // document's distinct super- or mega-shingles, one key space (band 0).
-    let (hasher, lsh, shape) = match &c.method {
-        MethodConfig::MinHash(mh) => {
-            (MinHasher::new(mh.num_perm, mh.scheme, c.seed), Some(mh.lsh_params(c.threshold)), None)
-        }
+    let keying = match &c.method {
+        MethodConfig::MinHash(mh) => Keying::Bands(
+            MinHasher::new(mh.num_perm, mh.scheme, c.seed),
+            mh.lsh_params(c.threshold),
+        ),
         MethodConfig::SuperShingles(s) => {
-            (MinHasher::new(s.shape.minhashes, s.scheme, c.seed), None, Some(s.shape))
+            Keying::Super(MinHasher::new(s.shape.minhashes, s.scheme, c.seed), s.shape)
         }
-        _ => unreachable!("checked by ray_config"),
+        MethodConfig::Exact => Keying::Exact,
+        _ => Keying::Keyed(keyer_of(&c, documents)?),
     };
     let batch = batch.0;
     let texts = string_column(&batch, text, "text")?;
@@ -222,26 +253,40 @@ pub fn sketch_keys(
                         };
                         return Sketched::Skipped(reason);
                     }
-                    let sig = hasher.sketch(&shingles);
-                    let keys = match (&lsh, &shape) {
-                        (Some(p), _) => (0..p.bands)
-                            .map(|b| {
-                                (b as i32, band_key(&sig[b * p.rows..(b + 1) * p.rows], b, buf))
-                            })
-                            .collect(),
-                        (None, Some(shape)) => {
+                    let (keys, sim) = match &keying {
+                        Keying::Bands(hasher, p) => {
+                            let sig = hasher.sketch(&shingles);
+                            let keys = (0..p.bands)
+                                .map(|b| {
+                                    let rows = &sig[b * p.rows..(b + 1) * p.rows];
+                                    (b as i32, band_key(rows, b, buf))
+                                })
+                                .collect();
+                            (keys, 0)
+                        }
+                        Keying::Super(hasher, shape) => {
+                            let sig = hasher.sketch(&shingles);
                             let mut keys = supershingles::document_keys(&sig, shape, c.seed);
                             keys.sort_unstable();
                             keys.dedup();
-                            keys.into_iter().map(|k| (0, k)).collect()
+                            (keys.into_iter().map(|k| (0, k)).collect(), 0)
                         }
-                        (None, None) => Vec::new(),
+                        Keying::Keyed(keyer) => {
+                            let view = DocView { text: t, norm, shingles: &shingles };
+                            let k = keyer.keys(&view);
+                            (
+                                k.keys.into_iter().map(|(s, k)| (s as i32, k)).collect(),
+                                k.fingerprint,
+                            )
+                        }
+                        Keying::Exact => (Vec::new(), 0),
                     };
                     Sketched::Doc {
                         fp: text_fingerprint(&norm.text),
                         raw: raw_fingerprint(t.as_bytes()),
                         len: t.len(),
                         keys,
+                        sim,
                     }
                 },
             )
@@ -262,6 +307,7 @@ fn build_sketch_batch(
         (UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new());
     let mut len = Int64Builder::new();
     let mut reason = StringBuilder::new();
+    let mut sims = UInt64Builder::new();
     for (&d, s) in docs.iter().zip(sketched) {
         match s {
             Sketched::Skipped(r) => {
@@ -273,8 +319,9 @@ fn build_sketch_batch(
                 }
                 len.append_value(0);
                 reason.append_value(r.as_str());
+                sims.append_value(0);
             }
-            Sketched::Doc { fp, raw, len: l, keys } => {
+            Sketched::Doc { fp, raw, len: l, keys, sim } => {
                 let rows = std::iter::once((EXACT, (*fp as u64) ^ ((*fp >> 64) as u64)))
                     .chain(keys.iter().copied());
                 for (b, k) in rows {
@@ -287,6 +334,7 @@ fn build_sketch_batch(
                     raw_lo.append_value(*raw as u64);
                     len.append_value(*l as i64);
                     reason.append_null();
+                    sims.append_value(*sim);
                 }
             }
         }
@@ -301,6 +349,7 @@ fn build_sketch_batch(
         Arc::new(raw_lo.finish()),
         Arc::new(len.finish()),
         Arc::new(reason.finish()),
+        Arc::new(sims.finish()),
     ];
     RecordBatch::try_new(sketch_schema(), columns)
 }
@@ -314,6 +363,8 @@ struct Row<'a> {
     raw: u128,
     len: i64,
     reason: Option<&'a str>,
+    /// The SimHash fingerprint (SimHash, combined; 0 otherwise).
+    sim: u64,
 }
 
 /// An output edge.
@@ -373,6 +424,7 @@ pub fn bucket_edges(
     let reason = column(&batch, "reason")?
         .as_string_opt::<i32>()
         .ok_or_else(|| value_err("reason is not a string"))?;
+    let sim = u64s("sim")?;
     let rows: Vec<Row<'_>> = (0..batch.num_rows())
         .map(|i| Row {
             key: key.value(i),
@@ -382,24 +434,36 @@ pub fn bucket_edges(
             raw: (u128::from(raw_hi.value(i)) << 64) | u128::from(raw_lo.value(i)),
             len: len.value(i),
             reason: (!reason.is_null(i)).then(|| reason.value(i)),
+            sim: sim.value(i),
         })
         .collect();
-    // The library lists every pair of a super-shingle bucket; MinHash buckets over the bound
-    // list anchors.
-    let bound = match c.method {
-        MethodConfig::SuperShingles(_) => u64::MAX,
-        _ => c.max_pairs_per_group,
+    // The library lists every pair of a super-shingle bucket and of shared keys; LSH buckets
+    // (MinHash, combined) over the bound list anchors. SimHash and combined keep the pairs
+    // within their Hamming distance.
+    let (bound, keyer) = match c.method {
+        MethodConfig::MinHash(_) => (c.max_pairs_per_group, None),
+        MethodConfig::SuperShingles(_) | MethodConfig::Exact => (u64::MAX, None),
+        _ => {
+            let keyer = keyer_of(&c, 2)?;
+            let bound = if keyer.lists_anchors() { c.max_pairs_per_group } else { u64::MAX };
+            (bound, Some(keyer))
+        }
     };
-    let out = py.detach(|| edges_of(rows, bound));
+    let close = |a: u64, b: u64| keyer.as_ref().is_none_or(|k| k.close(a, b));
+    let out = py.detach(|| edges_of(rows, bound, &close));
     out.map(PyArrowType).map_err(arrow_err)
 }
 
-fn edges_of(mut rows: Vec<Row<'_>>, bound: u64) -> Result<RecordBatch, arrow_schema::ArrowError> {
+fn edges_of(
+    mut rows: Vec<Row<'_>>,
+    bound: u64,
+    close: &(dyn Fn(u64, u64) -> bool + Sync),
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
     let buckets: Vec<&[Row<'_>]> =
         rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
     let mut edges: Vec<Edge> =
-        buckets.par_iter().flat_map_iter(|bucket| bucket_edges_of(bucket, bound)).collect();
+        buckets.par_iter().flat_map_iter(|bucket| bucket_edges_of(bucket, bound, close)).collect();
     edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
     edges.dedup_by_key(|e| (e.kind, e.a, e.b));
     edges_batch(&edges)
@@ -435,8 +499,13 @@ fn edges_batch(edges: &[Edge]) -> Result<RecordBatch, arrow_schema::ArrowError> 
     RecordBatch::try_new(edges_schema(), columns)
 }
 
-/// The edges of one bucket (rows sorted by text fingerprint, then document).
-fn bucket_edges_of(bucket: &[Row<'_>], bound: u64) -> Vec<Edge> {
+/// The edges of one bucket (rows sorted by text fingerprint, then document); candidate pairs are
+/// kept when `close` holds for their SimHash fingerprints.
+fn bucket_edges_of(
+    bucket: &[Row<'_>],
+    bound: u64,
+    close: &(dyn Fn(u64, u64) -> bool + Sync),
+) -> Vec<Edge> {
     let first = &bucket[0];
     match first.band {
         SKIPPED => bucket
@@ -497,6 +566,7 @@ fn bucket_edges_of(bucket: &[Row<'_>], bound: u64) -> Vec<Edge> {
             }
             pairs
                 .into_iter()
+                .filter(|&(i, j)| close(heads[i].sim, heads[j].sim))
                 .map(|(i, j)| Edge {
                     kind: CANDIDATE,
                     a: heads[i].doc,

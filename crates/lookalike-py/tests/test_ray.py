@@ -68,6 +68,69 @@ def test_ray_supershingles_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
     assert result.stats["method"] == "supershingles (lookalike.ray)"
 
 
+#: The methods whose candidates come from per-document keys, with CLI arguments and the same
+#: options for Python (partitioned at k = 2: the subset keys), and the partition counts: each at 4
+#: (keys and pairs cross partitions), SimHash and partitioned at 1 too. Each Ray run costs 10-15 s
+#: of Ray's own overhead whatever the corpus, and the CI's Python step must stay near 5 minutes.
+KEYED_METHODS = [
+    ("simhash", [], {}, 1),
+    ("simhash", [], {}, 4),
+    ("combined", [], {}, 4),
+    ("long-sentences", [], {}, 4),
+    ("partitioned", ["--min-shared", "2"], {"min_shared": 2}, 1),
+    ("partitioned", ["--min-shared", "2"], {"min_shared": 2}, 4),
+    ("exact", [], {}, 4),
+]
+
+
+@pytest.mark.parametrize(
+    "method, args, options, partitions", KEYED_METHODS, ids=[f"{m[0]}-{m[3]}" for m in KEYED_METHODS]
+)
+def test_ray_keyed_methods_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, method, args, options, partitions):
+    """SimHash, combined, long sentences, partitioned fingerprints and exact on Ray: candidates
+    from each document's own keys (lookalike::method::DocKeyer), verified exactly; the clusters and
+    pairs of lookalike.dedup and the CLI."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, *args)
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method=method, **options)
+    ds = ray.data.from_arrow(table).repartition(partitions)
+    result = lray.dedup(ds, text="text", id="id", method=method, num_partitions=partitions, **options)
+    documents = collect(ray, result.dataset)
+    assert documents.equals(local.table)
+    assert collect(ray, result.pairs).equals(local.pairs)
+    assert same_pairs(result_pairs(local), cli_pairs)
+    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert len(cli_pairs) >= 12
+    assert result.stats["method"] == f"{method} (lookalike.ray)"
+
+
+def test_ray_imatch_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
+    """I-Match signed with a lexicon file (`lookalike lexicon build`) needs no pass over the
+    collection: each document is signed alone, so it runs on Ray with the CLI's answer."""
+    import subprocess
+
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    lexicon = tmp_path / "corpus.lexicon"
+    run = subprocess.run([str(cli), "lexicon", "build", str(corpus), "-o", str(lexicon)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", "i-match", "--lexicon", str(lexicon))
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method="i-match", lexicon=str(lexicon))
+    ds = ray.data.from_arrow(table).repartition(4)
+    result = lray.dedup(ds, text="text", id="id", method="i-match", lexicon=str(lexicon), num_partitions=4)
+    documents = collect(ray, result.dataset)
+    assert documents.equals(local.table)
+    assert collect(ray, result.pairs).equals(local.pairs)
+    assert same_pairs(result_pairs(local), cli_pairs)
+    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert len(cli_pairs) >= 5
+
+
 def test_ray_without_an_id_column_numbers_the_rows(ray_cluster):
     ray = ray_cluster
     import lookalike.ray as lray
@@ -83,8 +146,17 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
     import lookalike.ray as lray
 
     ds = ray.data.from_arrow(pa.table({"id": ["a"], "text": ["x y z"]}))
-    with pytest.raises(ValueError, match="MinHash and super-shingles only, not simhash"):
-        lray.dedup(ds, method="simhash")
+    # Methods that need the whole collection before any candidate: refused, with the reason.
+    with pytest.raises(ValueError, match="cannot run i-match: .*whole collection"):
+        lray.dedup(ds, method="i-match")
+    with pytest.raises(ValueError, match="cannot run simhash: .*tf·idf weights"):
+        lray.dedup(ds, method="simhash", weights="tf-idf")
+    with pytest.raises(ValueError, match="cannot run mod-m: .*Broder's sort"):
+        lray.dedup(ds, method="mod-m")
+    with pytest.raises(ValueError, match="cannot run spotsigs: .*inverted index"):
+        lray.dedup(ds, method="spotsigs")
+    with pytest.raises(ValueError, match=r"cannot run partitioned: .*C\(64, 4\)"):
+        lray.dedup(ds, method="partitioned", lists=64, min_shared=4)
     with pytest.raises(ValueError, match="exact Jaccard only"):
         lray.dedup(ds, verify="estimate")
     with pytest.raises(ValueError, match="no text column 'body'"):
@@ -162,3 +234,24 @@ def test_distributed_components_equal_union_find_on_random_graphs(ray_cluster):
     assert len(set(got.values())) > 50
 
 
+def test_driver_bitmap_is_packed_bits_from_the_start():
+    """The defect: the driver built a bool per document (1 GB at 10^9 documents) and packed it
+    afterwards. The bitmap is now n/8 bytes from the start, marked in place, and reads back the
+    documents that were marked, as numpy.packbits of the bool array would."""
+    import numpy as np
+
+    from lookalike.ray import _bitmap, _mark
+
+    rng = np.random.default_rng(7)
+    for n in (1, 8, 13, 1000, 4099):
+        bitmap = _bitmap(n)
+        assert bitmap.dtype == np.uint8 and bitmap.nbytes == (n + 7) // 8
+        wanted = np.zeros(n, dtype=bool)
+        for _ in range(3):
+            docs = rng.integers(0, n, size=max(1, n // 5))
+            _mark(bitmap, docs)
+            wanted[docs] = True
+        assert np.array_equal(bitmap, np.packbits(wanted))
+        index = np.arange(n)
+        read = ((bitmap[index >> 3] >> (7 - (index & 7))) & 1).astype(bool)
+        assert np.array_equal(read, wanted)

@@ -137,6 +137,7 @@ def sketch_keys(
     threshold: float = 0.8,
     keep: str | None = None,
     cluster: str | None = None,
+    documents: int = 0,
     **options: Any,
 ) -> pa.RecordBatch: ...
 def bucket_edges(

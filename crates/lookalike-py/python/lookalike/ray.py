@@ -1,4 +1,5 @@
-"""MinHash deduplication of a ``ray.data.Dataset``, with Rust kernels doing the work.
+"""Deduplication of a ``ray.data.Dataset`` (MinHash, super-shingles, SimHash, combined, long
+sentences, partitioned fingerprints, exact), with Rust kernels doing the work.
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels.rs``)::
 
@@ -10,12 +11,16 @@ The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels.rs
 
 * ``index``: every row gets its global input position (block row counts, then offsets), so
   ``keep="first"`` and every tie are decided as the CLI decides them.
-* ``sketch_keys`` (``map_batches``): normalization, shingles and the MinHash signature of each
-  document; it emits only (band key, document, text fingerprint) rows: the band keys are the
-  library's, so the buckets are the CLI's. No shingle set enters the shuffle.
+* ``sketch_keys`` (``map_batches``): normalization, shingles and the method's keys of each
+  document; it emits only (key, document, text fingerprint) rows: the keys are the library's
+  (MinHash's LSH band keys, super-shingles, and for SimHash, combined, long sentences and
+  partitioned fingerprints those of ``lookalike::method::DocKeyer``: SimHash's permuted-table
+  keys with the 64-bit fingerprint beside them), so the buckets are the CLI's. No shingle set
+  enters the shuffle.
 * ``repartition(num_partitions, keys=["key"])``: Ray's hash shuffle, never ``map_groups``.
 * ``bucket_edges`` (``map_batches`` over whole blocks): each exact group's head, and the
-  candidate pairs between the heads of a bucket's distinct texts (the library's listing rule).
+  candidate pairs between the heads of a bucket's distinct texts (the library's listing rule;
+  SimHash and combined keep the pairs within their Hamming distance k).
 * The verification join (``_verify``): each candidate pair goes to the verification partition
   of its first document (``candidate_pairs``); the texts meet their requests in a
   ``repartition(keys=["doc"])`` and each requested text goes once to every partition that asked
@@ -32,11 +37,20 @@ The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels.rs
 
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
-order and settings: the same clusters and pairs as ``lookalike dedup --method minhash`` and
+order and settings: the same clusters and pairs as ``lookalike dedup --method M`` and
 ``lookalike.dedup``, whatever ``num_partitions``, for every ``keep`` and ``cluster``.
 
-Limits: MinHash and super-shingles with exact Jaccard only (the other methods, containment and estimate
-verification run in ``lookalike.dedup``); the ids, the per-document state and the near edges must fit the memory of
+Limits: exact Jaccard verification only (containment and estimate verification run in
+``lookalike.dedup``: the verification join computes exact Jaccard). Methods refused with a
+``ValueError`` naming the reason: those that need the whole collection before any candidate is
+known — I-Match, I-Match-rand and TF*RIDF without a lexicon file (``lexicon=``: with one, each
+document is signed alone and they run here; the file must be readable on every node), reference
+words (collection statistics), SimHash and
+combined with ``weights="tf-idf"`` (document frequencies), MOD-m, MIN-s and Broder (shared
+samples counted per pair over the collection), SpotSigs (an inverted index) — and partitioned
+fingerprints whose C(lists, k) subset keys exceed 4096 per document. Partitioned fingerprints
+with k > 1 shuffle one 64-bit key per k-subset of a document's list fingerprints: equal to the
+library's candidates up to 64-bit hash collisions. The ids, the per-document state and the near edges must fit the memory of
 the one clustering task, also with ``components="distributed"``, which removes the union-find
 and the graph from it but not the pair listing (see ``bench/results/scaling-model-2026-11-24.md``).
 A local Ray with ``num_cpus=1`` works (the keys-only pipeline: 20,000 documents in 47.6 s with a
@@ -105,9 +119,11 @@ _REQUEST = pa.schema([("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.lar
 _PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
 
 
-def _sketch(table: pa.Table, text: str, settings: dict[str, Any]) -> pa.Table:
+def _sketch(table: pa.Table, text: str, documents: int, settings: dict[str, Any]) -> pa.Table:
     batches = [
-        _lookalike.sketch_keys(b, text, INDEX, **settings) for b in table.to_batches() if b.num_rows
+        _lookalike.sketch_keys(b, text, INDEX, documents=documents, **settings)
+        for b in table.to_batches()
+        if b.num_rows
     ]
     if not batches:
         batches = [_lookalike.sketch_keys(_one_batch(pa.table({}), _INPUT), "text", INDEX, **settings)]
@@ -130,6 +146,24 @@ def _pairs(table: pa.Table, partitions: int, part: int) -> pa.Table:
     if not out:
         out = [_lookalike.candidate_pairs(_one_batch(pa.table({}), _PAIRS), partitions)[part]]
     return pa.Table.from_batches(out)
+
+
+def _bitmap(n: int):
+    """A bitmap of ``n`` documents, all clear: packed bits from the start, (n + 7) / 8 bytes (125
+    MB at 10^9 documents), bit ``d`` in byte ``d >> 3``, most significant bit first (as
+    ``numpy.packbits``)."""
+    import numpy as np
+
+    return np.zeros((n + 7) // 8, dtype=np.uint8)
+
+
+def _mark(bitmap, docs) -> None:
+    """Sets the bits of ``docs`` (an int64 array, repeats allowed) in ``bitmap``, in place,
+    without a byte or a bool per document."""
+    import numpy as np
+
+    docs = np.asarray(docs, dtype=np.int64)
+    np.bitwise_or.at(bitmap, docs >> 3, (0x80 >> (docs & 7)).astype(np.uint8))
 
 
 def _texts(table: pa.Table, text: str, needed) -> pa.Table:
@@ -165,12 +199,10 @@ def _verify(pairs, documents, n: int, text: str, partitions: int, all: bool, set
     requests = pairs.map_batches(
         _pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=1)
     ).materialize()
-    needed = np.zeros(n, dtype=bool)
+    needed = _bitmap(n)
     for block in requests.select_columns(["doc"]).iter_batches(batch_format="pyarrow", batch_size=None):
-        needed[block["doc"].to_numpy()] = True
-    texts = documents.map_batches(
-        _texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=np.packbits(needed))
-    )
+        _mark(needed, block["doc"].to_numpy())
+    texts = documents.map_batches(_texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=needed))
     routed = (
         texts.union(requests)
         .repartition(partitions, keys=["doc"])
@@ -287,14 +319,17 @@ def dedup(
     components: str = "auto",
     **options: Any,
 ) -> RayDedupResult:
-    """Deduplicate a ``ray.data.Dataset`` with MinHash/LSH (``method="minhash"``) or
-    super-shingles (``method="supershingles"``) and exact verification on Ray.
+    """Deduplicate a ``ray.data.Dataset`` on Ray, with exact verification: ``method`` is
+    ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"``,
+    ``"long-sentences"``, ``"partitioned"``, ``"exact"``, or ``"i-match"``, ``"i-match-rand"``
+    and ``"tf-ridf"`` with a lexicon file (``lexicon=``).
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
     ``"clique"``, ``"connected"``, ``"center-refine"``) and ``**options`` (``num_perm``,
     ``bands``/``rows``, ``shingle``, ``seed``, ``cjk``, ``max_pairs_per_group``,
-    ``fp_weight``/``fn_weight``, ``minhash``) are those of ``lookalike.dedup`` and the CLI.
+    ``fp_weight``/``fn_weight``, ``minhash``, and each method's own: ``max_distance``,
+    ``weights``, ``lists``, ...) are those of ``lookalike.dedup`` and the CLI.
     ``num_partitions``: blocks of each hash shuffle (default: the dataset's block count, at
     least 1). ``union_find_memory``: bytes to reserve for the clustering task (Ray's ``memory``
     resource), so that it lands on a node that has them. ``components``: ``"single"`` (the
@@ -302,8 +337,10 @@ def dedup(
     ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
     ``DISTRIBUTED_EDGES`` near edges).
 
-    Raises ``ValueError`` for settings it cannot run (another method: SimHash and the rest run in
-    ``lookalike.dedup``; containment or estimate verification), a missing column
+    Raises ``ValueError`` for settings it cannot run (a method that needs the whole collection
+    first: I-Match and TF*RIDF without a lexicon file, reference words, tf·idf weights, the sampling methods, SpotSigs — the
+    message says why; they run in ``lookalike.dedup``; containment or estimate verification), a
+    missing column
     or a bad ``components``; ``TypeError`` for a column of another type.
     """
     import ray
@@ -342,7 +379,7 @@ def dedup(
         partitions = num_partitions or max(1, len(refs))
 
         rows = indexed.select_columns([text, INDEX]).map_batches(
-            _sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, settings=settings)
+            _sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, documents=total, settings=settings)
         )
         shuffled = rows.repartition(partitions, keys=["key"])
         buckets = shuffled.map_batches(

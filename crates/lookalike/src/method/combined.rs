@@ -59,6 +59,11 @@ impl Combined {
         self.simhash.max_distance()
     }
 
+    /// The MinHash half (for [`super::DocKeyer`]).
+    pub(super) fn minhash(&self) -> &MinHash {
+        &self.minhash
+    }
+
     fn distance(&self, a: Slot, b: Slot) -> u32 {
         Method::hamming(&self.simhash, a, b).unwrap_or(u32::MAX)
     }

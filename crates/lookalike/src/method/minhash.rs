@@ -54,6 +54,19 @@ impl MinHash {
         )
     }
 
+    /// The `(band, key)` pairs of one document's shingles, keyed as [`band_candidates`] keys
+    /// them (for [`super::DocKeyer`]).
+    pub(super) fn band_keys(&self, shingles: &[u64]) -> Vec<(u32, u64)> {
+        let sig = self.hasher.sketch(shingles);
+        let mut buf = Vec::new();
+        let r = self.lsh.rows;
+        (0..self.lsh.bands)
+            .map(|b| {
+                (b as u32, crate::candidates::lsh::band_key(&sig[b * r..(b + 1) * r], b, &mut buf))
+            })
+            .collect()
+    }
+
     fn sig(&self, slot: Slot) -> &[u32] {
         let n = self.config.num_perm;
         &self.sigs[slot.index() * n..(slot.index() + 1) * n]

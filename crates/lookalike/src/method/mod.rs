@@ -20,6 +20,11 @@
 //! | [`SpotSigs`] | multiset of spots | size partitions and an inverted index | weighted Jaccard |
 //! | [`Exact`] | nothing | none (the exact stage does the work) | — |
 //!
+//! [`DocKeyer`] computes, outside the pipeline, the candidate keys of one document for the methods
+//! whose candidates come from keys each document has by itself (SimHash, combined, long
+//! sentences, partitioned fingerprints, I-Match and TF*RIDF with a lexicon file): what the Ray
+//! job shuffles.
+//!
 //! Adding a method: a file here with a type implementing [`Method`], a variant of
 //! [`MethodConfig`] with its settings (`config.rs`) and of [`MethodKind`] with its name, and one
 //! arm in each of `MethodConfig::build`, [`MethodConfig::kind`], [`MethodKind::name`] and
@@ -42,6 +47,7 @@ use crate::verify::Verify;
 
 mod broder;
 mod combined;
+mod doc_keyer;
 mod exact;
 mod i_match;
 mod keys;
@@ -59,6 +65,7 @@ mod tf_ridf;
 
 pub use broder::{Broder, BroderEstimate};
 pub use combined::{Combined, CombinedStats};
+pub use doc_keyer::{DocKeyer, DocKeys, KeyerError, MAX_SUBSET_KEYS};
 pub use exact::Exact;
 pub use i_match::{IMatch, IMatchSigning};
 pub use keys::{DocSigned, DocSigner, LexDoc, Signer, StatSigned};

@@ -1,0 +1,236 @@
+"""The CLI, lookalike.dedup and lookalike.ray.dedup (local Ray with 1 and 2 CPUs) on one corpus,
+in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clusters everywhere.
+
+    python bench/python-ray.py CLI CORPUS.jsonl [DOCS]
+
+CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
+every line) takes the first lines only. Every measurement runs in a child process of its own:
+
+* `cli-threads-N`: `lookalike dedup CORPUS --threads N --pairs P --clusters C` (reading and
+  writing included). CPU and peak RSS from `wait4` (the process and its threads).
+* `dedup-threads-N`: `lookalike.dedup(pyarrow.json.read_json(CORPUS))` with
+  `RAYON_NUM_THREADS=N` (reading included). CPU and peak RSS from `wait4`.
+* `ray-cpus-N`: `ray.init(num_cpus=N)` (timed apart: `init_seconds`), then
+  `ray.data.read_json(CORPUS)` and `lookalike.ray.dedup(ds, num_partitions=2N)` with
+  `RAYON_NUM_THREADS=1` (each Ray task one thread: N CPUs in all). Wall seconds cover the read
+  and the whole job; CPU seconds are those of the driver and every process Ray started (raylet,
+  GCS, workers), sampled every 0.2 s with psutil (a process that ends keeps its last sample);
+  peak memory is the largest sum of their PSS (proportional set size: the object store's shared
+  pages counted once) seen by the sampler.
+
+Prints one JSON line per task and a Markdown table; checks that every task found the same pairs
+(similarities to 6 decimals) and the same clusters as the CLI, and exits 1 if one did not.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+def canonical_cli(pairs: Path, clusters: Path) -> dict:
+    with pairs.open() as f:
+        out_pairs = sorted([r[0], r[1], float(r[2])] for r in csv.reader(f, delimiter="\t"))
+    out_clusters = sorted(
+        [c["representative"], sorted(m["id"] for m in c["members"])]
+        for c in map(json.loads, clusters.read_text().splitlines())
+    )
+    return {"pairs": out_pairs, "clusters": out_clusters}
+
+
+def canonical_tables(documents, pairs) -> dict:
+    out_pairs = sorted([p["id1"], p["id2"], p["similarity"]] for p in pairs.to_pylist())
+    by_cluster: dict[int, list] = {}
+    for r in documents.select(["id", "cluster", "status"]).to_pylist():
+        if r["cluster"] is not None:
+            by_cluster.setdefault(r["cluster"], []).append(r)
+    out_clusters = sorted(
+        [
+            next(r["id"] for r in rows if r["status"] == "kept"),
+            sorted(r["id"] for r in rows if r["status"] == "duplicate"),
+        ]
+        for rows in by_cluster.values()
+    )
+    return {"pairs": out_pairs, "clusters": out_clusters}
+
+
+def same(a: dict, b: dict) -> bool:
+    if a["clusters"] != b["clusters"] or len(a["pairs"]) != len(b["pairs"]):
+        return False
+    return all(x[:2] == y[:2] and abs(x[2] - y[2]) <= 1e-6 for x, y in zip(a["pairs"], b["pairs"]))
+
+
+class TreeSampler:
+    """CPU seconds and peak PSS of this process and its descendants, sampled."""
+
+    def __init__(self, interval: float = 0.2):
+        import psutil
+
+        self.psutil = psutil
+        self.me = psutil.Process()
+        self.interval = interval
+        self.cpu: dict[int, float] = {}
+        self.base: dict[int, float] = {}
+        self.peak = 0
+        self.stop = threading.Event()
+
+    def _sample(self) -> None:
+        total = 0
+        for p in [self.me, *self.me.children(recursive=True)]:
+            try:
+                with p.oneshot():
+                    t = p.cpu_times()
+                    self.cpu[p.pid] = t.user + t.system + t.children_user + t.children_system
+                    total += p.memory_full_info().pss
+            except (self.psutil.NoSuchProcess, self.psutil.AccessDenied, self.psutil.ZombieProcess):
+                pass
+        self.peak = max(self.peak, total)
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self):
+        self._sample()
+        self.base = dict(self.cpu)
+        self.peak = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
+        self._sample()
+
+    def cpu_seconds(self) -> float:
+        return sum(v - self.base.get(pid, 0.0) for pid, v in self.cpu.items())
+
+
+def task_dedup(corpus: str, out: str) -> dict:
+    import pyarrow.json
+
+    import lookalike
+
+    start = time.perf_counter()
+    table = pyarrow.json.read_json(corpus)
+    result = lookalike.dedup(table, text="text", id="id")
+    seconds = time.perf_counter() - start
+    Path(out).write_text(json.dumps(canonical_tables(result.table, result.pairs)))
+    return {"seconds": round(seconds, 2), "docs": table.num_rows, "pairs": result.pairs.num_rows}
+
+
+def task_ray(corpus: str, out: str, cpus: int) -> dict:
+    import pyarrow as pa
+    import ray
+
+    import lookalike.ray
+
+    start = time.perf_counter()
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    init = time.perf_counter() - start
+    with TreeSampler() as sampler:
+        start = time.perf_counter()
+        ds = ray.data.read_json(corpus, override_num_blocks=2 * cpus)
+        result = lookalike.ray.dedup(ds, text="text", id="id", num_partitions=2 * cpus)
+        seconds = time.perf_counter() - start
+    documents = pa.concat_tables(ray.get(result.dataset.to_arrow_refs()))
+    pairs = pa.concat_tables(ray.get(result.pairs.to_arrow_refs()))
+    ray.shutdown()
+    Path(out).write_text(json.dumps(canonical_tables(documents, pairs)))
+    return {
+        "seconds": round(seconds, 2),
+        "init_seconds": round(init, 2),
+        "cpu_seconds": round(sampler.cpu_seconds(), 2),
+        "peak_mb": round(sampler.peak / 1e6),
+        "docs": documents.num_rows,
+        "pairs": pairs.num_rows,
+    }
+
+
+def measured(args: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds and peak RSS (bytes) of a child process, and its stdout."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True)
+    stdout = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(args)} exited with {proc.returncode}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, stdout
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--task":
+        task, corpus, out = sys.argv[2], sys.argv[3], sys.argv[4]
+        result = task_dedup(corpus, out) if task == "dedup" else task_ray(corpus, out, int(task))
+        print(json.dumps(result))
+        return 0
+    cli, corpus = sys.argv[1], sys.argv[2]
+    docs = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    work = Path(tempfile.mkdtemp(prefix="python-ray-"))
+    if docs is not None:
+        head = work / "corpus.jsonl"
+        with open(corpus) as src, head.open("w") as dst:
+            for _, line in zip(range(docs), src):
+                dst.write(line)
+        corpus = str(head)
+    rows, canon = [], {}
+    for threads in (1, 2):
+        name = f"cli-threads-{threads}"
+        pairs, clusters = work / f"{name}.tsv", work / f"{name}.jsonl"
+        args = [cli, "dedup", corpus, "--threads", str(threads), "-q", "--pairs", str(pairs), "--clusters", str(clusters)]
+        seconds, cpu, rss, _ = measured(args, dict(os.environ))
+        canon[name] = canonical_cli(pairs, clusters)
+        rows.append({"task": name, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
+                     "peak_mb": round(rss / 1e6), "pairs": len(canon[name]["pairs"])})
+        print(json.dumps(rows[-1]), flush=True)
+    for threads in (1, 2):
+        name = f"dedup-threads-{threads}"
+        out = work / f"{name}.json"
+        env = {**os.environ, "RAYON_NUM_THREADS": str(threads)}
+        _, cpu, rss, stdout = measured([sys.executable, __file__, "--task", "dedup", corpus, str(out)], env)
+        canon[name] = json.loads(out.read_text())
+        rows.append({"task": name, **json.loads(stdout), "cpu_seconds": round(cpu, 2), "peak_mb": round(rss / 1e6)})
+        print(json.dumps(rows[-1]), flush=True)
+    for cpus in (1, 2):
+        name = f"ray-cpus-{cpus}"
+        out = work / f"{name}.json"
+        env = {**os.environ, "RAYON_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}
+        _, _, _, stdout = measured([sys.executable, __file__, "--task", str(cpus), corpus, str(out)], env)
+        canon[name] = json.loads(out.read_text())
+        rows.append({"task": name, **json.loads(stdout)})
+        print(json.dumps(rows[-1]), flush=True)
+
+    reference = canon["cli-threads-1"]
+    ok = True
+    by = {r["task"]: r for r in rows}
+    print("\n| task | wall s | CPU s | peak MB | pairs | clusters | same as the CLI | wall / CLI at the same cores |")
+    print("|---|---:|---:|---:|---:|---:|---|---:|")
+    for r in rows:
+        equal = same(canon[r["task"]], reference)
+        ok &= equal
+        cores = r["task"].rsplit("-", 1)[1]
+        ratio = r["seconds"] / by[f"cli-threads-{cores}"]["seconds"]
+        print(f"| {r['task']} | {r['seconds']:.2f} | {r['cpu_seconds']:.2f} | {r['peak_mb']:,} | {r['pairs']:,} "
+              f"| {len(canon[r['task']]['clusters']):,} | {'yes' if equal else 'NO'} | {ratio:.1f}× |")
+    for cpus in (1, 2):
+        r = by[f"ray-cpus-{cpus}"]
+        print(f"ray-cpus-{cpus}: ray.init {r['init_seconds']} s (not in the wall time)")
+    for f in work.iterdir():
+        f.unlink()
+    work.rmdir()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
