@@ -9,8 +9,8 @@
 //! - the text is written in Han and kana: Japanese or Chinese by whatlang's own rule (the
 //!   share of kana), except near that rule's cut-offs;
 //! - the text is Cyrillic with letters only Ukrainian uses (`ї є ґ і`, 2% or more) and none
-//!   only other languages use (`ы э ё ъ ў ђ ј ...`), or with `ы э ё` (1% or more), almost no `ъ`
-//!   and none of the letters of Ukrainian, Belarusian, Serbian or Macedonian: Ukrainian or
+//!   only other languages use (`ы э ё ъ ў ђ ј ...`), or with `ы э ё` (1% or more), at most half
+//!   as many `ъ` and none of the letters of Ukrainian, Belarusian, Serbian or Macedonian: Ukrainian or
 //!   Russian (Bulgarian, Belarusian, Serbian and Macedonian text always goes to whatlang);
 //! - the text is Latin and one language's stopwords (Stopwords ISO, weighted by how many
 //!   languages share the word) clearly outscore every other's: at least [`MIN_WORDS`] words,
@@ -398,8 +398,11 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
         if c.ukrainian * 50 >= c.cyrillic && c.russian == 0 && c.hard_sign == 0 {
             return answer("uk", 1.0);
         }
-        // Russian has ы/э at about 2.5% of its letters and ъ at 0.04%; Bulgarian has no ы/э.
-        if c.russian * 100 >= c.cyrillic && c.ukrainian == 0 && c.hard_sign * 200 < c.cyrillic {
+        // Russian has ы/э at about 2.5% of its letters; Bulgarian has no ы/э but ъ at about 2%.
+        // ъ is rare in Russian prose (0.04%) but not in its technical writing (`объект`,
+        // `подъём`: up to 1.5% of a manual's letters), so it is weighed against ы/э/ё rather
+        // than against all letters.
+        if c.russian * 100 >= c.cyrillic && c.ukrainian == 0 && c.hard_sign * 2 <= c.russian {
             return answer("ru", 1.0);
         }
         return None;
