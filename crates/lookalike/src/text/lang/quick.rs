@@ -666,6 +666,24 @@ mod tests {
         }
     }
 
+    /// Regression: Russian manuals write `объект` and `подъём` often enough that ъ passed the old
+    /// limit (0.5% of all letters), and every such page went to whatlang.
+    #[test]
+    fn technical_russian_with_hard_signs_is_answered_without_whatlang() {
+        let ru = "Выбранный объект сначала преобразуется в контур, а затем в трёхмерный объект. \
+                  Чтобы открыть этот диалог, выберите пункт меню Вид, затем щёлкните по кнопке \
+                  Свойства. Если выделено несколько объектов, новые параметры будут применены \
+                  ко всем выделенным объектам сразу. Вы можете отменить любое действие, нажав \
+                  клавиши быстрого доступа, или выбрать другой стиль в списке выше. Размеры \
+                  страницы задаются в миллиметрах; поля страницы вычисляются автоматически.";
+        let quick = detect(ru).map(|d| d.code);
+        assert_eq!(quick, Some("ru"));
+        assert_eq!(quick, detect_whatlang(ru).map(|d| d.code));
+        // Bulgarian keeps going to whatlang, also with a Russian word in it.
+        let bg = "Архивът пази всяка страница, която роботът е изтеглил от пролетта насам, и                   никой не я чете отново (по руски: мы), след като е била индексирана в базата.";
+        assert_eq!(detect(bg), None);
+    }
+
     #[test]
     fn japanese_with_as_much_kana_as_han_is_answered_without_whatlang() {
         let ja = POOL[7].1.join("");
