@@ -88,8 +88,11 @@ impl TableConfig {
     }
 }
 
-/// C(n, k), or `None` on overflow.
-fn binomial(n: usize, k: usize) -> Option<usize> {
+/// C(n, k) (0 when k > n), or `None` on overflow.
+pub(crate) fn binomial(n: usize, k: usize) -> Option<usize> {
+    if k > n {
+        return Some(0);
+    }
     let k = k.min(n - k);
     let mut c: usize = 1;
     for i in 0..k {
@@ -98,8 +101,9 @@ fn binomial(n: usize, k: usize) -> Option<usize> {
     Some(c)
 }
 
-/// Calls `f` with every increasing `want`-subset of `start..n`, appended to `chosen`.
-fn combinations(
+/// Calls `f` with every increasing `want`-subset of `start..n`, appended to `chosen` (none when
+/// `want` is more than `n`).
+pub(crate) fn combinations(
     n: usize,
     want: usize,
     start: usize,
@@ -110,7 +114,10 @@ fn combinations(
         f(chosen);
         return;
     }
-    for i in start..=n - (want - chosen.len()) {
+    for i in start..n {
+        if n - i < want - chosen.len() {
+            break;
+        }
         chosen.push(i);
         combinations(n, want, i + 1, chosen, f);
         chosen.pop();
@@ -170,6 +177,22 @@ pub fn hamming_candidates(fps: &[u64], k: u32, cfg: TableConfig) -> Vec<(u32, u3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The subsets and their count, shared with `method::DocKeyer`: every k-subset once, in
+    /// increasing order, and none (count 0) when k is more than n.
+    #[test]
+    fn combinations_and_binomial_agree_at_the_edges() {
+        for n in 0..8usize {
+            for k in 0..10usize {
+                let mut seen = Vec::new();
+                combinations(n, k, 0, &mut Vec::new(), &mut |c| seen.push(c.to_vec()));
+                assert_eq!(Some(seen.len()), binomial(n, k), "C({n}, {k})");
+                assert!(seen.windows(2).all(|w| w[0] < w[1]), "C({n}, {k}) in order");
+                assert!(seen.iter().all(|c| c.len() == k && c.windows(2).all(|p| p[0] < p[1])));
+            }
+        }
+        assert_eq!(binomial(200, 100), None);
+    }
     use crate::sketch::minhash::splitmix64;
 
     /// Slow reference: every pair.

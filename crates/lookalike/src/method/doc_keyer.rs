@@ -10,7 +10,7 @@ use super::{
     Combined, Context, DocView, IMatch, LexDoc, LongSentences, Method, MethodKind, Partitioned,
     SimDoc, SimHash, TfRidf,
 };
-use crate::candidates::hamming::TableConfig;
+use crate::candidates::hamming::{TableConfig, binomial, combinations};
 use crate::config::{DedupConfig, MethodConfig};
 use crate::error::{ConfigError, Error};
 use crate::sketch::simhash::{Weighting, hamming};
@@ -114,11 +114,6 @@ enum Keyer {
     TfRidf(Box<TfRidf>),
 }
 
-/// C(n, k), saturating.
-fn binomial(n: u64, k: u64) -> u64 {
-    (0..k.min(n)).fold(1u64, |acc, i| acc.saturating_mul(n - i) / (i + 1))
-}
-
 impl DocKeyer {
     /// The keyer of a configuration, for a collection of about `documents` documents (the SimHash
     /// table layout, when the configuration does not fix its blocks).
@@ -153,10 +148,12 @@ impl DocKeyer {
             }
             MethodConfig::LongSentences(m) => Keyer::Sentences(LongSentences::new(*m, cx)),
             MethodConfig::Partitioned(m) => {
-                let subsets = binomial(m.lists as u64, m.min_shared.max(1) as u64);
-                if subsets > MAX_SUBSET_KEYS {
+                let subsets = binomial(m.lists, m.min_shared.max(1));
+                if subsets.is_none_or(|s| s as u64 > MAX_SUBSET_KEYS) {
+                    let count =
+                        subsets.map_or_else(|| "more than 2^64".to_owned(), |s| s.to_string());
                     return Err(KeyerError::NoDocumentKeys(format!(
-                        "partitioned with {} lists and k = {} needs C({}, {}) = {subsets} keys per document (at most {MAX_SUBSET_KEYS})",
+                        "partitioned with {} lists and k = {} needs C({}, {}) = {count} keys per document (at most {MAX_SUBSET_KEYS})",
                         m.lists, m.min_shared, m.lists, m.min_shared
                     )));
                 }
@@ -296,7 +293,7 @@ fn signed(keys: Option<Result<Vec<u64>, String>>, min_shared: usize) -> DocKeys 
         let mut out = Vec::new();
         let mut chosen: Vec<usize> = Vec::with_capacity(min_shared);
         let mut bytes = Vec::with_capacity(min_shared * 8);
-        subsets(keys.len(), min_shared, 0, &mut chosen, &mut |c| {
+        combinations(keys.len(), min_shared, 0, &mut chosen, &mut |c| {
             bytes.clear();
             for &i in c {
                 bytes.extend_from_slice(&keys[i].to_le_bytes());
@@ -308,28 +305,6 @@ fn signed(keys: Option<Result<Vec<u64>, String>>, min_shared: usize) -> DocKeys 
         out
     };
     DocKeys { keys: out.into_iter().map(|k| (0, k)).collect(), ..DocKeys::default() }
-}
-
-/// Calls `f` with every increasing `want`-subset of `start..n`, appended to `chosen`.
-fn subsets(
-    n: usize,
-    want: usize,
-    start: usize,
-    chosen: &mut Vec<usize>,
-    f: &mut impl FnMut(&[usize]),
-) {
-    if chosen.len() == want {
-        f(chosen);
-        return;
-    }
-    for i in start..n {
-        if n - i < want - chosen.len() {
-            break;
-        }
-        chosen.push(i);
-        subsets(n, want, i + 1, chosen, f);
-        chosen.pop();
-    }
 }
 
 #[cfg(test)]
