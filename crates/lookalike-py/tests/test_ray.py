@@ -14,6 +14,17 @@ def collect(ray, ds) -> pa.Table:
     return pa.concat_tables(ray.get(ds.to_arrow_refs()))
 
 
+def assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters):
+    """The Ray run's documents and pairs equal `lookalike.dedup`'s tables, whose pairs and
+    clusters equal the CLI's; returns the Ray run's documents."""
+    documents = collect(ray, result.dataset)
+    assert documents.equals(local.table)
+    assert collect(ray, result.pairs).equals(local.pairs)
+    assert same_pairs(result_pairs(local), cli_pairs)
+    assert same_clusters(result_clusters(documents), cli_clusters)
+    return documents
+
+
 #: The defaults and connected clustering (one task's union-find at 1 partition, the distributed
 #: components at 4) at 1 and 4 partitions; the greedy modes at 4, where documents and pairs cross
 #: partitions (at 1 they ran the same clustering task on the same rows, for 40-80 s of the CI's
@@ -48,12 +59,7 @@ def test_three_way_parity_at_any_partition_count(ray_cluster, cli, corpus, tmp_p
     result = lray.dedup(
         ds, text="text", id="id", keep=keep, cluster=cluster, num_partitions=partitions, components=components
     )
-    documents = collect(ray, result.dataset)
-    pairs = collect(ray, result.pairs)
-    assert documents.equals(local.table)
-    assert pairs.equals(local.pairs)
-    assert same_pairs(result_pairs(local), cli_pairs)
-    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
     assert result.stats["stats"]["documents"] == len(read_corpus(corpus))
     assert result.stats["components"] == components
 
@@ -69,25 +75,20 @@ def test_ray_supershingles_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
     local = lookalike.dedup(table, id="id", method="supershingles")
     ds = ray.data.from_arrow(table).repartition(4)
     result = lray.dedup(ds, text="text", id="id", method="supershingles", num_partitions=4)
-    documents = collect(ray, result.dataset)
-    assert documents.equals(local.table)
-    assert collect(ray, result.pairs).equals(local.pairs)
-    assert same_pairs(result_pairs(local), cli_pairs)
-    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
     assert len(cli_pairs) > 10
     assert result.stats["method"] == "supershingles (lookalike.ray)"
 
 
 #: The methods whose candidates come from per-document keys, with CLI arguments and the same
 #: options for Python (partitioned at k = 2: the subset keys), and the partition counts: each at 4
-#: (keys and pairs cross partitions), SimHash and partitioned at 1 too. Each Ray run costs 10-15 s
+#: (keys and pairs cross partitions), SimHash at 1 too. Each Ray run costs 10-15 s
 #: of Ray's own overhead whatever the corpus, and the CI's Python step must stay near 5 minutes.
 KEYED_METHODS = [
     ("simhash", [], {}, 1),
     ("simhash", [], {}, 4),
     ("combined", [], {}, 4),
     ("long-sentences", [], {}, 4),
-    ("partitioned", ["--min-shared", "2"], {"min_shared": 2}, 1),
     ("partitioned", ["--min-shared", "2"], {"min_shared": 2}, 4),
     ("exact", [], {}, 4),
 ]
@@ -108,11 +109,7 @@ def test_ray_keyed_methods_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, m
     local = lookalike.dedup(table, id="id", method=method, **options)
     ds = ray.data.from_arrow(table).repartition(partitions)
     result = lray.dedup(ds, text="text", id="id", method=method, num_partitions=partitions, **options)
-    documents = collect(ray, result.dataset)
-    assert documents.equals(local.table)
-    assert collect(ray, result.pairs).equals(local.pairs)
-    assert same_pairs(result_pairs(local), cli_pairs)
-    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
     assert len(cli_pairs) >= 12
     assert result.stats["method"] == f"{method} (lookalike.ray)"
 
@@ -133,11 +130,7 @@ def test_ray_imatch_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus
     local = lookalike.dedup(table, id="id", method="i-match", lexicon=str(lexicon))
     ds = ray.data.from_arrow(table).repartition(4)
     result = lray.dedup(ds, text="text", id="id", method="i-match", lexicon=str(lexicon), num_partitions=4)
-    documents = collect(ray, result.dataset)
-    assert documents.equals(local.table)
-    assert collect(ray, result.pairs).equals(local.pairs)
-    assert same_pairs(result_pairs(local), cli_pairs)
-    assert same_clusters(result_clusters(documents), cli_clusters)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
     assert len(cli_pairs) >= 5
 
 
