@@ -107,7 +107,9 @@ impl MinHasher {
             out[bin] = out[bin].min(x as u32);
         }
         // A bin is empty when no shingle fell into it. A shingle whose low 32 bits are all ones
-        // leaves its bin at the sentinel too; it is then filled like an empty bin, as before.
+        // leaves its bin at the sentinel too, and the bin is then filled like an empty one (the
+        // old count of filled bins did the same unless every other bin was filled: once in 2^32
+        // shingles).
         if !out.contains(&EMPTY) {
             return;
         }
