@@ -20,8 +20,12 @@ pub const DEFAULT_MEMORY_BUDGET: usize = 256 << 20;
 pub struct ShingleStore {
     dir: Option<PathBuf>,
     budget: usize,
-    /// The sets while they fit in the budget.
-    mem: Vec<u64>,
+    /// The sets while they fit in the budget, one allocation per document: each set is the one
+    /// the document was shingled into, kept without a copy (a copy into one flat buffer touched
+    /// every shingle's memory twice, and fresh memory costs a page fault per 4 KiB).
+    mem: Vec<Box<[u64]>>,
+    /// Values held in `mem`.
+    mem_values: usize,
     writer: Option<BufWriter<File>>,
     file: Option<File>,
     sealed: bool,
@@ -41,6 +45,7 @@ impl ShingleStore {
             dir: dir.map(Path::to_path_buf),
             budget,
             mem: Vec::new(),
+            mem_values: 0,
             writer: None,
             file: None,
             sealed: false,
@@ -48,24 +53,25 @@ impl ShingleStore {
         })
     }
 
-    /// Appends the set of the next document (`set` may be empty for documents without one).
-    pub fn push(&mut self, set: &[u64]) -> io::Result<()> {
+    /// Appends the set of the next document (`set` may be empty for documents without one). The
+    /// store keeps `set` itself while it is in memory.
+    pub fn push(&mut self, set: Vec<u64>) -> io::Result<()> {
         if self.sealed {
             return Err(io::Error::other("store is sealed"));
         }
-        if self.writer.is_none() && (self.mem.len() + set.len()) * 8 > self.budget {
+        if self.writer.is_none() && (self.mem_values + set.len()) * 8 > self.budget {
             self.spill()?;
         }
+        let len = set.len();
         match &mut self.writer {
-            Some(w) => {
-                for v in set {
-                    w.write_all(&v.to_le_bytes())?;
-                }
+            Some(w) => write_set(w, &set)?,
+            None => {
+                self.mem_values += len;
+                self.mem.push(set.into_boxed_slice());
             }
-            None => self.mem.extend_from_slice(set),
         }
         let last = *self.offsets.last().unwrap_or(&0);
-        self.offsets.push(last + set.len() as u64);
+        self.offsets.push(last + len as u64);
         Ok(())
     }
 
@@ -76,10 +82,10 @@ impl ShingleStore {
             None => tempfile::tempfile()?,
         };
         let mut w = BufWriter::with_capacity(1 << 20, file);
-        for v in &self.mem {
-            w.write_all(&v.to_le_bytes())?;
+        for set in std::mem::take(&mut self.mem) {
+            write_set(&mut w, &set)?;
         }
-        self.mem = Vec::new();
+        self.mem_values = 0;
         self.writer = Some(w);
         Ok(())
     }
@@ -117,12 +123,12 @@ impl ShingleStore {
         if !self.sealed {
             return Err(io::Error::other("store is not sealed"));
         }
-        let (lo, hi) = (self.offsets[doc], self.offsets[doc + 1]);
         out.clear();
         let Some(file) = &self.file else {
-            out.extend_from_slice(&self.mem[lo as usize..hi as usize]);
+            out.extend_from_slice(&self.mem[doc]);
             return Ok(());
         };
+        let (lo, hi) = (self.offsets[doc], self.offsets[doc + 1]);
         buf.clear();
         buf.resize(((hi - lo) * 8) as usize, 0);
         read_exact_at(file, buf, lo * 8)?;
@@ -133,6 +139,14 @@ impl ShingleStore {
         }));
         Ok(())
     }
+}
+
+/// Writes one set as little-endian bytes.
+fn write_set(w: &mut impl Write, set: &[u64]) -> io::Result<()> {
+    for v in set {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    Ok(())
 }
 
 /// Reads exactly `buf.len()` bytes of `file` at `offset` with a positioned read (the file's
@@ -188,7 +202,7 @@ mod tests {
         for (budget, spilled) in [(100, true), (1 << 20, false)] {
             let mut s = ShingleStore::new(None, budget).unwrap();
             for set in &sets {
-                s.push(set).unwrap();
+                s.push(set.clone()).unwrap();
             }
             s.seal().unwrap();
             assert_eq!(s.len(), 4);
@@ -198,7 +212,7 @@ mod tests {
                 s.read(d, &mut out, &mut buf).unwrap();
                 assert_eq!(out, sets[d]);
             }
-            assert!(s.push(&[1]).is_err());
+            assert!(s.push(vec![1]).is_err());
         }
     }
 }

@@ -101,7 +101,7 @@ impl<'a> DedupRun<'a> {
     /// Adds a batch of documents (in input order); they get the next input indices. Documents are
     /// processed in parallel on the current rayon pool.
     pub fn add(&mut self, batch: Vec<Document>) -> Result<(), Error> {
-        let processed = self.engine.process(&self.dedup.shingler, &batch);
+        let mut processed = self.engine.process(&self.dedup.shingler, &batch);
         // Only the documents that will be heads go to the method: find them first (sequential,
         // cheap).
         let mut kinds = Vec::with_capacity(batch.len());
@@ -129,7 +129,7 @@ impl<'a> DedupRun<'a> {
         for &i in &new_heads {
             self.heads.push(DocId((self.docs.len() + i) as u32));
             if let Some(store) = &mut self.store {
-                store.push(&processed[i].shingles)?;
+                store.push(std::mem::take(&mut processed[i].shingles))?;
             }
         }
         for (doc, kind) in batch.into_iter().zip(kinds) {
