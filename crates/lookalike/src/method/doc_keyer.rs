@@ -364,7 +364,7 @@ mod tests {
             .enumerate()
             .map(|(i, t)| Document::from_text(i.to_string(), t.clone()))
             .collect();
-        let processed = engine.process(&shingler, &docs);
+        let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
         let heads: Vec<usize> = (0..docs.len()).collect();
         engine.push_heads(&heads, &processed);
         engine.method_mut().prepare().unwrap();

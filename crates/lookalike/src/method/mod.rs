@@ -451,9 +451,10 @@ struct Scratch {
 
 /// A method behind a trait object: what the pipeline holds.
 pub(crate) trait Engine: fmt::Debug + Send + Sync {
-    /// Normalizes and shingles a batch in parallel, computing the method's per-document results
-    /// in the same pass (kept until [`Engine::push_heads`]).
-    fn process(&mut self, shingler: &Shingler, batch: &[Document]) -> Vec<Processed>;
+    /// Normalizes and shingles the documents of a batch that need it (byte copies do not), in
+    /// parallel, computing the method's per-document results in the same pass (kept until
+    /// [`Engine::push_heads`]).
+    fn process(&mut self, shingler: &Shingler, batch: &[&Document]) -> Vec<Processed>;
     /// Hands the heads of the last processed batch (indices into it) to the method.
     fn push_heads(&mut self, heads: &[usize], processed: &[Processed]);
     /// The method.
@@ -536,7 +537,7 @@ impl<M: Method> fmt::Debug for Runner<M> {
 }
 
 impl<M: Method> Engine for Runner<M> {
-    fn process(&mut self, shingler: &Shingler, batch: &[Document]) -> Vec<Processed> {
+    fn process(&mut self, shingler: &Shingler, batch: &[&Document]) -> Vec<Processed> {
         let method = &self.method;
         let (processed, docs): (Vec<Processed>, Vec<M::Doc>) = batch
             .par_iter()

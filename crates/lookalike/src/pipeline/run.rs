@@ -3,6 +3,7 @@
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use rayon::prelude::*;
 
@@ -36,6 +37,15 @@ enum DocKind {
     },
 }
 
+/// The earlier document a document is a byte copy of.
+#[derive(Debug, Clone, Copy)]
+enum Earlier {
+    /// A head of an earlier batch.
+    Head(DocId),
+    /// The document at this index of the same batch.
+    InBatch(usize),
+}
+
 #[derive(Debug)]
 struct DocMeta {
     id: String,
@@ -61,6 +71,8 @@ pub struct DedupRun<'a> {
     docs: Vec<DocMeta>,
     /// Text fingerprint → (head document, its raw fingerprint).
     exact: HashMap<u128, (DocId, Option<u128>)>,
+    /// Raw fingerprint → head document with those bytes.
+    raw_heads: HashMap<u128, DocId>,
     /// Document index of every head, by slot.
     heads: Vec<DocId>,
     /// The method and its per-head data.
@@ -81,6 +93,7 @@ impl<'a> DedupRun<'a> {
             dedup,
             docs: Vec::new(),
             exact: HashMap::new(),
+            raw_heads: HashMap::new(),
             heads: Vec::new(),
             engine,
             store,
@@ -99,37 +112,61 @@ impl<'a> DedupRun<'a> {
     }
 
     /// Adds a batch of documents (in input order); they get the next input indices. Documents are
-    /// processed in parallel on the current rayon pool.
+    /// processed in parallel on the current rayon pool, except byte copies (see
+    /// [`DedupRun::earlier_bytes`]), whose fate is that of the document they copy.
     pub fn add(&mut self, batch: Vec<Document>) -> Result<(), Error> {
-        let mut processed = self.engine.process(&self.dedup.shingler, &batch);
+        let earlier = self.earlier_bytes(&batch);
+        let todo: Vec<&Document> =
+            batch.iter().zip(&earlier).filter(|(_, e)| e.is_none()).map(|(d, _)| d).collect();
+        let mut processed = self.engine.process(&self.dedup.shingler, &todo);
+        drop(todo);
+        let mut next = 0..processed.len();
         // Only the documents that will be heads go to the method: find them first (sequential,
         // cheap).
-        let mut kinds = Vec::with_capacity(batch.len());
-        let mut new_heads = Vec::new();
-        for (doc, p) in batch.iter().zip(&processed) {
+        let mut kinds: Vec<DocKind> = Vec::with_capacity(batch.len());
+        // Heads: their index in the batch and in `processed`.
+        let (mut new_heads, mut heads_processed) = (Vec::new(), Vec::new());
+        for (doc, earlier) in batch.iter().zip(earlier) {
             let index = DocId((self.docs.len() + kinds.len()) as u32);
-            let kind = if p.shingles.is_empty() {
-                DocKind::Skipped(if p.empty_text {
-                    SkipReason::EmptyText
-                } else {
-                    SkipReason::NoTokens
-                })
-            } else if let Some(&(of, raw)) = self.exact.get(&p.fingerprint) {
-                let bytes = raw.is_some() && raw == doc.raw_fingerprint;
-                DocKind::Copy { of, bytes }
-            } else {
-                self.exact.insert(p.fingerprint, (index, doc.raw_fingerprint));
-                let slot = Slot((self.heads.len() + new_heads.len()) as u32);
-                new_heads.push(kinds.len());
-                DocKind::Head { slot }
+            let kind = match earlier {
+                Some(Earlier::Head(of)) => DocKind::Copy { of, bytes: true },
+                Some(Earlier::InBatch(i)) => match &kinds[i] {
+                    DocKind::Head { .. } => {
+                        DocKind::Copy { of: DocId((self.docs.len() + i) as u32), bytes: true }
+                    }
+                    other => other.clone(),
+                },
+                None => {
+                    let k = next.next().expect("one processed document per document to do");
+                    let p = &processed[k];
+                    if p.shingles.is_empty() {
+                        DocKind::Skipped(if p.empty_text {
+                            SkipReason::EmptyText
+                        } else {
+                            SkipReason::NoTokens
+                        })
+                    } else if let Some(&(of, raw)) = self.exact.get(&p.fingerprint) {
+                        let bytes = raw.is_some() && raw == doc.raw_fingerprint;
+                        DocKind::Copy { of, bytes }
+                    } else {
+                        self.exact.insert(p.fingerprint, (index, doc.raw_fingerprint));
+                        if let Some(raw) = doc.raw_fingerprint {
+                            self.raw_heads.insert(raw, index);
+                        }
+                        let slot = Slot((self.heads.len() + new_heads.len()) as u32);
+                        new_heads.push(kinds.len());
+                        heads_processed.push(k);
+                        DocKind::Head { slot }
+                    }
+                }
             };
             kinds.push(kind);
         }
-        self.engine.push_heads(&new_heads, &processed);
-        for &i in &new_heads {
+        self.engine.push_heads(&heads_processed, &processed);
+        for (&i, &k) in new_heads.iter().zip(&heads_processed) {
             self.heads.push(DocId((self.docs.len() + i) as u32));
             if let Some(store) = &mut self.store {
-                store.push(std::mem::take(&mut processed[i].shingles))?;
+                store.push(std::mem::take(&mut processed[k].shingles))?;
             }
         }
         for (doc, kind) in batch.into_iter().zip(kinds) {
@@ -137,6 +174,35 @@ impl<'a> DedupRun<'a> {
             self.docs.push(DocMeta { id: doc.id, text_len: doc.text.len() as u64, kind });
         }
         Ok(())
+    }
+
+    /// For each document of `batch`, the earlier document with the same raw fingerprint (the same
+    /// bytes, so the same text; the text's length is compared too): a head of an earlier batch,
+    /// or the first such document of this batch. Such documents are not normalized nor shingled
+    /// again: crawls fetch the same page many times.
+    fn earlier_bytes(&self, batch: &[Document]) -> Vec<Option<Earlier>> {
+        let mut first_here: HashMap<u128, usize> = HashMap::new();
+        batch
+            .iter()
+            .enumerate()
+            .map(|(i, doc)| {
+                let raw = doc.raw_fingerprint?;
+                if let Some(&head) = self.raw_heads.get(&raw) {
+                    let same_len = self.docs[head.index()].text_len == doc.text.len() as u64;
+                    return same_len.then_some(Earlier::Head(head));
+                }
+                match first_here.entry(raw) {
+                    Entry::Occupied(e) => {
+                        let j = *e.get();
+                        (batch[j].text.len() == doc.text.len()).then_some(Earlier::InBatch(j))
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(i);
+                        None
+                    }
+                }
+            })
+            .collect()
     }
 
     /// Runs candidates, verification and clustering; collects the results in memory.
