@@ -112,8 +112,9 @@ impl<'a> DedupRun<'a> {
     }
 
     /// Adds a batch of documents (in input order); they get the next input indices. Documents are
-    /// processed in parallel on the current rayon pool, except byte copies (see
-    /// [`DedupRun::earlier_bytes`]), whose fate is that of the document they copy.
+    /// processed in parallel on the current rayon pool, except byte copies (a document whose raw
+    /// bytes equal an earlier head's or an earlier document's of the batch), whose fate is that
+    /// of the document they copy without being normalized or shingled.
     pub fn add(&mut self, batch: Vec<Document>) -> Result<(), Error> {
         let earlier = self.earlier_bytes(&batch);
         let todo: Vec<&Document> =
