@@ -144,6 +144,11 @@ pub fn normalize(input: &str) -> NormalizedText {
 
 /// Normalizes `input` into `out` (cleared first). See the module docs for the rules.
 pub fn normalize_into(input: &str, out: &mut NormalizedText) {
+    scan_all(input, out, true);
+}
+
+/// [`normalize_into`], with or without the word fast lane.
+fn scan_all(input: &str, out: &mut NormalizedText, fast: bool) {
     out.clear();
     // Most text is already in NFKC. The scanner checks that on the fly for the common scripts and
     // asks for the quick check only when it meets a character outside them, and then only for the
@@ -151,6 +156,7 @@ pub fn normalize_into(input: &str, out: &mut NormalizedText) {
     // anything: the normal form of the text is the normal forms of such pieces put together). A
     // piece that is not in NFKC is normalized and scanned again; the rest of the text is not.
     let mut scanner = Scanner::new(out, input.len());
+    scanner.fast = fast;
     let mut at = 0;
     while let Some(piece) = scanner.scan::<true>(input, at) {
         let composed: String = input[piece.start..piece.end].nfkc().collect();
@@ -281,6 +287,9 @@ struct Scanner<'a> {
     run: usize,
     /// State after the last ASCII whitespace character.
     checkpoint: Checkpoint,
+    /// Whether the word fast lane ([`fast_words`]) runs after ASCII whitespace (always, but in
+    /// the test that compares it with the scanner alone).
+    fast: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -290,6 +299,7 @@ impl<'a> Scanner<'a> {
             prev: ' ',
             run: 0,
             checkpoint: Checkpoint { at: 0, buf: 0, tokens: 0, last: Open::None, prev: ' ' },
+            fast: true,
         }
     }
 
@@ -372,14 +382,26 @@ impl<'a> Scanner<'a> {
                         b.close();
                     }
                     run = 0;
-                    if CHECK && x.is_ascii_whitespace() {
-                        self.checkpoint = Checkpoint {
-                            at: i + 1,
-                            buf: b.buf.len(),
-                            tokens: b.out.tokens.len(),
-                            last: b.last,
-                            prev: x as char,
-                        };
+                    if x.is_ascii_whitespace() {
+                        // After whitespace, no token is open: the plain words that follow go
+                        // through the fast lane, up to the last whitespace before anything else.
+                        i += 1;
+                        if self.fast
+                            && let Some(at) = fast_words(b, input, i)
+                        {
+                            i = at;
+                        }
+                        prev = char::from(bytes[i - 1]);
+                        if CHECK {
+                            self.checkpoint = Checkpoint {
+                                at: i,
+                                buf: b.buf.len(),
+                                tokens: b.out.tokens.len(),
+                                last: b.last,
+                                prev,
+                            };
+                        }
+                        continue;
                     }
                 }
                 prev = x as char;
@@ -505,6 +527,130 @@ impl<'a> Scanner<'a> {
         self.run = run;
         None
     }
+}
+
+/// Byte classes of the word fast lane: ASCII letters and digits.
+const FL_WORD: u8 = 1;
+/// ASCII whitespace (where the scanner records a checkpoint).
+const FL_SPACE: u8 = 2;
+/// Other ASCII that always separates tokens: punctuation, symbols and control characters but
+/// the joiners and `_`.
+const FL_SEP: u8 = 4;
+/// ASCII joiners (`'` `.` `,` `:` `;`): a separator unless a letter, a digit or `_` follows.
+const FL_JOIN: u8 = 8;
+/// Lead bytes of the Cyrillic letters U+0400–U+047F (0xD0, 0xD1).
+const FL_CYR: u8 = 16;
+
+/// The class of every byte for [`fast_words`]; 0 for the bytes it leaves to the scanner (`_` and
+/// every byte of non-ASCII text but the two Cyrillic lead bytes).
+static FAST_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut x = 0;
+    while x < 128 {
+        let c = x as u8;
+        t[x] = if c.is_ascii_alphanumeric() {
+            FL_WORD
+        } else if c.is_ascii_whitespace() {
+            FL_SPACE
+        } else if matches!(c, b'\'' | b'.' | b',' | b':' | b';') {
+            FL_JOIN
+        } else if c == b'_' {
+            0
+        } else {
+            FL_SEP
+        };
+        x += 1;
+    }
+    t[0xD0] = FL_CYR;
+    t[0xD1] = FL_CYR;
+    t
+};
+
+/// The scanner's word fast lane. From byte `i`, just after ASCII whitespace (no token open, the
+/// state the scanner has there), writes the tokens of the text made only of ASCII letters and
+/// digits, basic Cyrillic letters (U+0400–U+045F) and ASCII separators (a joiner among them
+/// only when a separator or whitespace follows it, so that it cannot join), exactly as the
+/// scanner would: the same rules, with none of the cases they decide. It stops at anything else
+/// or at the end of the text, keeps what it wrote up to the last ASCII whitespace before that
+/// point and returns the offset after that whitespace, or `None` if it kept nothing. The
+/// scanner goes on from there in the state it has after whitespace (its checkpoint).
+fn fast_words(b: &mut Builder<'_>, input: &str, mut i: usize) -> Option<usize> {
+    let bytes = input.as_bytes();
+    let entry = i;
+    // State after the last whitespace passed: offset, lengths of the output, last token kind.
+    let mut commit = (i, b.buf.len(), b.out.tokens.len(), b.last);
+    loop {
+        // Separators between tokens.
+        while let Some(&x) = bytes.get(i) {
+            let c = FAST_CLASS[usize::from(x)];
+            if c & (FL_SPACE | FL_SEP | FL_JOIN) == 0 {
+                break;
+            }
+            i += 1;
+            if c == FL_SPACE {
+                commit = (i, b.buf.len(), b.out.tokens.len(), b.last);
+            }
+        }
+        match bytes.get(i) {
+            Some(&x) if FAST_CLASS[usize::from(x)] & (FL_WORD | FL_CYR) != 0 => {}
+            _ => break,
+        }
+        // A token: ASCII letters and digits lower-cased, Cyrillic letters lower-cased as the
+        // scanner's Cyrillic run does.
+        if b.last != Open::None {
+            b.buf.push(' ');
+        }
+        let start = b.buf.len();
+        loop {
+            // A run of ASCII letters and digits, copied and lower-cased in place.
+            let from = i;
+            while bytes.get(i).is_some_and(|&x| FAST_CLASS[usize::from(x)] == FL_WORD) {
+                i += 1;
+            }
+            if i > from {
+                let at = b.buf.len();
+                b.buf.push_str(&input[from..i]);
+                b.buf[at..].make_ascii_lowercase();
+            }
+            // A run of Cyrillic letters, lower-cased as the scanner's Cyrillic run does.
+            let from = i;
+            while let Some(&x) = bytes.get(i) {
+                if FAST_CLASS[usize::from(x)] != FL_CYR {
+                    break;
+                }
+                let Some(&y) = bytes.get(i + 1) else { break };
+                let u = (u32::from(x & 0x1F) << 6) | u32::from(y & 0x3F);
+                let lower = match u {
+                    0x0410..=0x042F => u + 0x20,
+                    0x0400..=0x040F => u + 0x50,
+                    0x0430..=0x045F => u,
+                    _ => break,
+                };
+                b.buf.push(char::from_u32(lower).unwrap_or(char::REPLACEMENT_CHARACTER));
+                i += 2;
+            }
+            if i == from {
+                break;
+            }
+        }
+        // What follows the token must end it as a separator; anything else (the text's end
+        // included) is left to the scanner.
+        match bytes.get(i).map(|&x| FAST_CLASS[usize::from(x)]) {
+            Some(FL_SPACE | FL_SEP) => {}
+            Some(FL_JOIN)
+                if bytes.get(i + 1).is_some_and(|&y| {
+                    FAST_CLASS[usize::from(y)] & (FL_SPACE | FL_SEP | FL_JOIN) != 0
+                }) => {}
+            _ => break,
+        }
+        b.out.tokens.push((start as u32, b.buf.len() as u32));
+        b.last = Open::Word;
+    }
+    let (at, buf, tokens, last) = commit;
+    b.buf.truncate(buf);
+    b.out.tokens.truncate(tokens);
+    b.last = last;
+    (at > entry).then_some(at)
 }
 
 /// The characters of the CJK fast path of the scanner (three UTF-8 bytes each): Hiragana,
@@ -1168,6 +1314,52 @@ mod tests {
             proptest::prop_assert_eq!(&ours.text, &reference.text, "input {:?}", s);
             proptest::prop_assert_eq!(&ours.tokens, &reference.tokens, "input {:?}", s);
         }
+    }
+
+    /// The scanner alone, without its word fast lane: the reference for the lane.
+    fn scanner_only(s: &str) -> NormalizedText {
+        let mut out = NormalizedText::default();
+        scan_all(s, &mut out, false);
+        out
+    }
+
+    proptest::proptest! {
+        /// The word fast lane writes what the scanner alone writes, on text of the lane's kind
+        /// (ASCII and Cyrillic words, separators, joiners before and after letters, digits and
+        /// separators) mixed with everything it leaves to the scanner: `_`, letters outside
+        /// basic Cyrillic, marks, format characters, text that needs NFKC, sentence ends and
+        /// kept suffixes, whitespace of every kind, the end of the text.
+        #[test]
+        fn word_fast_lane_equals_the_scanner_alone(words in proptest::collection::vec(proptest::sample::select(vec![
+            "the", "Word", "A", "x1", "42", "3.14", "1,000", "don't", "e.g.", "end.Next", "README.md",
+            "foo_bar", "дом", "ДОМ", "Ёлка", "Ѐѐ", "ѓ", "ґанок", "м'ясо", "речення.Наступне", "café",
+            "naïve", "е\u{301}", "ﬁn", "Ｗ", "™", "重複", "ｶﾞ", "\u{AD}", "\u{200B}", "ß", "Σας",
+            " ", " ", " ", "  ", "\n", "\t", "\r\n", "\u{0B}", "\u{0C}", "\u{A0}", "\u{3000}",
+            ",", ".", "'", ":", ";", "...", "-", "(", ")", "!", "?", "\"", "«", "»", "—", "/", "\u{7F}",
+        ]), 0..60)) {
+            let s: String = words.concat();
+            let fast = normalize(&s);
+            let reference = scanner_only(&s);
+            proptest::prop_assert_eq!(&fast.text, &reference.text, "input {:?}", s);
+            proptest::prop_assert_eq!(&fast.tokens, &reference.tokens, "input {:?}", s);
+        }
+    }
+
+    #[test]
+    fn word_fast_lane_keeps_only_whole_words_before_what_it_leaves() {
+        // Each input has the lane stop inside a word: the scanner redoes that word alone.
+        for s in [
+            "plain words then café and more",
+            "Слова и м'ясо, и ещё",
+            "a b c foo_bar d",
+            "one two end.Next three",
+            "x y 3.14 z",
+            "trailing joiner.",
+            "Ѐ ѐ Ё ё Я я ѓ ґ",
+        ] {
+            assert_eq!(normalize(s), scanner_only(s), "{s:?}");
+        }
+        assert_eq!(normalize("Hello, World! Привет, МИР.").text, "hello world привет мир");
     }
 
     #[test]
