@@ -287,8 +287,9 @@ struct Scanner<'a> {
     run: usize,
     /// State after the last ASCII whitespace character.
     checkpoint: Checkpoint,
-    /// Whether the word fast lane ([`fast_words`]) runs after ASCII whitespace (always, but in
-    /// the test that compares it with the scanner alone).
+    /// Whether the word fast lane ([`fast_words`]) runs after ASCII whitespace and runs of CJK
+    /// characters are copied at once (always, but in the test that compares these with the
+    /// scanner going one character at a time).
     fast: bool,
 }
 
@@ -451,12 +452,32 @@ impl<'a> Scanner<'a> {
                     if !is_cjk_fast(u) {
                         break;
                     }
-                    b.open(Open::Spaceless);
-                    b.buf.push(char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER));
                     last = u;
                     j += 3;
                 }
                 if j > i {
+                    if self.fast {
+                        // The run is copied at once; each of its characters is a token, glued
+                        // to the one before it.
+                        b.open(Open::Spaceless);
+                        let first = b.buf.len();
+                        b.buf.push_str(&input[i..j]);
+                        let count = (j - i) / 3;
+                        b.out.tokens.extend((0..count - 1).map(|k| {
+                            let s = (first + 3 * k) as u32;
+                            (s, s + 3)
+                        }));
+                        if count > 1 {
+                            b.start = first + 3 * (count - 1);
+                            b.last = Open::Spaceless;
+                        }
+                    } else {
+                        // One character at a time, as the reference for the copy above.
+                        for c in input[i..j].chars() {
+                            b.open(Open::Spaceless);
+                            b.push_char(c);
+                        }
+                    }
                     run = 0;
                     prev = char::from_u32(last).unwrap_or(char::REPLACEMENT_CHARACTER);
                     i = j;
@@ -603,27 +624,25 @@ fn fast_words(b: &mut Builder<'_>, input: &str, mut i: usize) -> Option<usize> {
         let start = b.buf.len();
         loop {
             // A run of ASCII letters and digits, copied and lower-cased in place.
-            let from = i;
-            while bytes.get(i).is_some_and(|&x| FAST_CLASS[usize::from(x)] == FL_WORD) {
+            while let Some(&x) = bytes.get(i) {
+                if FAST_CLASS[usize::from(x)] != FL_WORD {
+                    break;
+                }
+                b.buf.push(char::from(x.to_ascii_lowercase()));
                 i += 1;
-            }
-            if i > from {
-                let at = b.buf.len();
-                b.buf.push_str(&input[from..i]);
-                b.buf[at..].make_ascii_lowercase();
             }
             // A run of Cyrillic letters, lower-cased as the scanner's Cyrillic run does.
             let from = i;
             while let Some(&x) = bytes.get(i) {
-                if FAST_CLASS[usize::from(x)] != FL_CYR {
+                if x & 0xFE != 0xD0 {
                     break;
                 }
                 let Some(&y) = bytes.get(i + 1) else { break };
                 let u = (u32::from(x & 0x1F) << 6) | u32::from(y & 0x3F);
                 let lower = match u {
+                    0x0430..=0x045F => u,
                     0x0410..=0x042F => u + 0x20,
                     0x0400..=0x040F => u + 0x50,
-                    0x0430..=0x045F => u,
                     _ => break,
                 };
                 b.buf.push(char::from_u32(lower).unwrap_or(char::REPLACEMENT_CHARACTER));
@@ -1324,16 +1343,18 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The word fast lane writes what the scanner alone writes, on text of the lane's kind
-        /// (ASCII and Cyrillic words, separators, joiners before and after letters, digits and
-        /// separators) mixed with everything it leaves to the scanner: `_`, letters outside
-        /// basic Cyrillic, marks, format characters, text that needs NFKC, sentence ends and
-        /// kept suffixes, whitespace of every kind, the end of the text.
+        /// The word fast lane and the copy of CJK runs write what the scanner writes one
+        /// character at a time, on text of the lane's kind (ASCII and Cyrillic words,
+        /// separators, joiners before and after letters, digits and separators) and CJK runs
+        /// (with marks after them), mixed with everything the lane leaves to the scanner: `_`,
+        /// letters outside basic Cyrillic, marks, format characters, text that needs NFKC,
+        /// sentence ends and kept suffixes, whitespace of every kind, the end of the text.
         #[test]
         fn word_fast_lane_equals_the_scanner_alone(words in proptest::collection::vec(proptest::sample::select(vec![
             "the", "Word", "A", "x1", "42", "3.14", "1,000", "don't", "e.g.", "end.Next", "README.md",
             "foo_bar", "дом", "ДОМ", "Ёлка", "Ѐѐ", "ѓ", "ґанок", "м'ясо", "речення.Наступне", "café",
             "naïve", "е\u{301}", "ﬁn", "Ｗ", "™", "重複", "ｶﾞ", "\u{AD}", "\u{200B}", "ß", "Σας",
+            "を", "カタカナ", "検出", "\u{3099}", "、", "。", "ヿ", "々", "한국어",
             " ", " ", " ", "  ", "\n", "\t", "\r\n", "\u{0B}", "\u{0C}", "\u{A0}", "\u{3000}",
             ",", ".", "'", ":", ";", "...", "-", "(", ")", "!", "?", "\"", "«", "»", "—", "/", "\u{7F}",
         ]), 0..60)) {
