@@ -306,26 +306,37 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                     continue;
                 }
             } else {
-                let (c, len) = decode(bytes, at);
-                at += len;
+                // Basic Cyrillic (U+0400..=U+047F, lead bytes 0xD0 and 0xD1), most of the
+                // non-ASCII text, straight to its table: what `classify` says of them (a test
+                // checks it), without decoding and range tests.
+                let (script, c) = if b & 0xFE == 0xD0 {
+                    let u = (usize::from(b & 0x1F) << 6)
+                        | usize::from(bytes.get(at + 1).copied().unwrap_or(0x80) & 0x3F);
+                    at += 2;
+                    // The character itself is needed by Latin letters only.
+                    (Script::Cyrillic(CYRILLIC[u - 0x400]), char::REPLACEMENT_CHARACTER)
+                } else {
+                    let (c, len) = decode(bytes, at);
+                    at += len;
+                    (classify(c), c)
+                };
                 // Counted here, in locals the compiler keeps in registers, rather than through
                 // a reference: a count kept in memory made each character wait for the store of
                 // the one before it.
-                match classify(c) {
+                match script {
                     Script::Latin => {
                         counts.latin += 1;
                         word.push(c);
                         continue;
                     }
                     Script::Cyrillic(kind) => {
+                        // Without branches: most letters are common, and a jump per letter
+                        // cost more than the four additions.
                         counts.cyrillic += 1;
-                        match kind {
-                            Cyrillic::Common => {}
-                            Cyrillic::Ukrainian => counts.ukrainian += 1,
-                            Cyrillic::Russian => counts.russian += 1,
-                            Cyrillic::HardSign => counts.hard_sign += 1,
-                            Cyrillic::Other => counts.others_cyrillic += 1,
-                        }
+                        counts.ukrainian += u32::from(kind == Cyrillic::Ukrainian);
+                        counts.russian += u32::from(kind == Cyrillic::Russian);
+                        counts.hard_sign += u32::from(kind == Cyrillic::HardSign);
+                        counts.others_cyrillic += u32::from(kind == Cyrillic::Other);
                     }
                     Script::Han => counts.han += 1,
                     Script::Hiragana => counts.hiragana += 1,
@@ -501,6 +512,20 @@ fn classify(c: char) -> Script {
 mod tests {
     use super::*;
     use crate::text::lang::detect_whatlang;
+
+    /// The detection loop's shortcut for two-byte Cyrillic (lead bytes 0xD0, 0xD1) says what
+    /// `classify` says of every character it covers.
+    #[test]
+    fn cyrillic_shortcut_agrees_with_classify() {
+        for u in 0x400..=0x47F_u32 {
+            let c = char::from_u32(u).unwrap();
+            let mut utf8 = [0u8; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes();
+            assert!(bytes.len() == 2 && bytes[0] & 0xFE == 0xD0, "U+{u:04X}");
+            let shortcut = (usize::from(bytes[0] & 0x1F) << 6) | usize::from(bytes[1] & 0x3F);
+            assert_eq!(Script::Cyrillic(CYRILLIC[shortcut - 0x400]), classify(c), "{c} U+{u:04X}");
+        }
+    }
 
     /// The lookup table against the letters it was written from.
     #[test]
