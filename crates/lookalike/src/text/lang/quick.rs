@@ -315,6 +315,14 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                     at += 2;
                     // The character itself is needed by Latin letters only.
                     (Script::Cyrillic(CYRILLIC[u - 0x400]), char::REPLACEMENT_CHARACTER)
+                } else if let Some((han, hiragana, katakana)) = cjk_letter(bytes, at) {
+                    // Han and kana, counted without a jump per character (Japanese switches
+                    // between the three all the time).
+                    at += 3;
+                    counts.han += u32::from(han);
+                    counts.hiragana += u32::from(hiragana);
+                    counts.katakana += u32::from(katakana);
+                    (Script::None, char::REPLACEMENT_CHARACTER)
                 } else {
                     let (c, len) = decode(bytes, at);
                     at += len;
@@ -423,6 +431,23 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
     answer(LATIN[best].0, confidence)
 }
 
+/// Whether the character at `bytes[at]` is Han, hiragana or katakana (one of them true), when it
+/// is a three-byte character of one of their blocks; `None` for anything else. What
+/// [`classify`] says of these characters (a test checks it), for the detection loop's shortcut.
+#[inline]
+fn cjk_letter(bytes: &[u8], at: usize) -> Option<(bool, bool, bool)> {
+    let lead = *bytes.get(at)?;
+    if !(0xE3..=0xE9).contains(&lead) {
+        return None;
+    }
+    let cont = |i: usize| u32::from(bytes.get(at + i).copied().unwrap_or(0x80) & 0x3F);
+    let u = (u32::from(lead & 0x0F) << 12) | (cont(1) << 6) | cont(2);
+    let han = matches!(u, 0x3400..=0x4DBF | 0x4E00..=0x9FFF);
+    let hiragana = matches!(u, 0x3040..=0x309F);
+    let katakana = matches!(u, 0x30A0..=0x30FF | 0x31F0..=0x31FF);
+    (han | hiragana | katakana).then_some((han, hiragana, katakana))
+}
+
 /// The character whose UTF-8 encoding starts at `bytes[at]` (a non-ASCII lead byte of valid
 /// UTF-8), and its length; decoded by hand because this loop is the whole cost of the pass.
 fn decode(bytes: &[u8], at: usize) -> (char, usize) {
@@ -524,6 +549,27 @@ mod tests {
             assert!(bytes.len() == 2 && bytes[0] & 0xFE == 0xD0, "U+{u:04X}");
             let shortcut = (usize::from(bytes[0] & 0x1F) << 6) | usize::from(bytes[1] & 0x3F);
             assert_eq!(Script::Cyrillic(CYRILLIC[shortcut - 0x400]), classify(c), "{c} U+{u:04X}");
+        }
+    }
+
+    /// The detection loop's shortcut for Han and kana says what `classify` says of every
+    /// three-byte character, and takes none of the others.
+    #[test]
+    fn cjk_shortcut_agrees_with_classify() {
+        for u in 0x800..=0xFFFF_u32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            let mut utf8 = [0u8; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes();
+            let expected = match classify(c) {
+                Script::Han => Some((true, false, false)),
+                Script::Hiragana => Some((false, true, false)),
+                Script::Katakana => Some((false, false, true)),
+                _ => None,
+            };
+            // Half-width katakana (U+FF66..) and compatibility ideographs (U+F900..) are left
+            // to classify: the shortcut takes lead bytes 0xE3..=0xE9 only.
+            let expected = expected.filter(|_| (0xE3..=0xE9).contains(&bytes[0]));
+            assert_eq!(cjk_letter(bytes, 0), expected, "{c} U+{u:04X}");
         }
     }
 
