@@ -309,7 +309,22 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                 // Basic Cyrillic (U+0400..=U+047F, lead bytes 0xD0 and 0xD1), most of the
                 // non-ASCII text, straight to its table: what `classify` says of them (a test
                 // checks it), without decoding and range tests.
-                let (script, c) = if b & 0xFE == 0xD0 {
+                let (script, c) = if b & 0xFE == 0xD0 && word.is_empty() && !word.too_long {
+                    // With no Latin word pending (none is scored in between), the whole run of
+                    // such letters at once.
+                    while at < end && bytes[at] & 0xFE == 0xD0 {
+                        let u = (usize::from(bytes[at] & 0x1F) << 6)
+                            | usize::from(bytes.get(at + 1).copied().unwrap_or(0x80) & 0x3F);
+                        at += 2;
+                        let kind = CYRILLIC[u - 0x400];
+                        counts.cyrillic += 1;
+                        counts.ukrainian += u32::from(kind == Cyrillic::Ukrainian);
+                        counts.russian += u32::from(kind == Cyrillic::Russian);
+                        counts.hard_sign += u32::from(kind == Cyrillic::HardSign);
+                        counts.others_cyrillic += u32::from(kind == Cyrillic::Other);
+                    }
+                    (Script::None, char::REPLACEMENT_CHARACTER)
+                } else if b & 0xFE == 0xD0 {
                     let u = (usize::from(b & 0x1F) << 6)
                         | usize::from(bytes.get(at + 1).copied().unwrap_or(0x80) & 0x3F);
                     at += 2;
