@@ -623,7 +623,7 @@ fn fast_words(b: &mut Builder<'_>, input: &str, mut i: usize) -> Option<usize> {
         }
         let start = b.buf.len();
         loop {
-            // A run of ASCII letters and digits, copied and lower-cased in place.
+            // A run of ASCII letters and digits, lower-cased as they are copied.
             while let Some(&x) = bytes.get(i) {
                 if FAST_CLASS[usize::from(x)] != FL_WORD {
                     break;
