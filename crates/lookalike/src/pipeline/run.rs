@@ -119,7 +119,7 @@ impl<'a> DedupRun<'a> {
         let earlier = self.earlier_bytes(&batch);
         let todo: Vec<&Document> =
             batch.iter().zip(&earlier).filter(|(_, e)| e.is_none()).map(|(d, _)| d).collect();
-        let mut processed = self.engine.process(&self.dedup.shingler, &todo);
+        let processed = self.engine.process(&self.dedup.shingler, &todo);
         drop(todo);
         let mut next = 0..processed.len();
         // Only the documents that will be heads go to the method: find them first (sequential,
@@ -167,7 +167,7 @@ impl<'a> DedupRun<'a> {
         for (&i, &k) in new_heads.iter().zip(&heads_processed) {
             self.heads.push(DocId((self.docs.len() + i) as u32));
             if let Some(store) = &mut self.store {
-                store.push(std::mem::take(&mut processed[k].shingles))?;
+                store.push(&processed[k].shingles)?;
             }
         }
         for (doc, kind) in batch.into_iter().zip(kinds) {
