@@ -416,18 +416,11 @@ impl<'a> Scanner<'a> {
                 let mut j = i;
                 let mut last = 0u32;
                 while j + 1 < n && matches!(bytes[j], 0xD0 | 0xD1) {
-                    let u = (u32::from(bytes[j] & 0x1F) << 6) | u32::from(bytes[j + 1] & 0x3F);
-                    if u > 0x045F {
-                        break;
-                    }
+                    let u = two_byte(bytes[j], bytes[j + 1]);
+                    let Some(lower) = basic_cyrillic_lower(u) else { break };
                     if j == i && b.open != Open::Word {
                         b.open(Open::Word);
                     }
-                    let lower = match u {
-                        0x0410..=0x042F => u + 0x20,
-                        0x0400..=0x040F => u + 0x50,
-                        _ => u,
-                    };
                     b.buf.push(char::from_u32(lower).unwrap_or(char::REPLACEMENT_CHARACTER));
                     last = u;
                     j += 2;
@@ -638,13 +631,7 @@ fn fast_words(b: &mut Builder<'_>, input: &str, mut i: usize) -> Option<usize> {
                     break;
                 }
                 let Some(&y) = bytes.get(i + 1) else { break };
-                let u = (u32::from(x & 0x1F) << 6) | u32::from(y & 0x3F);
-                let lower = match u {
-                    0x0430..=0x045F => u,
-                    0x0410..=0x042F => u + 0x20,
-                    0x0400..=0x040F => u + 0x50,
-                    _ => break,
-                };
+                let Some(lower) = basic_cyrillic_lower(two_byte(x, y)) else { break };
                 b.buf.push(char::from_u32(lower).unwrap_or(char::REPLACEMENT_CHARACTER));
                 i += 2;
             }
@@ -944,15 +931,31 @@ fn push_folded(b: &mut Builder<'_>, c: char) {
     fold_into(&mut b.buf, c);
 }
 
+/// The lower case of a basic Cyrillic letter U+0400..=U+045F (А..Я → а..я, Ѐ..Џ → ѐ..џ, lower
+/// case letters as they are); `None` for any other code point. The one copy of the rule, for
+/// [`fold_into`], the scanner's Cyrillic run and the word fast lane.
+#[inline]
+fn basic_cyrillic_lower(u: u32) -> Option<u32> {
+    match u {
+        0x0430..=0x045F => Some(u),
+        0x0410..=0x042F => Some(u + 0x20),
+        0x0400..=0x040F => Some(u + 0x50),
+        _ => None,
+    }
+}
+
+/// The code point of the two-byte UTF-8 sequence `lead`, `cont`.
+#[inline]
+fn two_byte(lead: u8, cont: u8) -> u32 {
+    (u32::from(lead & 0x1F) << 6) | u32::from(cont & 0x3F)
+}
+
 /// Appends the case fold of `c` to `out`.
 fn fold_into(out: &mut String, c: char) {
     let u = c as u32;
     let lower = match u {
         0x00..=0x7F => c.to_ascii_lowercase(),
-        // Cyrillic capitals: А..Я → а..я, Ѐ..Џ → ѐ..џ; lower case letters as they are.
-        0x0410..=0x042F => char::from_u32(u + 0x20).unwrap_or(c),
-        0x0400..=0x040F => char::from_u32(u + 0x50).unwrap_or(c),
-        0x0430..=0x045F => c,
+        0x0400..=0x045F => basic_cyrillic_lower(u).and_then(char::from_u32).unwrap_or(c),
         // Latin-1 capitals À..Þ (but ×) → à..þ.
         0x00C0..=0x00D6 | 0x00D8..=0x00DE => char::from_u32(u + 0x20).unwrap_or(c),
         0x00E0..=0x00FF => c,

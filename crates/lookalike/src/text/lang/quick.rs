@@ -198,6 +198,19 @@ struct Counts {
     others_cyrillic: u32,
 }
 
+impl Counts {
+    /// Counts a Cyrillic letter of `kind`, without branches: most letters are common, and a
+    /// jump per letter cost more than the four additions.
+    #[inline(always)]
+    fn add_cyrillic(&mut self, kind: Cyrillic) {
+        self.cyrillic += 1;
+        self.ukrainian += u32::from(kind == Cyrillic::Ukrainian);
+        self.russian += u32::from(kind == Cyrillic::Russian);
+        self.hard_sign += u32::from(kind == Cyrillic::HardSign);
+        self.others_cyrillic += u32::from(kind == Cyrillic::Other);
+    }
+}
+
 /// Stopword scores of the Latin words seen so far.
 struct Scores {
     /// Per part of the prefix, per language: the weighted stopword score.
@@ -309,27 +322,18 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                 // Basic Cyrillic (U+0400..=U+047F, lead bytes 0xD0 and 0xD1), most of the
                 // non-ASCII text, straight to its table: what `classify` says of them (a test
                 // checks it), without decoding and range tests.
-                let (script, c) = if b & 0xFE == 0xD0 && word.is_empty() && !word.too_long {
-                    // With no Latin word pending (none is scored in between), the whole run of
-                    // such letters at once.
-                    while at < end && bytes[at] & 0xFE == 0xD0 {
+                let (script, c) = if b & 0xFE == 0xD0 {
+                    // The whole run of such letters at once, unless a Latin word is pending: it
+                    // is scored after the first letter, which may end the part.
+                    let run_end = if word.is_empty() && !word.too_long { end } else { at + 1 };
+                    while at < run_end && bytes[at] & 0xFE == 0xD0 {
                         let u = (usize::from(bytes[at] & 0x1F) << 6)
                             | usize::from(bytes.get(at + 1).copied().unwrap_or(0x80) & 0x3F);
                         at += 2;
-                        let kind = CYRILLIC[u - 0x400];
-                        counts.cyrillic += 1;
-                        counts.ukrainian += u32::from(kind == Cyrillic::Ukrainian);
-                        counts.russian += u32::from(kind == Cyrillic::Russian);
-                        counts.hard_sign += u32::from(kind == Cyrillic::HardSign);
-                        counts.others_cyrillic += u32::from(kind == Cyrillic::Other);
+                        counts.add_cyrillic(CYRILLIC[u - 0x400]);
                     }
-                    (Script::None, char::REPLACEMENT_CHARACTER)
-                } else if b & 0xFE == 0xD0 {
-                    let u = (usize::from(b & 0x1F) << 6)
-                        | usize::from(bytes.get(at + 1).copied().unwrap_or(0x80) & 0x3F);
-                    at += 2;
                     // The character itself is needed by Latin letters only.
-                    (Script::Cyrillic(CYRILLIC[u - 0x400]), char::REPLACEMENT_CHARACTER)
+                    (Script::None, char::REPLACEMENT_CHARACTER)
                 } else if let Some((han, hiragana, katakana)) = cjk_letter(bytes, at) {
                     // Han and kana, counted without a jump per character (Japanese switches
                     // between the three all the time).
@@ -352,15 +356,7 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                         word.push(c);
                         continue;
                     }
-                    Script::Cyrillic(kind) => {
-                        // Without branches: most letters are common, and a jump per letter
-                        // cost more than the four additions.
-                        counts.cyrillic += 1;
-                        counts.ukrainian += u32::from(kind == Cyrillic::Ukrainian);
-                        counts.russian += u32::from(kind == Cyrillic::Russian);
-                        counts.hard_sign += u32::from(kind == Cyrillic::HardSign);
-                        counts.others_cyrillic += u32::from(kind == Cyrillic::Other);
-                    }
+                    Script::Cyrillic(kind) => counts.add_cyrillic(kind),
                     Script::Han => counts.han += 1,
                     Script::Hiragana => counts.hiragana += 1,
                     Script::Katakana => counts.katakana += 1,
