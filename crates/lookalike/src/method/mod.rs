@@ -457,6 +457,9 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     fn process(&mut self, shingler: &Shingler, batch: &[&Document]) -> Vec<Processed>;
     /// Hands the heads of the last processed batch (indices into it) to the method.
     fn push_heads(&mut self, heads: &[usize], processed: &[Processed]);
+    /// Takes back a processed batch once it has been used, to reuse its shingle buffers in the
+    /// next [`Engine::process`].
+    fn recycle(&mut self, processed: Vec<Processed>);
     /// The method.
     fn method(&self) -> &dyn MethodObject;
     /// The method, mutable.
@@ -518,15 +521,23 @@ impl<M: Method> MethodObject for M {
     }
 }
 
+/// Largest shingle buffer (in hashes) [`Runner`] keeps for the next batch: a few huge documents
+/// must not hold their memory for the rest of the run.
+const SPARE_MAX: usize = 1 << 16;
+
 /// A method with its per-document results of the batch in progress.
 struct Runner<M: Method> {
     method: M,
     pending: Vec<M::Doc>,
+    /// Shingle buffers of the last batch, emptied, for the next one. A batch's sets are freed
+    /// together once they are stored, and the allocator gave that memory back to the system,
+    /// so each batch faulted its sets' pages in anew (a third of the run's page faults).
+    spare: Vec<Vec<u64>>,
 }
 
 impl<M: Method + 'static> Runner<M> {
     fn boxed(method: M) -> Box<dyn Engine> {
-        Box::new(Runner { method, pending: Vec::new() })
+        Box::new(Runner { method, pending: Vec::new(), spare: Vec::new() })
     }
 }
 
@@ -538,12 +549,15 @@ impl<M: Method> fmt::Debug for Runner<M> {
 
 impl<M: Method> Engine for Runner<M> {
     fn process(&mut self, shingler: &Shingler, batch: &[&Document]) -> Vec<Processed> {
+        let buffers: Vec<Vec<u64>> =
+            batch.iter().map(|_| self.spare.pop().unwrap_or_default()).collect();
+        self.spare.clear();
         let method = &self.method;
         let (processed, docs): (Vec<Processed>, Vec<M::Doc>) = batch
             .par_iter()
-            .map_init(Scratch::default, |s, doc| {
+            .zip(buffers)
+            .map_init(Scratch::default, |s, (doc, mut shingles)| {
                 shingler.normalize_into(&doc.text, &mut s.norm);
-                let mut shingles = Vec::new();
                 shingler.shingles_into(&s.norm, &mut s.shingle, &mut shingles);
                 let features = if shingles.is_empty() {
                     M::Doc::default()
@@ -572,6 +586,12 @@ impl<M: Method> Engine for Runner<M> {
             .collect();
         self.method.push_heads(heads);
         self.pending.clear();
+    }
+
+    fn recycle(&mut self, processed: Vec<Processed>) {
+        self.spare.extend(
+            processed.into_iter().map(|p| p.shingles).filter(|s| s.capacity() <= SPARE_MAX),
+        );
     }
 
     fn method(&self) -> &dyn MethodObject {

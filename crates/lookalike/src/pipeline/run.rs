@@ -170,6 +170,7 @@ impl<'a> DedupRun<'a> {
                 store.push(&processed[k].shingles)?;
             }
         }
+        self.engine.recycle(processed);
         for (doc, kind) in batch.into_iter().zip(kinds) {
             self.bytes += doc.raw_len;
             self.docs.push(DocMeta { id: doc.id, text_len: doc.text.len() as u64, kind });
