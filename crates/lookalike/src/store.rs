@@ -24,7 +24,7 @@ pub struct ShingleStore {
     /// allocation per set: when the store spills, the buffer goes back to the system at once,
     /// where thousands of freed sets stayed in the allocator's heap (+300 MB of peak memory on
     /// a million documents).
-    mem: Vec<u64>,
+    mem: Mem,
     writer: Option<BufWriter<File>>,
     file: Option<File>,
     sealed: bool,
@@ -43,7 +43,7 @@ impl ShingleStore {
         Ok(ShingleStore {
             dir: dir.map(Path::to_path_buf),
             budget,
-            mem: Vec::new(),
+            mem: Mem::new(budget),
             writer: None,
             file: None,
             sealed: false,
@@ -62,7 +62,7 @@ impl ShingleStore {
         let len = set.len();
         match &mut self.writer {
             Some(w) => write_set(w, set)?,
-            None => self.mem.extend_from_slice(set),
+            None => self.mem.push(set),
         }
         let last = *self.offsets.last().unwrap_or(&0);
         self.offsets.push(last + len as u64);
@@ -76,7 +76,8 @@ impl ShingleStore {
             None => tempfile::tempfile()?,
         };
         let mut w = BufWriter::with_capacity(1 << 20, file);
-        write_set(&mut w, &std::mem::take(&mut self.mem))?;
+        self.mem.write_to(&mut w)?;
+        self.mem = Mem::Vec(Vec::new());
         self.writer = Some(w);
         Ok(())
     }
@@ -117,7 +118,7 @@ impl ShingleStore {
         let (lo, hi) = (self.offsets[doc], self.offsets[doc + 1]);
         out.clear();
         let Some(file) = &self.file else {
-            out.extend_from_slice(&self.mem[lo as usize..hi as usize]);
+            self.mem.read(lo as usize..hi as usize, out);
             return Ok(());
         };
         buf.clear();
@@ -129,6 +130,80 @@ impl ShingleStore {
             u64::from_le_bytes(a)
         }));
         Ok(())
+    }
+}
+
+/// Smallest budget for which the store maps its memory (below it, a `Vec`).
+const MAP_MIN: usize = 4 << 20;
+
+/// The sets kept in memory, one after the other.
+#[derive(Debug)]
+enum Mem {
+    /// An anonymous mapping of the budget's size, as little-endian bytes, and the number of
+    /// values in it. Its pages cost nothing until written; on Linux it asks for transparent huge
+    /// pages, so that filling it takes one page fault per 2 MiB instead of one per 4 KiB (the
+    /// store's page faults were half of the run's, a tenth of its CPU time).
+    Map(memmap2::MmapMut, usize),
+    /// Where no mapping could be made, or for small budgets.
+    Vec(Vec<u64>),
+}
+
+impl Mem {
+    fn new(budget: usize) -> Mem {
+        if budget >= MAP_MIN
+            && let Ok(map) = memmap2::MmapOptions::new().len(budget).map_anon()
+        {
+            #[cfg(target_os = "linux")]
+            {
+                // Only a hint: without huge pages (disabled, or none free) the map works alike.
+                let _ = map.advise(memmap2::Advice::HugePage);
+            }
+            return Mem::Map(map, 0);
+        }
+        Mem::Vec(Vec::new())
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Mem::Map(_, len) => *len,
+            Mem::Vec(v) => v.len(),
+        }
+    }
+
+    /// Appends a set (the caller keeps the total within the budget).
+    fn push(&mut self, set: &[u64]) {
+        match self {
+            Mem::Map(map, len) => {
+                let bytes = &mut map[*len * 8..(*len + set.len()) * 8];
+                for (b, v) in bytes.chunks_exact_mut(8).zip(set) {
+                    b.copy_from_slice(&v.to_le_bytes());
+                }
+                *len += set.len();
+            }
+            Mem::Vec(v) => v.extend_from_slice(set),
+        }
+    }
+
+    /// Values `range` into `out`.
+    fn read(&self, range: std::ops::Range<usize>, out: &mut Vec<u64>) {
+        match self {
+            Mem::Map(map, _) => {
+                out.extend(map[range.start * 8..range.end * 8].chunks_exact(8).map(|c| {
+                    let mut a = [0u8; 8];
+                    a.copy_from_slice(c);
+                    u64::from_le_bytes(a)
+                }))
+            }
+            Mem::Vec(v) => out.extend_from_slice(&v[range]),
+        }
+    }
+
+    /// Writes everything as little-endian bytes.
+    fn write_to(&self, w: &mut impl Write) -> io::Result<()> {
+        match self {
+            Mem::Map(map, len) => w.write_all(&map[..*len * 8]),
+            Mem::Vec(v) => write_set(w, v),
+        }
     }
 }
 
@@ -204,6 +279,44 @@ mod tests {
                 assert_eq!(out, sets[d]);
             }
             assert!(s.push(&[1]).is_err());
+        }
+    }
+
+    /// Budgets of [`MAP_MIN`] and more keep the sets in a mapping: filled to the byte and
+    /// spilled from it, every set reads back as it was pushed.
+    #[test]
+    fn mapped_memory_round_trips_in_memory_and_spilled() {
+        // 40,000 sets of 0 to 39 values: about 6.2 MB in all.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let sets: Vec<Vec<u64>> = (0..40_000u64)
+            .map(|i| {
+                (0..i % 40)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x
+                    })
+                    .collect()
+            })
+            .collect();
+        let total: usize = sets.iter().map(Vec::len).sum::<usize>() * 8;
+        assert!(total > MAP_MIN && total < 2 * MAP_MIN);
+        // Exactly the total fits without spilling; a byte less spills at the last set; MAP_MIN
+        // spills half-way.
+        for (budget, spilled) in [(total, false), (total - 1, true), (MAP_MIN, true)] {
+            let mut s = ShingleStore::new(None, budget).unwrap();
+            assert!(matches!(s.mem, Mem::Map(..)) || !cfg!(unix));
+            for set in &sets {
+                s.push(set).unwrap();
+            }
+            s.seal().unwrap();
+            assert_eq!(s.disk_bytes() > 0, spilled, "budget {budget}");
+            let (mut out, mut buf) = (Vec::new(), Vec::new());
+            for d in (0..sets.len()).rev().step_by(7).chain([0, 1, sets.len() - 1]) {
+                s.read(d, &mut out, &mut buf).unwrap();
+                assert_eq!(out, sets[d], "budget {budget}, set {d}");
+            }
         }
     }
 }
