@@ -4,13 +4,16 @@
 # multilingual text with planted near-duplicates. Run by hand, not in CI; see bench/README.md.
 #
 #   bench/e2e.sh [--docs N] [--seed S] [--threshold T] [--threads "1 2"] [--verify "exact estimate"]
-#                [--no-install] [--skip-dedup] [--no-report-runs] [--bin DIR]
+#                [--no-install] [--skip-dedup] [--no-report-runs] [--report-rounds N] [--bin DIR]
 #                [--corpus FILE --planted FILE --truth FILE] [--out FILE]
 #
 # Writes bench/results/e2e-<date>.md (e2e-<date>-<N>docs-s<S>.md for other sizes or seeds);
 # generated data is cached in bench/work/ (gitignored). --bin takes lookalike and lookalike-bench
 # from DIR instead of building them (to measure another commit's binaries); --corpus, --planted
-# and --truth read an existing corpus, its planted list and its truth in place.
+# and --truth read an existing corpus, its planted list and its truth in place. The cost of
+# --report is measured over --report-rounds rounds (default 5) of the run without it and the run
+# with it one after the other, and given as the median of the rounds' ratios: single runs on a
+# shared machine differ by more than that cost.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,11 +32,12 @@ VERIFY_LIST="exact estimate"
 INSTALL=1
 SKIP_DEDUP=0
 REPORT_RUNS=1
+REPORT_ROUNDS=5
 BIN_DIR=""
 GIVEN_CORPUS="" GIVEN_PLANTED="" GIVEN_TRUTH=""
 OUT=""
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -45,6 +49,7 @@ while [[ $# -gt 0 ]]; do
     --no-install) INSTALL=0; shift ;;
     --skip-dedup) SKIP_DEDUP=1; shift ;;
     --no-report-runs) REPORT_RUNS=0; shift ;;
+    --report-rounds) REPORT_ROUNDS="$2"; shift 2 ;;
     --bin) BIN_DIR="$2"; shift 2 ;;
     --corpus) GIVEN_CORPUS="$2"; shift 2 ;;
     --planted) GIVEN_PLANTED="$2"; shift 2 ;;
@@ -56,6 +61,9 @@ while [[ $# -gt 0 ]]; do
 done
 
 log() { echo "[e2e $(date +%H:%M:%S)] $*" >&2; }
+
+[[ $REPORT_ROUNDS =~ ^[1-9][0-9]*$ ]] \
+  || { echo "e2e.sh: --report-rounds takes a whole number of rounds, 1 or more (got $REPORT_ROUNDS)" >&2; exit 2; }
 
 # --- 1. Packages: the text sources, GNU time, jq ------------------------------------------------
 APT_PACKAGES=(
@@ -252,11 +260,28 @@ else
         TABLE+=$'\n'"$(row "$rname" "$threads" "$(wall_s "$rstem.time.txt")" \
           "$(cpu_s "$rstem.time.txt")" "$(rss_mb "$rstem.time.txt")" - - -)"
         COMMANDS+=("${rcmd[*]}")
-        OVERHEAD+=$'\n'"$(awk -v t="$threads" -v w0="$(wall_s "$stem.time.txt")" \
-          -v w1="$(wall_s "$rstem.time.txt")" -v c0="$(cpu_s "$stem.time.txt")" \
-          -v c1="$(cpu_s "$rstem.time.txt")" 'BEGIN {
-            printf "| %d | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% |", t, w0, w1,
-              100 * (w1 / w0 - 1), c0, c1, 100 * (c1 / c0 - 1) }')"
+        # Rounds of the two runs one after the other: "wall0 wall1 cpu0 cpu1" per round.
+        rounds="$(wall_s "$stem.time.txt") $(wall_s "$rstem.time.txt") $(cpu_s "$stem.time.txt") $(cpu_s "$rstem.time.txt")"
+        for ((k = 2; k <= REPORT_ROUNDS; k++)); do
+          log "$name, with and without --report: round $k of $REPORT_ROUNDS"
+          timed "$stem.time.$k.txt" "${cmd[@]}" 2> /dev/null
+          timed "$rstem.time.$k.txt" "${rcmd[@]}" 2> /dev/null
+          rounds+=$'\n'"$(wall_s "$stem.time.$k.txt") $(wall_s "$rstem.time.$k.txt") $(cpu_s "$stem.time.$k.txt") $(cpu_s "$rstem.time.$k.txt")"
+          rm -f "$stem.time.$k.txt" "$rstem.time.$k.txt"
+        done
+        OVERHEAD+=$'\n'"$(awk -v t="$threads" '
+          function median(a, n,   i, j, x) {
+            for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+          }
+          { n++; w0[n] = $1; w1[n] = $2; c0[n] = $3; c1[n] = $4; wr[n] = $2 / $1; cr[n] = $4 / $3 }
+          END {
+            lo = 1e9; hi = -1e9
+            for (i = 1; i <= n; i++) { if (cr[i] < lo) lo = cr[i]; if (cr[i] > hi) hi = cr[i] }
+            printf "| %d | %d | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% | %+.1f%% to %+.1f%% |",
+              t, n, median(w0, n), median(w1, n), 100 * (median(wr, n) - 1), median(c0, n),
+              median(c1, n), 100 * (median(cr, n) - 1), 100 * (lo - 1), 100 * (hi - 1)
+          }' <<< "$rounds")"
         rm -f "$rstem.report.jsonl"
       fi
     done
@@ -295,10 +320,12 @@ strip_root() { sed "s|$ROOT/||g; s|$TARGET/|target/|g"; }
     echo
     echo "## What --report costs"
     echo
-    echo "The first verification mode's run again with \`--report FILE --stats FILE\` (same pairs, checked)."
+    echo "The first verification mode's run again with \`--report FILE --stats FILE\` (same pairs, checked),"
+    echo "right after it, in $REPORT_ROUNDS rounds: medians of the times, and the median and range of the"
+    echo "rounds' ratios (each round's two runs are seconds apart, so the machine's drift cancels)."
     echo
-    echo "| threads | wall s | wall s with --report | wall overhead | CPU s | CPU s with --report | CPU overhead |"
-    echo "|---|---|---|---|---|---|---|$OVERHEAD"
+    echo "| threads | rounds | wall s | wall s with --report | wall overhead | CPU s | CPU s with --report | CPU overhead | CPU overhead, range |"
+    echo "|---|---|---|---|---|---|---|---|---|$OVERHEAD"
   fi
   echo
   echo "## Commands"
