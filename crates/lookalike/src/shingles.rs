@@ -264,6 +264,9 @@ fn radix_sort_into(values: &[u64], out: &mut Vec<u64>, starts: &mut Vec<u32>) {
         *s = sum;
         sum += count;
     }
+    // Exactly what is needed: `out` may be a buffer kept from an earlier document, and an
+    // amortized doubling here would leave it up to twice too large for as long as it is kept.
+    out.reserve_exact(n);
     out.resize(n, 0);
     for &v in values {
         let b = (v >> shift) as usize;

@@ -525,6 +525,9 @@ impl<M: Method> MethodObject for M {
 /// must not hold their memory for the rest of the run.
 const SPARE_MAX: usize = 1 << 16;
 
+/// Capacity (in hashes) a kept buffer may have whatever the size of the set it last held.
+const SPARE_MIN: usize = 256;
+
 /// A method with its per-document results of the batch in progress.
 struct Runner<M: Method> {
     method: M,
@@ -589,8 +592,12 @@ impl<M: Method> Engine for Runner<M> {
     }
 
     fn recycle(&mut self, processed: Vec<Processed>) {
+        // A buffer much larger than the set it last held is dropped, so that the buffers do not
+        // grow, batch after batch, to the largest sets ever seen at their position.
         self.spare.extend(
-            processed.into_iter().map(|p| p.shingles).filter(|s| s.capacity() <= SPARE_MAX),
+            processed.into_iter().map(|p| p.shingles).filter(|s| {
+                s.capacity() <= SPARE_MAX && s.capacity() <= 2 * s.len().max(SPARE_MIN)
+            }),
         );
     }
 
