@@ -124,11 +124,7 @@ impl ShingleStore {
         buf.clear();
         buf.resize(((hi - lo) * 8) as usize, 0);
         read_exact_at(file, buf, lo * 8)?;
-        out.extend(buf.chunks_exact(8).map(|c| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(c);
-            u64::from_le_bytes(a)
-        }));
+        extend_from_le_bytes(out, buf);
         Ok(())
     }
 }
@@ -187,13 +183,7 @@ impl Mem {
     /// Values `range` into `out`.
     fn read(&self, range: std::ops::Range<usize>, out: &mut Vec<u64>) {
         match self {
-            Mem::Map(map, _) => {
-                out.extend(map[range.start * 8..range.end * 8].chunks_exact(8).map(|c| {
-                    let mut a = [0u8; 8];
-                    a.copy_from_slice(c);
-                    u64::from_le_bytes(a)
-                }))
-            }
+            Mem::Map(map, _) => extend_from_le_bytes(out, &map[range.start * 8..range.end * 8]),
             Mem::Vec(v) => out.extend_from_slice(&v[range]),
         }
     }
@@ -205,6 +195,15 @@ impl Mem {
             Mem::Vec(v) => write_set(w, v),
         }
     }
+}
+
+/// Appends the values stored in `bytes` as little-endian bytes (what [`write_set`] writes).
+fn extend_from_le_bytes(out: &mut Vec<u64>, bytes: &[u8]) {
+    out.extend(bytes.chunks_exact(8).map(|c| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        u64::from_le_bytes(a)
+    }));
 }
 
 /// Writes one set as little-endian bytes.

@@ -946,7 +946,7 @@ fn basic_cyrillic_lower(u: u32) -> Option<u32> {
 
 /// The code point of the two-byte UTF-8 sequence `lead`, `cont`.
 #[inline]
-fn two_byte(lead: u8, cont: u8) -> u32 {
+pub(crate) fn two_byte(lead: u8, cont: u8) -> u32 {
     (u32::from(lead & 0x1F) << 6) | u32::from(cont & 0x3F)
 }
 

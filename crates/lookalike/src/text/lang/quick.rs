@@ -27,6 +27,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use super::Detected;
+use crate::text::normalize::two_byte;
 
 /// Fewest Latin words the stopword score is trusted on.
 pub(super) const MIN_WORDS: u32 = 12;
@@ -327,8 +328,8 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                     // is scored after the first letter, which may end the part.
                     let run_end = if word.is_empty() && !word.too_long { end } else { at + 1 };
                     while at < run_end && bytes[at] & 0xFE == 0xD0 {
-                        let u = (usize::from(bytes[at] & 0x1F) << 6)
-                            | usize::from(bytes.get(at + 1).copied().unwrap_or(0x80) & 0x3F);
+                        let cont = bytes.get(at + 1).copied().unwrap_or(0x80);
+                        let u = two_byte(bytes[at], cont) as usize;
                         at += 2;
                         counts.add_cyrillic(CYRILLIC[u - 0x400]);
                     }
@@ -558,7 +559,7 @@ mod tests {
             let mut utf8 = [0u8; 4];
             let bytes = c.encode_utf8(&mut utf8).as_bytes();
             assert!(bytes.len() == 2 && bytes[0] & 0xFE == 0xD0, "U+{u:04X}");
-            let shortcut = (usize::from(bytes[0] & 0x1F) << 6) | usize::from(bytes[1] & 0x3F);
+            let shortcut = two_byte(bytes[0], bytes[1]) as usize;
             assert_eq!(Script::Cyrillic(CYRILLIC[shortcut - 0x400]), classify(c), "{c} U+{u:04X}");
         }
     }
