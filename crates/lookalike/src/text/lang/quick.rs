@@ -27,7 +27,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use super::Detected;
-use crate::text::normalize::two_byte;
 
 /// Fewest Latin words the stopword score is trusted on.
 pub(super) const MIN_WORDS: u32 = 12;
@@ -99,8 +98,9 @@ impl Hasher for Identity {
     }
 }
 
-/// Lower-cased stopword (its xxh3 hash) → bit set of the [`LATIN`] languages that list it.
-type Table = HashMap<u64, u32, BuildHasherDefault<Identity>>;
+/// Lower-cased stopword (its xxh3 hash) → bit set of the [`LATIN`] languages that list it, and
+/// the weight each of them gets (one over their number: a word of many lists says little).
+type Table = HashMap<u64, (u32, f32), BuildHasherDefault<Identity>>;
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
@@ -112,9 +112,12 @@ fn table() -> &'static Table {
                 buf.clear();
                 let whole = word.chars().all(|c| c.is_alphabetic() && buf.push(c));
                 if whole && !buf.is_empty() {
-                    *table.entry(buf.hash()).or_default() |= 1 << i;
+                    table.entry(buf.hash()).or_default().0 |= 1 << i;
                 }
             }
+        }
+        for (langs, weight) in table.values_mut() {
+            *weight = 1.0 / langs.count_ones() as f32;
         }
         table
     })
@@ -210,7 +213,70 @@ impl Counts {
         self.hard_sign += u32::from(kind == Cyrillic::HardSign);
         self.others_cyrillic += u32::from(kind == Cyrillic::Other);
     }
+
+    /// Adds the Cyrillic counts packed by [`packed_cyrillic`] (summed over a run of letters).
+    #[inline(always)]
+    fn add_packed(&mut self, packed: u64) {
+        let field = |k: u32| ((packed >> (k * PACKED_BITS)) & PACKED_MASK) as u32;
+        self.cyrillic += field(0);
+        self.ukrainian += field(1);
+        self.russian += field(2);
+        self.hard_sign += field(3);
+        self.others_cyrillic += field(4);
+    }
 }
+
+/// Bytes taken per step by the detection loop's Cyrillic run: 2 from a lead byte of
+/// U+0400..=U+047F, 1 from ASCII that is not a letter, 0 from anything else (the run ends).
+static CYRILLIC_RUN_STEP: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut x = 0;
+    while x < 128 {
+        if !(x as u8).is_ascii_alphabetic() {
+            table[x] = 1;
+        }
+        x += 1;
+    }
+    table[0xD0] = 2;
+    table[0xD1] = 2;
+    table
+};
+
+/// Width of one count in a packed sum of [`CYRILLIC_PACKED`] values: enough for every letter
+/// of a prefix ([`super::DETECT_PREFIX`] bytes, two per letter), so no field overflows into the
+/// next.
+const PACKED_BITS: u32 = 12;
+const PACKED_MASK: u64 = (1 << PACKED_BITS) - 1;
+const _: () = assert!(super::DETECT_PREFIX / 2 < 1 << PACKED_BITS);
+
+/// The counts one Cyrillic letter of `kind` adds ([`Counts::add_cyrillic`]), packed in
+/// [`PACKED_BITS`]-bit fields (letters, Ukrainian, Russian, hard sign, other): a run of letters
+/// is counted with one addition per letter.
+const fn packed_cyrillic(kind: Cyrillic) -> u64 {
+    let field = match kind {
+        Cyrillic::Common => return 1,
+        Cyrillic::Ukrainian => 1,
+        Cyrillic::Russian => 2,
+        Cyrillic::HardSign => 3,
+        Cyrillic::Other => 4,
+    };
+    1 | 1 << (field * PACKED_BITS)
+}
+
+/// Index of [`CYRILLIC_PACKED`]'s entry for a character that adds nothing.
+const NOT_COUNTED: usize = 0x80;
+
+/// [`packed_cyrillic`] of each character U+0400..=U+047F (lead bytes 0xD0 and 0xD1), then
+/// nothing ([`NOT_COUNTED`]).
+static CYRILLIC_PACKED: [u64; NOT_COUNTED + 1] = {
+    let mut table = [0u64; NOT_COUNTED + 1];
+    let mut i = 0;
+    while i < 0x80 {
+        table[i] = packed_cyrillic(CYRILLIC[i]);
+        i += 1;
+    }
+    table
+};
 
 /// Stopword scores of the Latin words seen so far.
 struct Scores {
@@ -225,13 +291,16 @@ struct Scores {
 }
 
 impl Scores {
+    fn new() -> Self {
+        Scores { parts: [[0.0; LATIN.len()]; PARTS], hits: [0; LATIN.len()], words: 0, accented: 0 }
+    }
+
     /// Scores a finished word of `part` of the prefix.
     fn word(&mut self, table: &Table, word: &mut WordBuf, part: usize) {
         if !word.is_empty() && !word.too_long {
             self.words += 1;
             self.accented += u32::from(!word.bytes[..word.len].is_ascii());
-            if let Some(&langs) = table.get(&word.hash()) {
-                let weight = 1.0 / langs.count_ones() as f32;
+            if let Some(&(langs, weight)) = table.get(&word.hash()) {
                 let mut rest = langs;
                 while rest != 0 {
                     let i = rest.trailing_zeros() as usize;
@@ -288,12 +357,7 @@ fn top_two(scores: &[f32; LATIN.len()]) -> (usize, usize) {
 /// The quick answer for `prefix`, or `None` when whatlang must decide.
 pub(super) fn detect(prefix: &str) -> Option<Detected> {
     let mut counts = Counts::default();
-    let mut scores = Scores {
-        parts: [[0.0; LATIN.len()]; PARTS],
-        hits: [0; LATIN.len()],
-        words: 0,
-        accented: 0,
-    };
+    let mut scores = Scores::new();
     let table = table();
     let mut word = WordBuf::default();
     let bytes = prefix.as_bytes();
@@ -325,23 +389,44 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                 // checks it), without decoding and range tests.
                 let (script, c) = if b & 0xFE == 0xD0 {
                     // The whole run of such letters at once, unless a Latin word is pending: it
-                    // is scored after the first letter, which may end the part.
+                    // is scored after the first letter, which may end the part. With no word
+                    // pending, ASCII that is not a letter (spaces, punctuation, digits) changes
+                    // nothing and the run goes on over it: a jump per word, predicted wrong at
+                    // every word's end, was most of the cost of Cyrillic text.
                     let run_end = if word.is_empty() && !word.too_long { end } else { at + 1 };
-                    while at < run_end && bytes[at] & 0xFE == 0xD0 {
+                    // One addition per character, of its counts packed in one word.
+                    let mut run = 0u64;
+                    while at < run_end {
+                        let x = bytes[at];
+                        let step = CYRILLIC_RUN_STEP[usize::from(x)];
+                        if step == 0 {
+                            break;
+                        }
                         let cont = bytes.get(at + 1).copied().unwrap_or(0x80);
-                        let u = two_byte(bytes[at], cont) as usize;
-                        at += 2;
-                        counts.add_cyrillic(CYRILLIC[u - 0x400]);
+                        let letter = usize::from(x & 1) << 6 | usize::from(cont & 0x3F);
+                        run += CYRILLIC_PACKED[if step == 2 { letter } else { NOT_COUNTED }];
+                        at += usize::from(step);
                     }
+                    counts.add_packed(run);
                     // The character itself is needed by Latin letters only.
                     (Script::None, char::REPLACEMENT_CHARACTER)
-                } else if let Some((han, hiragana, katakana)) = cjk_letter(bytes, at) {
+                } else if let Some(first) = cjk_letter(bytes, at) {
                     // Han and kana, counted without a jump per character (Japanese switches
-                    // between the three all the time).
-                    at += 3;
-                    counts.han += u32::from(han);
-                    counts.hiragana += u32::from(hiragana);
-                    counts.katakana += u32::from(katakana);
+                    // between the three all the time), the whole run at once as for Cyrillic,
+                    // in locals kept in registers.
+                    let run_end = if word.is_empty() && !word.too_long { end } else { at + 1 };
+                    let (mut han, mut hiragana, mut katakana) = (0u32, 0u32, 0u32);
+                    let mut letter = Some(first);
+                    while let Some((h, hi, ka)) = letter {
+                        at += 3;
+                        han += u32::from(h);
+                        hiragana += u32::from(hi);
+                        katakana += u32::from(ka);
+                        letter = if at < run_end { cjk_letter(bytes, at) } else { None };
+                    }
+                    counts.han += han;
+                    counts.hiragana += hiragana;
+                    counts.katakana += katakana;
                     (Script::None, char::REPLACEMENT_CHARACTER)
                 } else {
                     let (c, len) = decode(bytes, at);
@@ -550,17 +635,64 @@ mod tests {
     use super::*;
     use crate::text::lang::detect_whatlang;
 
-    /// The detection loop's shortcut for two-byte Cyrillic (lead bytes 0xD0, 0xD1) says what
-    /// `classify` says of every character it covers.
+    /// What `classify` says of a character, as the packed counts of the detection loop's
+    /// Cyrillic run would add it (letters, Ukrainian, Russian, hard sign, other Cyrillic);
+    /// `None` for a letter of any other script, which the run must not take.
+    fn expected_counts(c: char) -> Option<[u32; 5]> {
+        let script = if c.is_ascii() {
+            if c.is_ascii_alphabetic() { Script::Latin } else { Script::None }
+        } else {
+            classify(c)
+        };
+        let mut f = [0; 5];
+        match script {
+            Script::Cyrillic(k) => {
+                f[0] = 1;
+                match k {
+                    Cyrillic::Common => {}
+                    Cyrillic::Ukrainian => f[1] = 1,
+                    Cyrillic::Russian => f[2] = 1,
+                    Cyrillic::HardSign => f[3] = 1,
+                    Cyrillic::Other => f[4] = 1,
+                }
+            }
+            Script::None => {}
+            _ => return None,
+        }
+        Some(f)
+    }
+
+    /// The detection loop's Cyrillic run (lead bytes 0xD0, 0xD1, and ASCII but letters) counts
+    /// what `classify` says of every character it takes, and takes no letter of another script.
     #[test]
-    fn cyrillic_shortcut_agrees_with_classify() {
-        for u in 0x400..=0x47F_u32 {
+    fn cyrillic_run_agrees_with_classify() {
+        for u in (0..0x80).chain(0x400..=0x47F_u32) {
             let c = char::from_u32(u).unwrap();
             let mut utf8 = [0u8; 4];
             let bytes = c.encode_utf8(&mut utf8).as_bytes();
-            assert!(bytes.len() == 2 && bytes[0] & 0xFE == 0xD0, "U+{u:04X}");
-            let shortcut = two_byte(bytes[0], bytes[1]) as usize;
-            assert_eq!(Script::Cyrillic(CYRILLIC[shortcut - 0x400]), classify(c), "{c} U+{u:04X}");
+            let step = CYRILLIC_RUN_STEP[usize::from(bytes[0])];
+            assert_eq!(usize::from(step), if c.is_ascii_alphabetic() { 0 } else { bytes.len() });
+            let index = if step == 2 {
+                usize::from(bytes[0] & 1) << 6 | usize::from(bytes[1] & 0x3F)
+            } else {
+                NOT_COUNTED
+            };
+            let mut counts = Counts::default();
+            counts.add_packed(CYRILLIC_PACKED[index]);
+            let got = [
+                counts.cyrillic,
+                counts.ukrainian,
+                counts.russian,
+                counts.hard_sign,
+                counts.others_cyrillic,
+            ];
+            if step != 0 {
+                assert_eq!(Some(got), expected_counts(c), "{c:?} U+{u:04X}");
+            }
+        }
+        // Every other lead byte ends the run.
+        for x in 0x80..=0xFF_u8 {
+            assert_eq!(CYRILLIC_RUN_STEP[usize::from(x)] != 0, x & 0xFE == 0xD0, "{x:#04X}");
         }
     }
 
