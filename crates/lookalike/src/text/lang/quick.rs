@@ -27,6 +27,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use super::Detected;
+use crate::text::normalize::two_byte;
 
 /// Fewest Latin words the stopword score is trusted on.
 pub(super) const MIN_WORDS: u32 = 12;
@@ -403,7 +404,7 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                             break;
                         }
                         let cont = bytes.get(at + 1).copied().unwrap_or(0x80);
-                        let letter = usize::from(x & 1) << 6 | usize::from(cont & 0x3F);
+                        let letter = two_byte(x, cont) as usize & 0x7F;
                         run += CYRILLIC_PACKED[if step == 2 { letter } else { NOT_COUNTED }];
                         at += usize::from(step);
                     }
@@ -672,11 +673,8 @@ mod tests {
             let bytes = c.encode_utf8(&mut utf8).as_bytes();
             let step = CYRILLIC_RUN_STEP[usize::from(bytes[0])];
             assert_eq!(usize::from(step), if c.is_ascii_alphabetic() { 0 } else { bytes.len() });
-            let index = if step == 2 {
-                usize::from(bytes[0] & 1) << 6 | usize::from(bytes[1] & 0x3F)
-            } else {
-                NOT_COUNTED
-            };
+            let index =
+                if step == 2 { two_byte(bytes[0], bytes[1]) as usize - 0x400 } else { NOT_COUNTED };
             let mut counts = Counts::default();
             counts.add_packed(CYRILLIC_PACKED[index]);
             let got = [
