@@ -12,8 +12,10 @@
 # from DIR instead of building them (to measure another commit's binaries); --corpus, --planted
 # and --truth read an existing corpus, its planted list and its truth in place. The cost of
 # --report is measured over --report-rounds rounds (default 5) of the run without it and the run
-# with it one after the other, and given as the median of the rounds' ratios: single runs on a
-# shared machine differ by more than that cost.
+# with it one after the other, in turns first and second (the first run of two was measured to
+# pay more system time), and given as the median of the rounds' ratios: single runs on a shared
+# machine differ by more than that cost. User time is given on its own too: the kernel's page
+# zeroing, in system time, moves by more than the report costs.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -125,6 +127,9 @@ fi
 timed() { local out="$1"; shift; /usr/bin/time -v -o "$out" "$@"; }
 cpu_s() { # user + system CPU time from a `time -v` report, in seconds
   awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$1"
+}
+user_s() { # user CPU time from a `time -v` report, in seconds
+  awk -F': ' '/User time/ { printf "%.2f", $2 }' "$1"
 }
 wall_s() { # wall clock from a `time -v` report, in seconds
   awk -F': ' '/Elapsed \(wall clock\)/ {
@@ -260,13 +265,23 @@ else
         TABLE+=$'\n'"$(row "$rname" "$threads" "$(wall_s "$rstem.time.txt")" \
           "$(cpu_s "$rstem.time.txt")" "$(rss_mb "$rstem.time.txt")" - - -)"
         COMMANDS+=("${rcmd[*]}")
-        # Rounds of the two runs one after the other: "wall0 wall1 cpu0 cpu1" per round.
-        rounds="$(wall_s "$stem.time.txt") $(wall_s "$rstem.time.txt") $(cpu_s "$stem.time.txt") $(cpu_s "$rstem.time.txt")"
+        # Rounds of the two runs one after the other: "wall0 wall1 cpu0 cpu1 user0 user1" per
+        # round (0 without --report, 1 with it). The first round runs without it first, the
+        # next with it first, and so on: the first run of two pays more system time.
+        round_of() {
+          echo "$(wall_s "$1") $(wall_s "$2") $(cpu_s "$1") $(cpu_s "$2") $(user_s "$1") $(user_s "$2")"
+        }
+        rounds="$(round_of "$stem.time.txt" "$rstem.time.txt")"
         for ((k = 2; k <= REPORT_ROUNDS; k++)); do
           log "$name, with and without --report: round $k of $REPORT_ROUNDS"
-          timed "$stem.time.$k.txt" "${cmd[@]}" 2> /dev/null
-          timed "$rstem.time.$k.txt" "${rcmd[@]}" 2> /dev/null
-          rounds+=$'\n'"$(wall_s "$stem.time.$k.txt") $(wall_s "$rstem.time.$k.txt") $(cpu_s "$stem.time.$k.txt") $(cpu_s "$rstem.time.$k.txt")"
+          if ((k % 2 == 0)); then
+            timed "$rstem.time.$k.txt" "${rcmd[@]}" 2> /dev/null
+            timed "$stem.time.$k.txt" "${cmd[@]}" 2> /dev/null
+          else
+            timed "$stem.time.$k.txt" "${cmd[@]}" 2> /dev/null
+            timed "$rstem.time.$k.txt" "${rcmd[@]}" 2> /dev/null
+          fi
+          rounds+=$'\n'"$(round_of "$stem.time.$k.txt" "$rstem.time.$k.txt")"
           rm -f "$stem.time.$k.txt" "$rstem.time.$k.txt"
         done
         OVERHEAD+=$'\n'"$(awk -v t="$threads" '
@@ -274,13 +289,15 @@ else
             for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
             return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
           }
-          { n++; w0[n] = $1; w1[n] = $2; c0[n] = $3; c1[n] = $4; wr[n] = $2 / $1; cr[n] = $4 / $3 }
+          { n++; w0[n] = $1; w1[n] = $2; c0[n] = $3; c1[n] = $4; wr[n] = $2 / $1; cr[n] = $4 / $3
+            ur[n] = $6 / $5 }
           END {
             lo = 1e9; hi = -1e9
             for (i = 1; i <= n; i++) { if (cr[i] < lo) lo = cr[i]; if (cr[i] > hi) hi = cr[i] }
-            printf "| %d | %d | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% | %+.1f%% to %+.1f%% |",
+            printf "| %d | %d | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% | %+.1f%% to %+.1f%% | %+.1f%% |",
               t, n, median(w0, n), median(w1, n), 100 * (median(wr, n) - 1), median(c0, n),
-              median(c1, n), 100 * (median(cr, n) - 1), 100 * (lo - 1), 100 * (hi - 1)
+              median(c1, n), 100 * (median(cr, n) - 1), 100 * (lo - 1), 100 * (hi - 1),
+              100 * (median(ur, n) - 1)
           }' <<< "$rounds")"
         rm -f "$rstem.report.jsonl"
       fi
@@ -321,11 +338,13 @@ strip_root() { sed "s|$ROOT/||g; s|$TARGET/|target/|g"; }
     echo "## What --report costs"
     echo
     echo "The first verification mode's run again with \`--report FILE --stats FILE\` (same pairs, checked),"
-    echo "right after it, in $REPORT_ROUNDS rounds: medians of the times, and the median and range of the"
-    echo "rounds' ratios (each round's two runs are seconds apart, so the machine's drift cancels)."
+    echo "right after it or right before it in turns, in $REPORT_ROUNDS rounds: medians of the times, and the"
+    echo "median and range of the rounds' ratios (each round's two runs are seconds apart, so the"
+    echo "machine's drift cancels). User time alone leaves out the kernel's page zeroing, which moves"
+    echo "from run to run by more than the report costs."
     echo
-    echo "| threads | rounds | wall s | wall s with --report | wall overhead | CPU s | CPU s with --report | CPU overhead | CPU overhead, range |"
-    echo "|---|---|---|---|---|---|---|---|---|$OVERHEAD"
+    echo "| threads | rounds | wall s | wall s with --report | wall overhead | CPU s | CPU s with --report | CPU overhead | CPU overhead, range | user-time overhead |"
+    echo "|---|---|---|---|---|---|---|---|---|---|$OVERHEAD"
   fi
   echo
   echo "## Commands"
