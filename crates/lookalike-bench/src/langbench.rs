@@ -31,6 +31,10 @@ pub struct LangBenchArgs {
     /// Print (to stderr) the start of up to this many documents where the two answers differ.
     #[arg(long, default_value_t = 0)]
     pub show: usize,
+    /// Print (to stderr) the start of up to this many documents the quick pass leaves to
+    /// whatlang, with whatlang's answer: the cases that cost the most time.
+    #[arg(long, default_value_t = 0)]
+    pub show_unsure: usize,
 }
 
 /// One document: its known language and text.
@@ -95,28 +99,36 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
     let t_quick = time(lang::detect_quick);
 
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut shown = 0;
+    let (mut shown, mut shown_unsure) = (0, 0);
+    let start_of = |text: &str| {
+        let mut end = text.len().min(lang::DETECT_PREFIX);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text[..end].to_owned()
+    };
     for d in &docs {
         let truth = base_code(&d.lang);
         let ours = lang::detect(&d.text).map(|l| l.code);
         let theirs = lang::detect_whatlang(&d.text).map(|l| l.code);
         let t = tallies.entry(truth.to_owned()).or_default();
         t.docs += 1;
-        t.quick_answered += usize::from(lang::detect_quick(&d.text).is_some());
+        let answered = lang::detect_quick(&d.text).is_some();
+        t.quick_answered += usize::from(answered);
+        if !answered && shown_unsure < args.show_unsure {
+            shown_unsure += 1;
+            eprintln!("== unsure: label {} whatlang {:?}\n{}\n", d.lang, theirs, start_of(&d.text));
+        }
         if ours != theirs {
             t.disagree += 1;
             if shown < args.show {
                 shown += 1;
-                let mut end = d.text.len().min(lang::DETECT_PREFIX);
-                while !d.text.is_char_boundary(end) {
-                    end -= 1;
-                }
                 eprintln!(
                     "== label {} detect {:?} whatlang {:?}\n{}\n",
                     d.lang,
                     ours,
                     theirs,
-                    &d.text[..end]
+                    start_of(&d.text)
                 );
             }
         }
@@ -207,7 +219,8 @@ mod tests {
         ];
         let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
         std::fs::write(&path, body).unwrap();
-        let args = LangBenchArgs { corpora: vec![path], limit: None, rounds: 1, show: 0 };
+        let args =
+            LangBenchArgs { corpora: vec![path], limit: None, rounds: 1, show: 0, show_unsure: 0 };
         let report = run(&args).unwrap();
         assert!(report.contains("documents: 2"), "{report}");
         assert!(report.contains("| de | 1 | 0.0% | 0.0% | 100.0% | 0 | en 1 | en 1 |"), "{report}");
