@@ -22,8 +22,6 @@
 //! Anything else (mixed scripts, few letters, close scores, scripts not counted here) returns
 //! `None` and whatlang decides. `bench/lang.sh` measures how often the two disagree.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use super::Detected;
@@ -78,47 +76,110 @@ const LATIN: &[(&str, &str)] = &[
     ("zu", "zu"),
 ];
 
-/// Passes a word's xxh3 hash through unchanged (the table's keys are already hashes).
-#[derive(Default)]
-struct Identity(u64);
+/// Lower-cased stopword (its xxh3 hash) → bit set of the [`LATIN`] languages that list it, in
+/// an open-addressing table of 8-byte slots: the hash's low [`FINGERPRINT_BITS`] bits beside
+/// the language bits, at the slot its top bits name (linear probing; 0 is an empty slot). The
+/// 11,151 stopwords fill 128 KiB. A `HashMap` of `(hash, (languages, weight))` took twice that,
+/// plus its control bytes, and its lookups, one per Latin word, missed the cache: most of the
+/// pass's cost on English text.
+struct Table {
+    slots: Box<[u64]>,
+    /// `64 - log2(slots.len())`: the top bits of a hash are its first slot.
+    shift: u32,
+}
 
-impl Hasher for Identity {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `u64` keys are hashed; fold anything else in so the hasher stays correct.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+/// Bits of a slot that hold the language set (one per [`LATIN`] language).
+const LANG_BITS: u32 = 30;
+const _: () = assert!(LATIN.len() <= LANG_BITS as usize);
+
+/// Bits of a slot that hold the hash's fingerprint. A word that is not a stopword matches one
+/// by chance once in 2^34 probes or so; 64-bit keys were as exposed to xxh3 collisions.
+const FINGERPRINT_BITS: u32 = 64 - LANG_BITS;
+
+impl Table {
+    fn fingerprint(hash: u64) -> u64 {
+        hash & ((1 << FINGERPRINT_BITS) - 1)
+    }
+
+    /// A table of `2^bits` slots, room for fewer than that many words.
+    fn with_bits(bits: u32) -> Self {
+        Table { slots: vec![0; 1 << bits].into_boxed_slice(), shift: 64 - bits }
+    }
+
+    /// Adds `langs` to the languages of the word with `hash`.
+    fn add(&mut self, hash: u64, langs: u32) {
+        let fp = Self::fingerprint(hash) << LANG_BITS;
+        let mask = self.slots.len() - 1;
+        let mut at = (hash >> self.shift) as usize;
+        loop {
+            let slot = &mut self.slots[at];
+            if *slot == 0 || *slot >> LANG_BITS == fp >> LANG_BITS {
+                *slot |= fp | u64::from(langs);
+                return;
+            }
+            at = (at + 1) & mask;
         }
     }
 
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+    /// The languages that list the word with `hash`, if any.
+    #[inline]
+    fn get(&self, hash: u64) -> Option<u32> {
+        let fp = Self::fingerprint(hash);
+        let mask = self.slots.len() - 1;
+        let mut at = (hash >> self.shift) as usize;
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                return None;
+            }
+            if slot >> LANG_BITS == fp {
+                return Some((slot & ((1 << LANG_BITS) - 1)) as u32);
+            }
+            at = (at + 1) & mask;
+        }
     }
 
-    fn finish(&self) -> u64 {
-        self.0
+    /// Words in the table.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.slots.iter().filter(|&&s| s != 0).count()
     }
 }
 
-/// Lower-cased stopword (its xxh3 hash) → bit set of the [`LATIN`] languages that list it, and
-/// the weight each of them gets (one over their number: a word of many lists says little).
-type Table = HashMap<u64, (u32, f32), BuildHasherDefault<Identity>>;
+/// The weight a stopword gives each language that lists it: one over their number (a word of
+/// many lists says little), by that number.
+static WEIGHTS: [f32; LATIN.len() + 1] = {
+    let mut w = [0.0f32; LATIN.len() + 1];
+    let mut k = 1;
+    while k <= LATIN.len() {
+        w[k] = 1.0 / k as f32;
+        k += 1;
+    }
+    w
+};
+
+/// The stopwords of every [`LATIN`] language, each word's hash with the languages listing it.
+fn stopwords() -> impl Iterator<Item = (u64, u32)> {
+    let mut buf = WordBuf::default();
+    LATIN.iter().enumerate().flat_map(move |(i, (_, list))| {
+        stop_words::lookup(list)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|word| {
+                buf.clear();
+                let whole = word.chars().all(|c| c.is_alphabetic() && buf.push(c));
+                (whole && !buf.is_empty()).then(|| (buf.hash(), 1 << i))
+            })
+            .collect::<Vec<_>>()
+    })
+}
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut table = Table::default();
-        let mut buf = WordBuf::default();
-        for (i, (_, list)) in LATIN.iter().enumerate() {
-            for word in stop_words::lookup(list).unwrap_or_default() {
-                buf.clear();
-                let whole = word.chars().all(|c| c.is_alphabetic() && buf.push(c));
-                if whole && !buf.is_empty() {
-                    table.entry(buf.hash()).or_default().0 |= 1 << i;
-                }
-            }
-        }
-        for (langs, weight) in table.values_mut() {
-            *weight = 1.0 / langs.count_ones() as f32;
+        let mut table = Table::with_bits(14);
+        for (hash, langs) in stopwords() {
+            table.add(hash, langs);
         }
         table
     })
@@ -301,7 +362,8 @@ impl Scores {
         if !word.is_empty() && !word.too_long {
             self.words += 1;
             self.accented += u32::from(!word.bytes[..word.len].is_ascii());
-            if let Some(&(langs, weight)) = table.get(&word.hash()) {
+            if let Some(langs) = table.get(word.hash()) {
+                let weight = WEIGHTS[langs.count_ones() as usize];
                 let mut rest = langs;
                 while rest != 0 {
                     let i = rest.trailing_zeros() as usize;
@@ -712,6 +774,34 @@ mod tests {
             // to classify: the shortcut takes lead bytes 0xE3..=0xE9 only.
             let expected = expected.filter(|_| (0xE3..=0xE9).contains(&bytes[0]));
             assert_eq!(cjk_letter(bytes, 0), expected, "{c} U+{u:04X}");
+        }
+    }
+
+    /// The stopword table against a map of the same words: every word's languages, nothing for
+    /// words that are not in it, and room to spare.
+    #[test]
+    fn stopword_table_agrees_with_a_map() {
+        let mut map = std::collections::HashMap::<u64, u32>::new();
+        for (hash, langs) in stopwords() {
+            *map.entry(hash).or_default() |= langs;
+        }
+        let table = table();
+        assert_eq!(table.len(), map.len());
+        assert!(map.len() * 4 < table.slots.len() * 3, "{} words", map.len());
+        for (&hash, &langs) in &map {
+            assert_eq!(table.get(hash), Some(langs), "{hash:x}");
+        }
+        let mut word = WordBuf::default();
+        for w in ["the", "and", "der", "und", "les", "och"] {
+            word.clear();
+            w.bytes().for_each(|b| word.push_ascii(b));
+            assert!(table.get(word.hash()).is_some(), "{w}");
+        }
+        for n in 0..200_000u64 {
+            let hash = xxhash_rust::xxh3::xxh3_64(&n.to_le_bytes());
+            if !map.contains_key(&hash) {
+                assert_eq!(table.get(hash), None, "{hash:x}");
+            }
         }
     }
 
