@@ -131,6 +131,9 @@ cpu_s() { # user + system CPU time from a `time -v` report, in seconds
 user_s() { # user CPU time from a `time -v` report, in seconds
   awk -F': ' '/User time/ { printf "%.2f", $2 }' "$1"
 }
+round_of() { # "wall0 wall1 cpu0 cpu1 user0 user1" of a run without --report ($1) and with it ($2)
+  echo "$(wall_s "$1") $(wall_s "$2") $(cpu_s "$1") $(cpu_s "$2") $(user_s "$1") $(user_s "$2")"
+}
 wall_s() { # wall clock from a `time -v` report, in seconds
   awk -F': ' '/Elapsed \(wall clock\)/ {
       n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }' "$1"
@@ -265,12 +268,9 @@ else
         TABLE+=$'\n'"$(row "$rname" "$threads" "$(wall_s "$rstem.time.txt")" \
           "$(cpu_s "$rstem.time.txt")" "$(rss_mb "$rstem.time.txt")" - - -)"
         COMMANDS+=("${rcmd[*]}")
-        # Rounds of the two runs one after the other: "wall0 wall1 cpu0 cpu1 user0 user1" per
-        # round (0 without --report, 1 with it). The first round runs without it first, the
-        # next with it first, and so on: the first run of two pays more system time.
-        round_of() {
-          echo "$(wall_s "$1") $(wall_s "$2") $(cpu_s "$1") $(cpu_s "$2") $(user_s "$1") $(user_s "$2")"
-        }
+        # Rounds of the two runs one after the other (see round_of). The first round runs
+        # without --report first, the next with it first, and so on: the first run of two pays
+        # more system time.
         rounds="$(round_of "$stem.time.txt" "$rstem.time.txt")"
         for ((k = 2; k <= REPORT_ROUNDS; k++)); do
           log "$name, with and without --report: round $k of $REPORT_ROUNDS"

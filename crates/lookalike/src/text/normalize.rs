@@ -640,10 +640,9 @@ fn fast_words(b: &mut Builder<'_>, input: &str, mut i: usize) -> Option<usize> {
                     }
                 }
                 // The text's last bytes, one at a time.
-                while let Some(&x) = bytes.get(i).filter(|_| !ended) {
-                    if FAST_CLASS[usize::from(x)] != FL_WORD {
-                        break;
-                    }
+                while let Some(&x) =
+                    bytes.get(i).filter(|&&x| !ended && FAST_CLASS[usize::from(x)] == FL_WORD)
+                {
                     b.buf.push(char::from(x.to_ascii_lowercase()));
                     i += 1;
                 }

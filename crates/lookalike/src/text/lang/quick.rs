@@ -92,6 +92,8 @@ struct Table {
 const LANG_BITS: u32 = 30;
 const _: () = assert!(LATIN.len() <= LANG_BITS as usize);
 
+const LANG_MASK: u64 = (1 << LANG_BITS) - 1;
+
 /// Bits of a slot that hold the hash's fingerprint. A word that is not a stopword matches one
 /// by chance once in 2^34 probes or so; 64-bit keys were as exposed to xxh3 collisions.
 const FINGERPRINT_BITS: u32 = 64 - LANG_BITS;
@@ -101,6 +103,19 @@ impl Table {
         hash & ((1 << FINGERPRINT_BITS) - 1)
     }
 
+    /// The slot of the word with `hash`: the one holding its fingerprint, or the empty slot
+    /// where it would go.
+    #[inline]
+    fn probe(&self, hash: u64) -> usize {
+        let fp = Self::fingerprint(hash);
+        let mask = self.slots.len() - 1;
+        let mut at = (hash >> self.shift) as usize;
+        while self.slots[at] != 0 && self.slots[at] >> LANG_BITS != fp {
+            at = (at + 1) & mask;
+        }
+        at
+    }
+
     /// A table of `2^bits` slots, room for fewer than that many words.
     fn with_bits(bits: u32) -> Self {
         Table { slots: vec![0; 1 << bits].into_boxed_slice(), shift: 64 - bits }
@@ -108,35 +123,15 @@ impl Table {
 
     /// Adds `langs` to the languages of the word with `hash`.
     fn add(&mut self, hash: u64, langs: u32) {
-        let fp = Self::fingerprint(hash) << LANG_BITS;
-        let mask = self.slots.len() - 1;
-        let mut at = (hash >> self.shift) as usize;
-        loop {
-            let slot = &mut self.slots[at];
-            if *slot == 0 || *slot >> LANG_BITS == fp >> LANG_BITS {
-                *slot |= fp | u64::from(langs);
-                return;
-            }
-            at = (at + 1) & mask;
-        }
+        let at = self.probe(hash);
+        self.slots[at] |= Self::fingerprint(hash) << LANG_BITS | u64::from(langs);
     }
 
     /// The languages that list the word with `hash`, if any.
     #[inline]
     fn get(&self, hash: u64) -> Option<u32> {
-        let fp = Self::fingerprint(hash);
-        let mask = self.slots.len() - 1;
-        let mut at = (hash >> self.shift) as usize;
-        loop {
-            let slot = self.slots[at];
-            if slot == 0 {
-                return None;
-            }
-            if slot >> LANG_BITS == fp {
-                return Some((slot & ((1 << LANG_BITS) - 1)) as u32);
-            }
-            at = (at + 1) & mask;
-        }
+        let slot = self.slots[self.probe(hash)];
+        (slot != 0).then_some((slot & LANG_MASK) as u32)
     }
 
     /// Words in the table.
@@ -158,20 +153,21 @@ static WEIGHTS: [f32; LATIN.len() + 1] = {
     w
 };
 
-/// The stopwords of every [`LATIN`] language, each word's hash with the languages listing it.
-fn stopwords() -> impl Iterator<Item = (u64, u32)> {
+/// The stopwords of every [`LATIN`] language: each word's hash with its language's bit (a word
+/// of several lists comes once per list).
+fn stopwords() -> Vec<(u64, u32)> {
+    let mut words = Vec::new();
     let mut buf = WordBuf::default();
-    LATIN.iter().enumerate().flat_map(move |(i, (_, list))| {
-        stop_words::lookup(list)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|word| {
-                buf.clear();
-                let whole = word.chars().all(|c| c.is_alphabetic() && buf.push(c));
-                (whole && !buf.is_empty()).then(|| (buf.hash(), 1 << i))
-            })
-            .collect::<Vec<_>>()
-    })
+    for (i, (_, list)) in LATIN.iter().enumerate() {
+        for word in stop_words::lookup(list).unwrap_or_default() {
+            buf.clear();
+            let whole = word.chars().all(|c| c.is_alphabetic() && buf.push(c));
+            if whole && !buf.is_empty() {
+                words.push((buf.hash(), 1 << i));
+            }
+        }
+    }
+    words
 }
 
 fn table() -> &'static Table {
