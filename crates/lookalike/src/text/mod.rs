@@ -6,3 +6,4 @@
 
 pub mod lang;
 pub mod normalize;
+mod swar;

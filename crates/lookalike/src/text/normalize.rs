@@ -36,6 +36,7 @@
 //! The result is a [`NormalizedText`]: the canonical string (whose fingerprint identifies
 //! full-content copies, see [`crate::fingerprint`]) and its token spans (the input of word shingles).
 
+use super::swar::{HIGH_BITS, bytes_in_range, splat};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
@@ -680,22 +681,6 @@ fn fast_words(b: &mut Builder<'_>, input: &str, mut i: usize) -> Option<usize> {
     b.out.tokens.truncate(tokens);
     b.last = last;
     (at > entry).then_some(at)
-}
-
-/// Eight times `byte`, one in each byte of a `u64`.
-const fn splat(byte: u8) -> u64 {
-    0x0101_0101_0101_0101 * byte as u64
-}
-
-/// The high bit of each byte of a `u64`.
-const HIGH_BITS: u64 = splat(0x80);
-
-/// The high bit set in each byte of `low7` (bytes below 0x80) that lies in `lo..=hi` (`lo` at
-/// least 1): `x + (0x80 - lo)` reaches 0x80 when `x >= lo` and `x + (0x7F - hi)` when `x > hi`,
-/// and neither sum carries into the next byte.
-#[inline(always)]
-fn bytes_in_range(low7: u64, lo: u8, hi: u8) -> u64 {
-    (low7 + splat(0x80 - lo)) & !(low7 + splat(0x7F - hi)) & HIGH_BITS
 }
 
 /// Of eight bytes of text (little-endian: the first byte lowest), how many from the first are

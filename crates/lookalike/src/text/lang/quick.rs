@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 
 use super::Detected;
 use crate::text::normalize::two_byte;
+use crate::text::swar;
 
 /// Fewest Latin words the stopword score is trusted on.
 pub(super) const MIN_WORDS: u32 = 12;
@@ -236,12 +237,38 @@ impl WordBuf {
     }
 
     fn hash(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(&self.bytes[..self.len])
+        word_hash(&self.bytes[..self.len])
     }
 }
 
+/// The stopword table's hash of a lower-cased word: [`short_word_hash`] of its bytes when they
+/// fit in eight, xxh3 of them otherwise.
+fn word_hash(bytes: &[u8]) -> u64 {
+    if bytes.len() <= 8 {
+        let mut eight = [0u8; 8];
+        eight[..bytes.len()].copy_from_slice(bytes);
+        short_word_hash(u64::from_le_bytes(eight))
+    } else {
+        xxhash_rust::xxh3::xxh3_64(bytes)
+    }
+}
+
+/// The hash of a word of at most eight bytes, given as a little-endian `u64` padded with zeros
+/// (words have no zero bytes, so each word has its own value): two folded multiplications, the
+/// high half of each product XORed into the low one, which spreads every input bit over the
+/// top bits (the first slot) and the low bits (the fingerprint). Most stopwords and most words
+/// of Latin text are this short; the detection loop's ASCII lane hashes them without a call.
+#[inline(always)]
+fn short_word_hash(packed: u64) -> u64 {
+    let fold = |a: u64, b: u64| {
+        let product = u128::from(a) * u128::from(b);
+        (product as u64) ^ (product >> 64) as u64
+    };
+    fold(fold(packed ^ 0x243F_6A88_85A3_08D3, 0x9E37_79B9_7F4A_7C15), 0xD6E8_FEB8_6659_FD93)
+}
+
 /// Letters counted by script, and the Cyrillic letters that tell languages apart.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone, Copy, PartialEq)]
 struct Counts {
     latin: u32,
     cyrillic: u32,
@@ -300,6 +327,61 @@ static CYRILLIC_RUN_STEP: [u8; 256] = {
     table
 };
 
+/// What the Cyrillic run's lane does with each byte: [`CYRILLIC_RUN_STEP`]'s 2 for a first
+/// byte of U+0400..=U+047F, 1 for ASCII that is not a letter and also for second bytes (0x80 to
+/// 0xBF: the lane visits every byte), 0 for anything else (the run ends).
+static CYRILLIC_RUN_BYTE: [u8; 256] = {
+    let mut table = CYRILLIC_RUN_STEP;
+    let mut x = 0x80;
+    while x < 0xC0 {
+        table[x] = 1;
+        x += 1;
+    }
+    table
+};
+
+/// The packed counts ([`CYRILLIC_PACKED`], summed) of the first eight of `nine` bytes inside a
+/// Cyrillic run, when none of them ends it: all eight are ASCII that is not a letter or bytes of
+/// letters of U+0400..=U+047F. `None` when one of them ends the run. The ninth byte is the
+/// second byte of a letter that starts at the eighth.
+///
+/// A letter's kind follows from its index in U+0400..=U+047F (its first byte's low bit, then its
+/// second byte's low six bits): by row (the index's bits 4 to 6) and column (bits 0 to 3),
+/// - rows 0x00 and 0x50 (`Ѐ Ё Ђ ... Џ`, `ѐ ё ђ ... џ`): column 1 Russian (`ё`); 4, 6 and 7
+///   Ukrainian (`є і ї`); 0 and 0xD common (`ѐ ѝ`); any other column another language's letter;
+/// - rows 0x20 and 0x40 (`Р ... Я`, `р ... я`): column 0xA the hard sign (`ъ`), 0xB and 0xD
+///   Russian (`ы э`), any other column common;
+/// - any other row common.
+#[inline(always)]
+fn cyrillic_counts(nine: &[u8]) -> Option<u64> {
+    use swar::{HIGH_BITS, splat};
+    let word = |at: usize| u64::from_le_bytes(nine[at..at + 8].try_into().expect("eight bytes"));
+    let (w, next) = (word(0), word(1));
+    // The high bit of each byte that is zero (`zero7`: of bytes below 0x80).
+    let zero = |y: u64| !(((y & !HIGH_BITS) + !HIGH_BITS) | y) & HIGH_BITS;
+    let zero7 = |y: u64| !(y + !HIGH_BITS) & HIGH_BITS;
+    let first = zero((w & splat(0xFE)) ^ splat(0xD0));
+    // ASCII letters and first bytes of other characters (0xC0 and above) end the run.
+    if swar::ascii_letters(w) | (w & (w << 1) & HIGH_BITS & !first) != 0 {
+        return None;
+    }
+    // Each letter's index in U+0400..=U+047F (0 to 0x7F), in its first byte's place.
+    let index = ((w & splat(0x01)) << 6) | (next & splat(0x3F));
+    let (row, column) = (index & splat(0x70), index & splat(0x0F));
+    let column_is = |c: u8| zero7(column ^ splat(c));
+    let rows_0_5 = (zero7(row) | zero7(row ^ splat(0x50))) & first;
+    let rows_2_4 = (zero7(row ^ splat(0x20)) | zero7(row ^ splat(0x40))) & first;
+    let ukrainian = rows_0_5 & (column_is(4) | column_is(6) | column_is(7));
+    let russian = (rows_0_5 & column_is(1)) | (rows_2_4 & (column_is(0xB) | column_is(0xD)));
+    let hard_sign = rows_2_4 & column_is(0xA);
+    let other = rows_0_5 & !(ukrainian | column_is(1) | column_is(0) | column_is(0xD));
+    // Bytes set in a mask of high bits: each byte's 1 summed into the top byte by the
+    // multiplication (`count_ones` has no instruction of its own on the baseline x86-64).
+    let count = |mask: u64| ((mask >> 7).wrapping_mul(splat(1))) >> 56;
+    let fields = [first, ukrainian, russian, hard_sign, other];
+    Some((0..5).map(|k| count(fields[k]) << (k as u32 * PACKED_BITS)).sum())
+}
+
 /// Width of one count in a packed sum of [`CYRILLIC_PACKED`] values: enough for every letter
 /// of a prefix ([`super::DETECT_PREFIX`] bytes, two per letter), so no field overflows into the
 /// next.
@@ -337,6 +419,7 @@ static CYRILLIC_PACKED: [u64; NOT_COUNTED + 1] = {
 };
 
 /// Stopword scores of the Latin words seen so far.
+#[derive(Debug, PartialEq)]
 struct Scores {
     /// Per part of the prefix, per language: the weighted stopword score.
     parts: [[f32; LATIN.len()]; PARTS],
@@ -356,20 +439,27 @@ impl Scores {
     /// Scores a finished word of `part` of the prefix.
     fn word(&mut self, table: &Table, word: &mut WordBuf, part: usize) {
         if !word.is_empty() && !word.too_long {
-            self.words += 1;
-            self.accented += u32::from(!word.bytes[..word.len].is_ascii());
-            if let Some(langs) = table.get(word.hash()) {
-                let weight = WEIGHTS[langs.count_ones() as usize];
-                let mut rest = langs;
-                while rest != 0 {
-                    let i = rest.trailing_zeros() as usize;
-                    self.parts[part][i] += weight;
-                    self.hits[i] += 1;
-                    rest &= rest - 1;
-                }
-            }
+            let accented = !word.bytes[..word.len].is_ascii();
+            self.score(table, word.hash(), accented, part);
         }
         word.clear();
+    }
+
+    /// Scores a word of `part` by its [`word_hash`].
+    #[inline(always)]
+    fn score(&mut self, table: &Table, hash: u64, accented: bool, part: usize) {
+        self.words += 1;
+        self.accented += u32::from(accented);
+        if let Some(langs) = table.get(hash) {
+            let weight = WEIGHTS[langs.count_ones() as usize];
+            let mut rest = langs;
+            while rest != 0 {
+                let i = rest.trailing_zeros() as usize;
+                self.parts[part][i] += weight;
+                self.hits[i] += 1;
+                rest &= rest - 1;
+            }
+        }
     }
 
     /// The language whose stopwords clearly dominate, if one does: see the module's rules.
@@ -415,6 +505,15 @@ fn top_two(scores: &[f32; LATIN.len()]) -> (usize, usize) {
 
 /// The quick answer for `prefix`, or `None` when whatlang must decide.
 pub(super) fn detect(prefix: &str) -> Option<Detected> {
+    let (counts, scores) = sample::<true>(prefix);
+    decide(&counts, &scores)
+}
+
+/// Reads the sample of `prefix`: its letters counted by script, its Latin words scored. With
+/// `LANES`, ASCII words and Cyrillic runs take their fast lanes; without, every character is
+/// taken one at a time (tests check that the two agree).
+#[inline(always)]
+fn sample<const LANES: bool>(prefix: &str) -> (Counts, Scores) {
     let mut counts = Counts::default();
     let mut scores = Scores::new();
     let table = table();
@@ -436,12 +535,33 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
         while at < end && scores.words < scored {
             let b = bytes[at];
             if b.is_ascii() {
-                at += 1;
                 if b.is_ascii_alphabetic() {
+                    // The ASCII lane: a word of fewer than eight ASCII letters that starts here
+                    // and ends, in the window, at ASCII that is not a letter (most words of
+                    // Latin text), is counted and scored at once, its terminator with it. Longer
+                    // words, words going on with accented letters and words cut by the window
+                    // take the letter-by-letter path below.
+                    if LANES
+                        && word.is_empty()
+                        && !word.too_long
+                        && let Some(eight) = bytes.get(at..at + 8)
+                    {
+                        let eight = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+                        let run = swar::leading_run(swar::ascii_letters(eight));
+                        if run < 8 && at + run < end && bytes[at + run].is_ascii() {
+                            let lower = (eight | swar::splat(0x20)) & ((1 << (8 * run)) - 1);
+                            counts.latin += run as u32;
+                            scores.score(table, short_word_hash(lower), false, part);
+                            at += run + 1;
+                            continue;
+                        }
+                    }
+                    at += 1;
                     counts.latin += 1;
                     word.push_ascii(b);
                     continue;
                 }
+                at += 1;
             } else {
                 // Basic Cyrillic (U+0400..=U+047F, lead bytes 0xD0 and 0xD1), most of the
                 // non-ASCII text, straight to its table: what `classify` says of them (a test
@@ -455,16 +575,55 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
                     let run_end = if word.is_empty() && !word.too_long { end } else { at + 1 };
                     // One addition per character, of its counts packed in one word.
                     let mut run = 0u64;
-                    while at < run_end {
-                        let x = bytes[at];
-                        let step = CYRILLIC_RUN_STEP[usize::from(x)];
-                        if step == 0 {
-                            break;
+                    if LANES {
+                        // Byte by byte rather than character by character: the next position
+                        // does not wait for this byte's step to be looked up, so the bytes are
+                        // taken as fast as they load (stepping by characters was a chain of two
+                        // dependent loads per character). Second bytes of letters pass.
+                        // Eight bytes at once, unless the run ends in them.
+                        let mut i = at;
+                        'run: while i < run_end {
+                            if i + 8 <= run_end
+                                && let Some(nine) = bytes.get(i..i + 9)
+                                && let Some(packed) = cyrillic_counts(nine)
+                            {
+                                run += packed;
+                                i += 8;
+                                continue;
+                            }
+                            for _ in 0..8 {
+                                if i == run_end {
+                                    break 'run;
+                                }
+                                let x = bytes[i];
+                                let kind = CYRILLIC_RUN_BYTE[usize::from(x)];
+                                if kind == 0 {
+                                    break 'run;
+                                }
+                                let cont = bytes.get(i + 1).copied().unwrap_or(0x80);
+                                let letter = two_byte(x, cont) as usize & 0x7F;
+                                run +=
+                                    CYRILLIC_PACKED[if kind == 2 { letter } else { NOT_COUNTED }];
+                                i += 1;
+                            }
                         }
-                        let cont = bytes.get(at + 1).copied().unwrap_or(0x80);
-                        let letter = two_byte(x, cont) as usize & 0x7F;
-                        run += CYRILLIC_PACKED[if step == 2 { letter } else { NOT_COUNTED }];
-                        at += usize::from(step);
+                        // A letter whose first byte was the run's last: its second byte too.
+                        if i == run_end && bytes.get(i).is_some_and(|&x| x & 0xC0 == 0x80) {
+                            i += 1;
+                        }
+                        at = i;
+                    } else {
+                        while at < run_end {
+                            let x = bytes[at];
+                            let step = CYRILLIC_RUN_STEP[usize::from(x)];
+                            if step == 0 {
+                                break;
+                            }
+                            let cont = bytes.get(at + 1).copied().unwrap_or(0x80);
+                            let letter = two_byte(x, cont) as usize & 0x7F;
+                            run += CYRILLIC_PACKED[if step == 2 { letter } else { NOT_COUNTED }];
+                            at += usize::from(step);
+                        }
                     }
                     counts.add_packed(run);
                     // The character itself is needed by Latin letters only.
@@ -520,7 +679,12 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
         word.clear();
     }
 
-    let Counts { latin, cyrillic, han, hiragana, katakana, other, .. } = counts;
+    (counts, scores)
+}
+
+/// The answer for a sample's counts and scores, or `None` when whatlang must decide.
+fn decide(counts: &Counts, scores: &Scores) -> Option<Detected> {
+    let Counts { latin, cyrillic, han, hiragana, katakana, other, .. } = *counts;
     let cjk_top = han.max(hiragana).max(katakana);
     let cjk = han + hiragana + katakana;
     let top = latin.max(cyrillic).max(cjk).max(other);
@@ -566,7 +730,7 @@ pub(super) fn detect(prefix: &str) -> Option<Detected> {
         };
     }
     if top == cyrillic {
-        let c = &counts;
+        let c = counts;
         if c.cyrillic < 50 || c.others_cyrillic > 0 {
             return None;
         }
@@ -935,6 +1099,146 @@ mod tests {
 
     fn prefix_of(text: &str) -> &str {
         super::super::prefix(text)
+    }
+
+    /// The lanes (ASCII words, Cyrillic runs) against characters taken one at a time, on random
+    /// texts of the pool's words with long words, accented words, digits, capitals and
+    /// punctuation between them, so that words and runs end at every point of the windows and
+    /// of the prefix: the same counts, the same scores.
+    #[test]
+    fn the_lanes_count_and_score_what_one_character_at_a_time_does() {
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        let extra = [
+            "Internationalization",
+            "réseau",
+            "naïve",
+            "Straße",
+            "x86_64",
+            "HTTP/2",
+            "e.g.",
+            "über",
+            "ÉTÉ",
+            "a",
+            "I",
+            "it's",
+            "--verbose",
+            "2048",
+            "ab\u{301}c",
+            "Çok",
+            "żółw",
+            "THE",
+            "ї",
+            "ґанок",
+            "Ёлка",
+            "объект",
+            "ђак",
+            "Љубав",
+            "ў",
+            "Ω",
+            "ӘБ",
+            "中文",
+            "かな",
+            "Р",
+        ];
+        let mut words: Vec<&str> = extra.to_vec();
+        for (_, sentences) in POOL {
+            words.extend(sentences.iter().flat_map(|s| s.split(' ')));
+        }
+        let mut answered = 0;
+        for round in 0..4000 {
+            // Texts of one language's words mostly, so that many are answered.
+            let (_, sentences) = POOL[round % POOL.len()];
+            let n = 5 + rng.below(400);
+            let mut text = String::new();
+            for _ in 0..n {
+                let word = if rng.below(4) == 0 {
+                    words[rng.below(words.len())]
+                } else {
+                    let s = sentences[rng.below(sentences.len())];
+                    let w: Vec<&str> = s.split(' ').collect();
+                    w[rng.below(w.len())]
+                };
+                text.push_str(word);
+                text.push_str([" ", " ", " ", ", ", "\n", "  ", ""][rng.below(7)]);
+            }
+            let prefix = prefix_of(&text);
+            let (lanes, one_by_one) = (sample::<true>(prefix), sample::<false>(prefix));
+            assert_eq!(lanes, one_by_one, "{prefix}");
+            answered += usize::from(decide(&lanes.0, &lanes.1).is_some());
+        }
+        assert!(answered > 1500, "only {answered} answered: the lanes are barely tested");
+    }
+
+    /// The eight-byte Cyrillic step against the bytes one at a time, on random runs of every
+    /// letter of U+0400..=U+047F, ASCII and other characters, at every character boundary.
+    #[test]
+    fn cyrillic_counts_agree_with_the_bytes_one_at_a_time() {
+        let mut pieces: Vec<String> =
+            (0x400..0x480u32).map(|u| char::from_u32(u).unwrap().to_string()).collect();
+        pieces.extend(
+            [" ", ", ", "1", "-", "\n", "a", "Z", "é", "«", "—", "ґ", "中"].map(String::from),
+        );
+        let mut rng = Rng(0x6A09_E667_F3BC_C909);
+        let (mut some, mut none) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            while text.len() < 40 {
+                // Mostly letters and spaces, as in running text.
+                let piece = match rng.below(10) {
+                    0..=7 => &pieces[rng.below(0x80)],
+                    8 => &pieces[0x80],
+                    _ => &pieces[rng.below(pieces.len())],
+                };
+                text.push_str(piece);
+            }
+            let bytes = text.as_bytes();
+            for at in (0..bytes.len() - 9).filter(|&at| text.is_char_boundary(at)) {
+                let nine = &bytes[at..at + 9];
+                let (mut ends, mut packed) = (false, 0);
+                for k in 0..8 {
+                    match CYRILLIC_RUN_BYTE[usize::from(nine[k])] {
+                        0 => ends = true,
+                        2 => {
+                            packed +=
+                                CYRILLIC_PACKED[two_byte(nine[k], nine[k + 1]) as usize & 0x7F]
+                        }
+                        _ => {}
+                    }
+                }
+                assert_eq!(cyrillic_counts(nine), (!ends).then_some(packed), "{nine:x?}");
+                if ends {
+                    none += 1;
+                } else {
+                    some += 1;
+                }
+            }
+        }
+        assert!(some > 100_000 && none > 5_000, "{some} {none}");
+    }
+
+    /// Short words that are no language's stopword are not found by [`short_word_hash`].
+    #[test]
+    fn short_words_that_are_not_stopwords_are_not_found() {
+        let mut listed = std::collections::HashSet::new();
+        for (_, list) in LATIN {
+            for word in stop_words::lookup(list).unwrap_or_default() {
+                listed.insert(word.to_lowercase());
+            }
+        }
+        let mut rng = Rng(0x8CB9_2BA7_2F3D_8DD7);
+        let table = table();
+        let mut tried = 0;
+        for _ in 0..300_000 {
+            let len = 1 + rng.below(8);
+            let word: String = (0..len).map(|_| char::from(b'a' + rng.below(26) as u8)).collect();
+            if listed.contains(&word) {
+                assert!(table.get(word_hash(word.as_bytes())).is_some(), "{word}");
+            } else {
+                tried += 1;
+                assert_eq!(table.get(word_hash(word.as_bytes())), None, "{word}");
+            }
+        }
+        assert!(tried > 200_000, "{tried}");
     }
 
     #[test]
