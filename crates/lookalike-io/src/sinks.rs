@@ -276,13 +276,16 @@ pub struct ReportJsonl<W> {
     origins: Arc<[Origin]>,
     next: usize,
     unsigned: HashMap<DocId, String>,
+    /// One line, serialized here and written at once (serializing into the writer called it for
+    /// every field and quote).
+    buf: Vec<u8>,
 }
 
 impl<W: Write> ReportJsonl<W> {
     /// A sink writing to `out`; `entries` lists every input record in input order, `origins`
     /// where each document of the run is (by [`DocId`]).
     pub fn new(out: W, entries: Vec<ReportEntry>, origins: Arc<[Origin]>) -> Self {
-        ReportJsonl { out, entries, origins, next: 0, unsigned: HashMap::new() }
+        ReportJsonl { out, entries, origins, next: 0, unsigned: HashMap::new(), buf: Vec::new() }
     }
 
     /// The writer back.
@@ -291,8 +294,7 @@ impl<W: Write> ReportJsonl<W> {
     }
 
     fn line(&mut self, line: &ReportLine<'_>) -> io::Result<()> {
-        serde_json::to_writer(&mut self.out, line).map_err(io::Error::from)?;
-        self.out.write_all(b"\n")
+        write_line(&mut self.out, &mut self.buf, line)
     }
 
     /// Writes the reader-skipped records up to the next document entry.
@@ -346,8 +348,7 @@ impl<W: Write> Sink for ReportJsonl<W> {
                 ReportLine { lang, ..ReportLine::skipped(id, reason.as_str(), origin) }
             }
         };
-        serde_json::to_writer(&mut self.out, &line).map_err(io::Error::from)?;
-        self.out.write_all(b"\n")?;
+        write_line(&mut self.out, &mut self.buf, &line)?;
         Ok(true)
     }
 
@@ -356,6 +357,14 @@ impl<W: Write> Sink for ReportJsonl<W> {
         while self.skipped_until_doc()?.is_some() {}
         Ok(self.out.flush()?)
     }
+}
+
+/// Writes `line` and a newline to `out` in one call, serialized in `buf` (scratch space).
+fn write_line(out: &mut impl Write, buf: &mut Vec<u8>, line: &ReportLine<'_>) -> io::Result<()> {
+    buf.clear();
+    serde_json::to_writer(&mut *buf, line).map_err(io::Error::from)?;
+    buf.push(b'\n');
+    out.write_all(buf)
 }
 
 /// The lines `--output` writes, one per input record, kept in a temporary file until the fates

@@ -142,6 +142,10 @@ pub fn band_key(values: &[u32], band: usize, buf: &mut Vec<u8>) -> u64 {
     xxh3_64_with_seed(buf, band as u64)
 }
 
+/// Memory for the band keys computed in one pass over the signatures (64 MiB: all bands at once
+/// up to about 600,000 documents at 14 bands).
+const KEY_BUDGET: usize = 64 << 20;
+
 /// Candidate pairs among `n` documents whose signatures (`num_perm` values each) are stored one
 /// after the other in `signatures`. Pairs are `(i, j)` with `i < j`, encoded as `i << 32 | j`,
 /// sorted and deduplicated. Buckets of more than `max_bucket` documents become groups, expanded
@@ -153,6 +157,18 @@ pub fn band_candidates(
     max_bucket: usize,
     max_pairs_per_group: u64,
 ) -> (Vec<u64>, CandidateStats) {
+    band_candidates_in(signatures, num_perm, params, max_bucket, max_pairs_per_group, KEY_BUDGET)
+}
+
+/// [`band_candidates`] with `key_budget` bytes for the band keys of one pass.
+fn band_candidates_in(
+    signatures: &[u32],
+    num_perm: usize,
+    params: LshParams,
+    max_bucket: usize,
+    max_pairs_per_group: u64,
+    key_budget: usize,
+) -> (Vec<u64>, CandidateStats) {
     assert!(params.bands * params.rows <= num_perm, "bands × rows exceeds the signature length");
     let n = signatures.len() / num_perm.max(1);
     assert!(n <= u32::MAX as usize, "too many documents for 32-bit indices");
@@ -163,13 +179,29 @@ pub fn band_candidates(
     // Members of the capped buckets (sorted, as the entries are), keyed by a hash of the members
     // so that a group coming back in another band is kept once.
     let mut groups: Vec<(u64, Vec<u32>)> = Vec::new();
+    // The band keys of several bands are computed in one pass over the signatures, document by
+    // document: reading one band of every signature in turn touched a new cache line and, every
+    // few documents, a new page, per document and band (most of the keys' cost). As many bands
+    // at a time as fit in `key_budget` bytes of keys.
+    let per_pass = (key_budget / (8 * n.max(1))).clamp(1, params.bands.max(1));
+    let mut keys: Vec<u64> = Vec::new();
     for band in 0..params.bands {
-        let lo = band * params.rows;
+        let (first, k) =
+            (band - band % per_pass, per_pass.min(params.bands - band + band % per_pass));
+        if band == first {
+            keys.clear();
+            keys.resize(n * k, 0);
+            keys.par_chunks_mut(k).enumerate().for_each_init(Vec::new, |buf, (d, out)| {
+                let sig = &signatures[d * num_perm..(d + 1) * num_perm];
+                for (j, key) in out.iter_mut().enumerate() {
+                    let lo = (first + j) * params.rows;
+                    *key = band_key(&sig[lo..lo + params.rows], first + j, buf);
+                }
+            });
+        }
+        let j = band - first;
         entries.clear();
-        entries.par_extend((0..n).into_par_iter().map_init(Vec::new, |buf, d| {
-            let sig = &signatures[d * num_perm..(d + 1) * num_perm];
-            (band_key(&sig[lo..lo + params.rows], band, buf), d as u32)
-        }));
+        entries.par_extend((0..n).into_par_iter().map(|d| (keys[d * k + j], d as u32)));
         entries.par_sort_unstable();
         for bucket in entries.chunk_by(|x, y| x.0 == y.0).filter(|b| b.len() > 1) {
             let m = bucket.len();
@@ -284,6 +316,15 @@ mod tests {
             .collect();
         let params = LshParams { bands: 4, rows: 3 };
         let (pairs, stats) = band_candidates(&sigs, num_perm, params, usize::MAX, u64::MAX);
+        // The keys of one band per pass, of three then one, of all four: the same pairs, also
+        // with capped buckets.
+        for budget in [0, 8 * n * 3, usize::MAX] {
+            let run = |cap, bound| band_candidates_in(&sigs, num_perm, params, cap, bound, budget);
+            assert_eq!(run(usize::MAX, u64::MAX).0, pairs, "key budget {budget}");
+            let capped = band_candidates(&sigs, num_perm, params, 4, 6);
+            assert_eq!(run(4, 6), capped, "key budget {budget}");
+            assert!(capped.1.capped_buckets > 0 && capped.1.groups_over_bound > 0);
+        }
         let mut expect = Vec::new();
         for i in 0..n {
             for j in i + 1..n {
