@@ -186,8 +186,8 @@ fn band_candidates_in(
     let per_pass = (key_budget / (8 * n.max(1))).clamp(1, params.bands.max(1));
     let mut keys: Vec<u64> = Vec::new();
     for band in 0..params.bands {
-        let (first, k) =
-            (band - band % per_pass, per_pass.min(params.bands - band + band % per_pass));
+        let first = band - band % per_pass;
+        let k = per_pass.min(params.bands - first);
         if band == first {
             keys.clear();
             keys.resize(n * k, 0);

@@ -31,6 +31,34 @@ pub(crate) fn leading_run(mask: u64) -> usize {
     (!mask & HIGH_BITS).trailing_zeros() as usize / 8
 }
 
+/// Calls `check` on eight-byte words for testing a SWAR test against the bytes one at a time:
+/// each of `words` with every byte value at every position, then 200,000 random words, many of
+/// whose bytes are taken from `edges` (the edges of the ranges tested).
+#[cfg(test)]
+pub(crate) fn for_each_test_word(words: &[[u8; 8]], edges: &[u8], mut check: impl FnMut([u8; 8])) {
+    for &word in words {
+        for x in 0..=255u8 {
+            for at in 0..8 {
+                let mut eight = word;
+                eight[at] = x;
+                check(eight);
+            }
+        }
+    }
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..200_000 {
+        state =
+            state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let mut eight = state.to_le_bytes();
+        for (k, x) in eight.iter_mut().enumerate() {
+            if (state >> (56 + k)) & 1 == 1 {
+                *x = edges[usize::from(*x) % edges.len()];
+            }
+        }
+        check(eight);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,32 +74,11 @@ mod tests {
             let run = eight.iter().take_while(|x| x.is_ascii_alphabetic()).count();
             assert_eq!(leading_run(mask), run, "{eight:?}");
         };
-        for letters in [*b"abcdefgh", *b"aBcDeFgH", *b"ZZZZZZZZ"] {
-            for x in 0..=255u8 {
-                for at in 0..8 {
-                    let mut eight = letters;
-                    eight[at] = x;
-                    check(eight);
-                }
-            }
-        }
         // Random bytes, many of them at the ranges' edges.
         let edges = [
             0x00, 0x20, 0x40, 0x41, 0x5A, 0x5B, 0x60, 0x61, 0x7A, 0x7B, 0x7F, 0x80, 0xC1, 0xE1,
             0xFA, 0xFF,
         ];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        for _ in 0..200_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let mut eight = state.to_le_bytes();
-            for (i, x) in eight.iter_mut().enumerate() {
-                if state >> (56 + i) & 1 == 1 {
-                    *x = edges[usize::from(*x) % edges.len()];
-                }
-            }
-            check(eight);
-        }
+        for_each_test_word(&[*b"abcdefgh", *b"aBcDeFgH", *b"ZZZZZZZZ"], &edges, check);
     }
 }
