@@ -157,16 +157,28 @@ impl Shingler {
         scratch: &mut ShingleScratch,
         out: &mut Vec<u64>,
     ) {
-        let ShingleScratch { bytes, bounds, hashes, starts } = scratch;
-        hashes.clear();
-        match self.kind {
-            ShingleKind::Words(w) => self.word_shingles(norm, w, bytes, hashes),
-            ShingleKind::Chars(k) => self.char_shingles(norm, k, bounds, hashes),
-        }
+        let mut hashes = std::mem::take(&mut scratch.hashes);
+        self.shingle_hashes_into(norm, scratch, &mut hashes);
         // The hashes go from the scratch buffer into `out` sorted: `out` is allocated once, at its
         // size, and the scratch buffers are reused from one document to the next.
-        radix_sort_into(hashes, out, starts);
-        out.dedup();
+        sort_set_into(&hashes, out, &mut scratch.starts);
+        scratch.hashes = hashes;
+    }
+
+    /// Writes the shingle hashes of `norm` into `out` (cleared first) in text order, repeated
+    /// shingles repeated: the set of [`shingles_into`](Self::shingles_into) without its sort,
+    /// for what does not depend on order or repeats (MinHash and the other sketches).
+    pub fn shingle_hashes_into(
+        &self,
+        norm: &NormalizedText,
+        scratch: &mut ShingleScratch,
+        out: &mut Vec<u64>,
+    ) {
+        out.clear();
+        match self.kind {
+            ShingleKind::Words(w) => self.word_shingles(norm, w, &mut scratch.bytes, out),
+            ShingleKind::Chars(k) => self.char_shingles(norm, k, &mut scratch.bounds, out),
+        }
     }
 
     fn word_shingles(
@@ -220,6 +232,13 @@ impl Shingler {
             out.push(xxh3_64_with_seed(&bytes[s..e], seed));
         }
     }
+}
+
+/// Writes the distinct values of `values` into `out` (cleared first), sorted ascending: a set of
+/// shingle hashes from the hashes in text order. `starts` is scratch space.
+pub(crate) fn sort_set_into(values: &[u64], out: &mut Vec<u64>, starts: &mut Vec<u32>) {
+    radix_sort_into(values, out, starts);
+    out.dedup();
 }
 
 /// Below this many values [`radix_sort_into`] leaves the work to `sort_unstable`.
@@ -360,6 +379,36 @@ mod tests {
             expected.sort_unstable();
             radix_sort_into(&values, &mut out, &mut starts);
             assert_eq!(out, expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// The hashes in text order are the set's values, each as often as its shingle occurs
+        /// in the text: sorted and deduplicated, they are the set.
+        #[test]
+        fn hashes_in_text_order_sorted_are_the_set(
+            words in proptest::collection::vec(proptest::sample::select(vec!["a", "rose", "is", "Red", "дом", "重", "!"]), 0..80),
+            w in 1usize..7,
+            chars in proptest::bool::ANY,
+        ) {
+            let text = words.join(" ");
+            let kind = if chars { ShingleKind::Chars(w) } else { ShingleKind::Words(w) };
+            let s = Shingler::new(kind, 3);
+            let norm = normalize(&text);
+            let (mut hashes, mut scratch) = (Vec::new(), ShingleScratch::default());
+            s.shingle_hashes_into(&norm, &mut scratch, &mut hashes);
+            let windows = match kind {
+                ShingleKind::Words(_) => norm.len(),
+                ShingleKind::Chars(_) => norm.text.chars().count(),
+            };
+            proptest::prop_assert_eq!(hashes.len(), if windows == 0 { 0 } else { windows + 1 - w.min(windows) });
+            let mut sorted = hashes.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            proptest::prop_assert_eq!(&sorted, &s.shingle_set(&text));
+            let mut set = Vec::new();
+            sort_set_into(&hashes, &mut set, &mut Vec::new());
+            proptest::prop_assert_eq!(set, sorted);
         }
     }
 

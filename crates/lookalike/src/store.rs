@@ -1,5 +1,11 @@
-//! Shingle sets kept for exact verification. Contract: "give me each document's sorted shingle
-//! hashes once, in document order; later give me a document number and I read its set back".
+//! Shingle sets kept for exact verification. Contract: "give me each document's shingle hashes
+//! once, in document order (in any order within the document, repeats allowed); later give me a
+//! document number and I read its set back, sorted and distinct".
+//!
+//! The hashes come in text order: sorting every document's set as it is shingled cost a tenth of
+//! the text path, but only the documents of candidate pairs are ever read back. Once the
+//! candidates are known, [`ShingleStore::sort_sets`] sorts their sets in place, once each, in
+//! parallel; a set read without it is sorted by [`ShingleStore::read`] on every read.
 //!
 //! Exact verification needs the shingle sets of candidate documents, but a collection's sets are
 //! several times larger than its signatures (8 bytes per shingle, about one shingle per word).
@@ -10,12 +16,17 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::shingles::sort_set_into;
 
 /// Default memory budget of a [`ShingleStore`] before it spills to disk.
 pub const DEFAULT_MEMORY_BUDGET: usize = 256 << 20;
 
-/// Append-only store of sorted `u64` sets, one slot per document.
+/// Append-only store of `u64` sets, one slot per document.
 #[derive(Debug)]
 pub struct ShingleStore {
     dir: Option<PathBuf>,
@@ -30,6 +41,52 @@ pub struct ShingleStore {
     sealed: bool,
     /// `offsets[d]..offsets[d + 1]` is document d's range, in u64 elements.
     offsets: Vec<u64>,
+    /// The number of distinct values of each document whose set [`sort_sets`](Self::sort_sets)
+    /// sorted (at the start of its range), [`UNSORTED`] for the others.
+    sorted: Vec<u32>,
+}
+
+/// The mark of a set that is stored as it was pushed.
+const UNSORTED: u32 = u32::MAX;
+
+/// Scratch space of [`ShingleStore::read`] and [`ShingleStore::sort_sets`], one per thread.
+#[derive(Debug, Default)]
+pub struct ReadBuffers {
+    bytes: Vec<u8>,
+    values: Vec<u64>,
+    set: Vec<u64>,
+    starts: Vec<u32>,
+}
+
+/// Sorts the set stored at values `range` of `file` in place: its distinct values, sorted, at
+/// the start of the range. Returns their number.
+fn sort_on_disk(file: &File, range: Range<usize>, buf: &mut ReadBuffers) -> io::Result<u32> {
+    buf.bytes.clear();
+    buf.bytes.resize((range.end - range.start) * 8, 0);
+    read_exact_at(file, &mut buf.bytes, range.start as u64 * 8)?;
+    buf.values.clear();
+    extend_from_le_bytes(&mut buf.values, &buf.bytes);
+    sort_set_into(&buf.values, &mut buf.set, &mut buf.starts);
+    buf.bytes.clear();
+    for v in &buf.set {
+        buf.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    write_all_at(file, &buf.bytes, range.start as u64 * 8)?;
+    Ok(buf.set.len() as u32)
+}
+
+/// The parts `ranges` (ascending, not overlapping) of `all`, each on its own.
+fn disjoint_mut<T>(mut all: &mut [T], ranges: impl Iterator<Item = Range<usize>>) -> Vec<&mut [T]> {
+    let mut parts = Vec::new();
+    let mut at = 0;
+    for r in ranges {
+        let rest = std::mem::take(&mut all);
+        let (part, rest) = rest[r.start - at..].split_at_mut(r.end - r.start);
+        parts.push(part);
+        all = rest;
+        at = r.end;
+    }
+    parts
 }
 
 impl ShingleStore {
@@ -48,10 +105,12 @@ impl ShingleStore {
             file: None,
             sealed: false,
             offsets: vec![0],
+            sorted: Vec::new(),
         })
     }
 
-    /// Appends the set of the next document (`set` may be empty for documents without one).
+    /// Appends the shingle hashes of the next document, in any order and with repeats (`set` may
+    /// be empty for documents without one).
     pub fn push(&mut self, set: &[u64]) -> io::Result<()> {
         if self.sealed {
             return Err(io::Error::other("store is sealed"));
@@ -66,6 +125,7 @@ impl ShingleStore {
         }
         let last = *self.offsets.last().unwrap_or(&0);
         self.offsets.push(last + len as u64);
+        self.sorted.push(UNSORTED);
         Ok(())
     }
 
@@ -110,21 +170,91 @@ impl ShingleStore {
         Ok(())
     }
 
-    /// Reads document `doc`'s set into `out` (cleared first). The store must be sealed.
-    pub fn read(&self, doc: usize, out: &mut Vec<u64>, buf: &mut Vec<u8>) -> io::Result<()> {
+    /// Reads document `doc`'s set into `out` (cleared first): its distinct values, sorted. The
+    /// store must be sealed.
+    pub fn read(&self, doc: usize, out: &mut Vec<u64>, buf: &mut ReadBuffers) -> io::Result<()> {
         if !self.sealed {
             return Err(io::Error::other("store is not sealed"));
         }
         let (lo, hi) = (self.offsets[doc], self.offsets[doc + 1]);
+        if self.sorted[doc] != UNSORTED {
+            return self.read_range(lo..lo + u64::from(self.sorted[doc]), out, &mut buf.bytes);
+        }
+        self.read_range(lo..hi, &mut buf.values, &mut buf.bytes)?;
+        sort_set_into(&buf.values, out, &mut buf.starts);
+        Ok(())
+    }
+
+    /// Reads values `range` as they are stored into `out` (cleared first).
+    fn read_range(
+        &self,
+        range: Range<u64>,
+        out: &mut Vec<u64>,
+        bytes: &mut Vec<u8>,
+    ) -> io::Result<()> {
         out.clear();
         let Some(file) = &self.file else {
-            self.mem.read(lo as usize..hi as usize, out);
+            self.mem.read(range.start as usize..range.end as usize, out);
             return Ok(());
         };
-        buf.clear();
-        buf.resize(((hi - lo) * 8) as usize, 0);
-        read_exact_at(file, buf, lo * 8)?;
-        extend_from_le_bytes(out, buf);
+        bytes.clear();
+        bytes.resize(((range.end - range.start) * 8) as usize, 0);
+        read_exact_at(file, bytes, range.start * 8)?;
+        extend_from_le_bytes(out, bytes);
+        Ok(())
+    }
+
+    /// Sorts the sets of the documents `docs` (ascending, distinct) in place, in parallel, so
+    /// that [`read`](Self::read) gives them without sorting them again: a document of many
+    /// candidate pairs is read once per pair. The store must be sealed.
+    pub fn sort_sets(&mut self, docs: &[usize]) -> io::Result<()> {
+        if !self.sealed {
+            return Err(io::Error::other("store is not sealed"));
+        }
+        debug_assert!(docs.windows(2).all(|w| w[0] < w[1]), "documents ascending and distinct");
+        // Sets too large to count in a u32 stay as they are (and are sorted on each read).
+        let docs: Vec<usize> = docs
+            .iter()
+            .copied()
+            .filter(|&d| self.sorted[d] == UNSORTED)
+            .filter(|&d| self.offsets[d + 1] - self.offsets[d] < u64::from(UNSORTED))
+            .collect();
+        let ranges = docs.iter().map(|&d| self.offsets[d] as usize..self.offsets[d + 1] as usize);
+        let lens: Vec<u32> = match (&self.file, &mut self.mem) {
+            (Some(file), _) => {
+                let ranges: Vec<Range<usize>> = ranges.collect();
+                ranges
+                    .par_iter()
+                    .map_init(ReadBuffers::default, |buf, r| sort_on_disk(file, r.clone(), buf))
+                    .collect::<io::Result<_>>()?
+            }
+            (None, Mem::Map(map, _)) => {
+                let bytes = ranges.map(|r| r.start * 8..r.end * 8);
+                disjoint_mut(&mut map[..], bytes)
+                    .into_par_iter()
+                    .map_init(ReadBuffers::default, |buf, bytes| {
+                        buf.values.clear();
+                        extend_from_le_bytes(&mut buf.values, bytes);
+                        sort_set_into(&buf.values, &mut buf.set, &mut buf.starts);
+                        for (b, v) in bytes.chunks_exact_mut(8).zip(&buf.set) {
+                            b.copy_from_slice(&v.to_le_bytes());
+                        }
+                        buf.set.len() as u32
+                    })
+                    .collect()
+            }
+            (None, Mem::Vec(v)) => disjoint_mut(&mut v[..], ranges)
+                .into_par_iter()
+                .map_init(ReadBuffers::default, |buf, set| {
+                    sort_set_into(set, &mut buf.set, &mut buf.starts);
+                    set[..buf.set.len()].copy_from_slice(&buf.set);
+                    buf.set.len() as u32
+                })
+                .collect(),
+        };
+        for (&d, len) in docs.iter().zip(lens) {
+            self.sorted[d] = len;
+        }
         Ok(())
     }
 }
@@ -230,6 +360,22 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()>
     seek_read_exact_at(file, buf, offset)
 }
 
+/// Writes all of `buf` to `file` at `offset` with a positioned write, as [`read_exact_at`] reads.
+#[cfg(unix)]
+fn write_all_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+/// Writes all of `buf` to `file` at `offset`: a seek and a write, under one lock.
+#[cfg(not(unix))]
+fn write_all_at(mut file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    file.seek(SeekFrom::Start(offset))?;
+    file.write_all(buf)
+}
+
 /// The portable half of [`read_exact_at`]: a seek, then a read (moves the file's cursor).
 #[cfg_attr(unix, allow(dead_code))]
 fn seek_read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
@@ -260,22 +406,37 @@ mod tests {
         Ok(())
     }
 
+    /// The slow reference: the distinct values of `values`, sorted.
+    fn set_of(values: &[u64]) -> Vec<u64> {
+        values.iter().copied().collect::<std::collections::BTreeSet<u64>>().into_iter().collect()
+    }
+
     #[test]
     fn round_trip_in_any_order_in_memory_and_spilled() {
-        let sets: Vec<Vec<u64>> = vec![vec![1, 2, 3], vec![], vec![u64::MAX, 0], vec![42; 1000]];
+        let sets: Vec<Vec<u64>> =
+            vec![vec![3, 1, 2, 1], vec![], vec![u64::MAX, 0, u64::MAX], vec![42; 1000]];
         // A budget of 100 bytes spills at the fourth set; 1 MiB never spills.
         for (budget, spilled) in [(100, true), (1 << 20, false)] {
             let mut s = ShingleStore::new(None, budget).unwrap();
             for set in &sets {
                 s.push(set).unwrap();
             }
+            assert!(s.sort_sets(&[0]).is_err(), "sorting needs a sealed store");
             s.seal().unwrap();
             assert_eq!(s.len(), 4);
             assert_eq!(s.disk_bytes() > 0, spilled);
-            let (mut out, mut buf) = (Vec::new(), Vec::new());
+            let (mut out, mut buf) = (Vec::new(), ReadBuffers::default());
             for d in [3, 0, 2, 1, 0] {
                 s.read(d, &mut out, &mut buf).unwrap();
-                assert_eq!(out, sets[d]);
+                assert_eq!(out, set_of(&sets[d]));
+            }
+            // Sorted in place, then sorted again (nothing to do): the same sets.
+            for docs in [&[0, 2, 3][..], &[0, 1, 2, 3]] {
+                s.sort_sets(docs).unwrap();
+                for d in [3, 0, 2, 1, 0] {
+                    s.read(d, &mut out, &mut buf).unwrap();
+                    assert_eq!(out, set_of(&sets[d]));
+                }
             }
             assert!(s.push(&[1]).is_err());
         }
@@ -311,10 +472,53 @@ mod tests {
             }
             s.seal().unwrap();
             assert_eq!(s.disk_bytes() > 0, spilled, "budget {budget}");
-            let (mut out, mut buf) = (Vec::new(), Vec::new());
-            for d in (0..sets.len()).rev().step_by(7).chain([0, 1, sets.len() - 1]) {
+            let (mut out, mut buf) = (Vec::new(), ReadBuffers::default());
+            let some: Vec<usize> = (0..sets.len()).rev().step_by(7).chain([0, 1]).collect();
+            for &d in &some {
                 s.read(d, &mut out, &mut buf).unwrap();
-                assert_eq!(out, sets[d], "budget {budget}, set {d}");
+                assert_eq!(out, set_of(&sets[d]), "budget {budget}, set {d}");
+            }
+            // Every third set sorted in place (on disk past the budget, in the mapping below
+            // it): those and the others read back alike, the neighbours of each untouched.
+            let third: Vec<usize> = (0..sets.len()).step_by(3).collect();
+            s.sort_sets(&third).unwrap();
+            for &d in some.iter().chain(&third[..100]) {
+                s.read(d, &mut out, &mut buf).unwrap();
+                assert_eq!(out, set_of(&sets[d]), "budget {budget}, set {d} after sorting");
+            }
+        }
+    }
+
+    /// Random sets with repeats, in a `Vec` (a small budget) and spilled: any subset sorted in
+    /// place reads back as the sorted distinct values, as every set not sorted does.
+    #[test]
+    fn sorting_in_place_keeps_every_set() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let sets: Vec<Vec<u64>> = (0..300)
+            .map(|_| {
+                let n = next() % 200;
+                // Values from a small range, so that many repeat.
+                (0..n).map(|_| next() % 150).collect()
+            })
+            .collect();
+        for budget in [1 << 20, 20_000] {
+            let mut s = ShingleStore::new(None, budget).unwrap();
+            for set in &sets {
+                s.push(set).unwrap();
+            }
+            s.seal().unwrap();
+            let chosen: Vec<usize> = (0..sets.len()).filter(|_| next() % 2 == 0).collect();
+            s.sort_sets(&chosen).unwrap();
+            let (mut out, mut buf) = (Vec::new(), ReadBuffers::default());
+            for (d, set) in sets.iter().enumerate() {
+                s.read(d, &mut out, &mut buf).unwrap();
+                assert_eq!(out, set_of(set), "budget {budget}, set {d}");
             }
         }
     }

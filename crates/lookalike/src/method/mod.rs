@@ -217,21 +217,27 @@ impl Slot {
 }
 
 /// What the pipeline gives a method for one document: its text, its normalized tokens and its
-/// shingle hashes (sorted, distinct, never empty).
+/// shingle hashes (never empty).
+///
+/// The shingle hashes are in text order, a shingle that occurs twice twice: every method folds
+/// them into a sketch that depends on neither (MinHash, the samples, super-shingles), and sorting
+/// each document's set cost a tenth of the text path. Exact verification sorts the sets of the
+/// documents it compares (see [`crate::store::ShingleStore`]); [`Shingler::shingles_into`] gives a
+/// sorted set where one is needed.
 #[derive(Debug, Clone, Copy)]
 pub struct DocView<'a> {
     /// The document's text as read.
     pub text: &'a str,
     /// Its normalized text and tokens.
     pub norm: &'a NormalizedText,
-    /// Its shingle hashes.
+    /// Its shingle hashes, in text order with repeats.
     pub shingles: &'a [u64],
 }
 
 /// A new head handed to [`Method::push_heads`]: its shingles and what [`Method::doc`] computed.
 #[derive(Debug)]
 pub struct Head<'a, D> {
-    /// The head's shingle hashes.
+    /// The head's shingle hashes, in text order with repeats (see [`DocView`]).
     pub shingles: &'a [u64],
     /// The method's per-document result.
     pub doc: D,
@@ -561,7 +567,7 @@ impl<M: Method> Engine for Runner<M> {
             .zip(buffers)
             .map_init(Scratch::default, |s, (doc, mut shingles)| {
                 shingler.normalize_into(&doc.text, &mut s.norm);
-                shingler.shingles_into(&s.norm, &mut s.shingle, &mut shingles);
+                shingler.shingle_hashes_into(&s.norm, &mut s.shingle, &mut shingles);
                 let features = if shingles.is_empty() {
                     M::Doc::default()
                 } else {

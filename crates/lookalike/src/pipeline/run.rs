@@ -20,7 +20,7 @@ use crate::config::{DedupConfig, Measure};
 use crate::document::{DocId, Document};
 use crate::error::Error;
 use crate::method::{Engine, MethodObject, Slot};
-use crate::store::ShingleStore;
+use crate::store::{ReadBuffers, ShingleStore};
 use crate::verify::{Verify, intersection_size, jaccard};
 
 #[derive(Debug, Clone)]
@@ -264,6 +264,17 @@ impl<'a> DedupRun<'a> {
             .collect();
 
         phase("verifying candidate pairs");
+        if let Some(store) = &mut self.store {
+            // Each set verification reads, sorted once (clusters compare only such documents).
+            let mut compared = vec![false; self.heads.len()];
+            for cand in &candidates {
+                let (a, b) = decode_pair(cand.pair);
+                compared[a as usize] = true;
+                compared[b as usize] = true;
+            }
+            let slots: Vec<usize> = (0..compared.len()).filter(|&s| compared[s]).collect();
+            store.sort_sets(&slots).map_err(Error::from)?;
+        }
         let similarity = Similarity { method, config: c, store: self.store.as_ref() };
         let (near, mut verification) = similarity.verify_pairs(&candidates)?;
         for (a, b, _) in &mut verification.rejected_sample {
@@ -544,7 +555,7 @@ struct PairListing {
 struct SetBuffers {
     a: Vec<u64>,
     b: Vec<u64>,
-    raw: Vec<u8>,
+    read: ReadBuffers,
 }
 
 /// splitmix64's finaliser: a well-spread rank for drawing a sample.
@@ -591,8 +602,8 @@ impl Similarity<'_> {
         match self.store {
             None => Ok(self.method.estimate(rep, member)),
             Some(store) => {
-                store.read(rep.index(), &mut buf.a, &mut buf.raw)?;
-                store.read(member.index(), &mut buf.b, &mut buf.raw)?;
+                store.read(rep.index(), &mut buf.a, &mut buf.read)?;
+                store.read(member.index(), &mut buf.b, &mut buf.read)?;
                 Ok(match self.config.measure {
                     Measure::Jaccard => jaccard(&buf.a, &buf.b),
                     Measure::Containment if buf.b.is_empty() => 0.0,
@@ -643,10 +654,10 @@ impl Similarity<'_> {
             .map_init(SetBuffers::default, |buf, group| -> Result<_, Error> {
                 let a = decode_pair(group[0].pair).0;
                 let mut out = Vec::with_capacity(group.len());
-                store.read(a as usize, &mut buf.a, &mut buf.raw)?;
+                store.read(a as usize, &mut buf.a, &mut buf.read)?;
                 for cand in group.iter() {
                     let b = decode_pair(cand.pair).1;
-                    store.read(b as usize, &mut buf.b, &mut buf.raw)?;
+                    store.read(b as usize, &mut buf.b, &mut buf.read)?;
                     let (sim, contained) = self.exact(&buf.a, &buf.b);
                     out.push((Slot(a), Slot(b), sim, contained));
                 }
