@@ -51,6 +51,9 @@ pub struct MinHasher {
 /// Sentinel of an empty bin before densification.
 const EMPTY: u32 = u32::MAX;
 
+/// Shingles remixed at a time by one-permutation hashing, on the stack.
+const MIX_BLOCK: usize = 256;
+
 impl MinHasher {
     /// A hasher producing `num_perm` values (at least 1) with the given scheme and seed.
     pub fn new(num_perm: usize, scheme: MinHashScheme, seed: u64) -> Self {
@@ -99,12 +102,24 @@ impl MinHasher {
             return;
         }
         let n = self.num_perm as u64;
-        for &h in shingles {
-            // Remix with the seed so that the bins do not depend on how the shingles were hashed.
-            let x = mix64(h ^ self.seed);
-            let bin = ((u128::from(x) * u128::from(n)) >> 64) as usize;
-            // Without a branch: which shingle lowers a bin is a coin toss the CPU cannot predict.
-            out[bin] = out[bin].min(x as u32);
+        // Two loops over each block of shingles: the remixed hashes first, then the bins. In one
+        // loop, each bin's update waited for its hash's multiplications while the loads of the
+        // next updates went ahead of it, and were replayed whenever they hit the same bin: three
+        // times slower (9.5 ns a shingle against 2.8 on the 20k corpus).
+        let mut mixed = [0u64; MIX_BLOCK];
+        for block in shingles.chunks(MIX_BLOCK) {
+            let mixed = &mut mixed[..block.len()];
+            for (x, &h) in mixed.iter_mut().zip(block) {
+                // Remix with the seed so that the bins do not depend on how the shingles were
+                // hashed.
+                *x = mix64(h ^ self.seed);
+            }
+            for &x in mixed.iter() {
+                let bin = ((u128::from(x) * u128::from(n)) >> 64) as usize;
+                // Without a branch: which shingle lowers a bin is a coin toss the CPU cannot
+                // predict.
+                out[bin] = out[bin].min(x as u32);
+            }
         }
         // A bin is empty when no shingle fell into it. A shingle whose low 32 bits are all ones
         // leaves its bin at the sentinel too, and the bin is then filled like an empty one (the
@@ -223,6 +238,34 @@ mod tests {
         let e = estimate_jaccard(&sa, &h.sketch(&b));
         assert!((0.05..0.7).contains(&e), "estimate {e}");
         assert_eq!(h.sketch(&[5]), vec![h.sketch(&[5])[0]; 128]);
+    }
+
+    /// The bins of one-permutation hashing (two loops over blocks of shingles) against one plain
+    /// loop over the shingles, on sets on both sides of the block's size and numbers of bins that
+    /// are and are not powers of two: filled bins equal, empty ones densified from filled ones.
+    #[test]
+    fn one_permutation_bins_equal_a_plain_loop() {
+        let mut st = 21;
+        for num_perm in [1, 64, 100, 128, 256] {
+            let h = MinHasher::new(num_perm, MinHashScheme::OnePermutation, 5);
+            for n in [1, 2, MIX_BLOCK - 1, MIX_BLOCK, MIX_BLOCK + 1, 3 * MIX_BLOCK + 7, 5000] {
+                let set = random_set(&mut st, n);
+                let mut bins = vec![EMPTY; num_perm];
+                for &x in &set {
+                    let x = mix64(x ^ 5);
+                    let bin = ((u128::from(x) * num_perm as u128) >> 64) as usize;
+                    bins[bin] = bins[bin].min(x as u32);
+                }
+                let sketch = h.sketch(&set);
+                for (i, (&got, &bin)) in sketch.iter().zip(&bins).enumerate() {
+                    if bin == EMPTY {
+                        assert!(bins.contains(&got), "{num_perm} bins, {n} shingles: bin {i}");
+                    } else {
+                        assert_eq!(got, bin, "{num_perm} bins, {n} shingles: bin {i}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
