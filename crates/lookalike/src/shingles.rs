@@ -157,12 +157,11 @@ impl Shingler {
         scratch: &mut ShingleScratch,
         out: &mut Vec<u64>,
     ) {
-        let mut hashes = std::mem::take(&mut scratch.hashes);
-        self.shingle_hashes_into(norm, scratch, &mut hashes);
+        let ShingleScratch { bytes, bounds, hashes, starts } = scratch;
+        self.hashes_into(norm, bytes, bounds, hashes);
         // The hashes go from the scratch buffer into `out` sorted: `out` is allocated once, at its
         // size, and the scratch buffers are reused from one document to the next.
-        sort_set_into(&hashes, out, &mut scratch.starts);
-        scratch.hashes = hashes;
+        sort_set_into(hashes, out, starts);
     }
 
     /// Writes the shingle hashes of `norm` into `out` (cleared first) in text order, repeated
@@ -174,10 +173,22 @@ impl Shingler {
         scratch: &mut ShingleScratch,
         out: &mut Vec<u64>,
     ) {
+        self.hashes_into(norm, &mut scratch.bytes, &mut scratch.bounds, out);
+    }
+
+    /// The hashes in text order into `out` (cleared first), with the scratch buffers of either
+    /// kind.
+    fn hashes_into(
+        &self,
+        norm: &NormalizedText,
+        bytes: &mut Vec<u8>,
+        bounds: &mut Vec<u32>,
+        out: &mut Vec<u64>,
+    ) {
         out.clear();
         match self.kind {
-            ShingleKind::Words(w) => self.word_shingles(norm, w, &mut scratch.bytes, out),
-            ShingleKind::Chars(k) => self.char_shingles(norm, k, &mut scratch.bounds, out),
+            ShingleKind::Words(w) => self.word_shingles(norm, w, bytes, out),
+            ShingleKind::Chars(k) => self.char_shingles(norm, k, bounds, out),
         }
     }
 
