@@ -253,6 +253,29 @@ fn word_hash(bytes: &[u8]) -> u64 {
     }
 }
 
+/// The length and [`word_hash`] of the word of ASCII letters at `bytes[at..]` when it has fewer
+/// than [`WordBuf::CAP`] letters, and ends before `end` at ASCII that is not
+/// a letter: what the letter-by-letter path scores for it. `None` otherwise (that path takes it).
+#[inline]
+fn long_ascii_word(bytes: &[u8], at: usize, end: usize) -> Option<(usize, u64)> {
+    let mut lower = [0u8; WordBuf::CAP + 8];
+    let mut len = 0;
+    loop {
+        let eight = bytes.get(at + len..at + len + 8)?;
+        let eight = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+        let run = swar::leading_run(swar::ascii_letters(eight));
+        lower[len..len + 8].copy_from_slice(&(eight | swar::splat(0x20)).to_le_bytes());
+        len += run;
+        if run < 8 {
+            break;
+        }
+        if len >= WordBuf::CAP {
+            return None;
+        }
+    }
+    (at + len < end && bytes[at + len].is_ascii()).then(|| (len, word_hash(&lower[..len])))
+}
+
 /// The hash of a word of at most eight bytes, given as a little-endian `u64` padded with zeros
 /// (words have no zero bytes, so each word has its own value): two folded multiplications, the
 /// high half of each product XORed into the low one, which spreads every input bit over the
@@ -553,6 +576,17 @@ fn sample<const LANES: bool>(prefix: &str) -> (Counts, Scores) {
                             counts.latin += run as u32;
                             scores.score(table, short_word_hash(lower), false, part);
                             at += run + 1;
+                            continue;
+                        }
+                        // Longer words (a quarter of English ones), up to the word buffer's
+                        // size, eight letters at a time: taken letter by letter, each was a
+                        // turn of this loop.
+                        if run == 8
+                            && let Some((len, hash)) = long_ascii_word(bytes, at, end)
+                        {
+                            counts.latin += len as u32;
+                            scores.score(table, hash, false, part);
+                            at += len + 1;
                             continue;
                         }
                     }
@@ -1151,6 +1185,12 @@ mod tests {
         let mut rng = Rng(0xD1B5_4A32_D192_ED03);
         let extra = [
             "Internationalization",
+            // Words of 8, 16, 32 and 33 letters, and longer: each edge of the long-word lane.
+            "document",
+            "Constantinopolis",
+            "Supercalifragilisticexpialidocio",
+            "Supercalifragilisticexpialidociou",
+            "Pneumonoultramicroscopicsilicovolcanoconiosis",
             "réseau",
             "naïve",
             "Straße",
