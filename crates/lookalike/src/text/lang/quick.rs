@@ -363,8 +363,9 @@ static CYRILLIC_RUN_BYTE: [u8; 256] = {
     table
 };
 
-/// The packed counts ([`CYRILLIC_PACKED`], summed) of the first eight of `nine` bytes inside a
-/// Cyrillic run, when none of them ends it: all eight are ASCII that is not a letter or bytes of
+/// The counts of the first eight of `nine` bytes inside a Cyrillic run, as five byte lanes
+/// (letters, Ukrainian, Russian, hard sign, other: 1 in the byte where such a letter starts,
+/// [`pack_lanes`] packs their sums as [`CYRILLIC_PACKED`] does), when none of them ends it: all eight are ASCII that is not a letter or bytes of
 /// letters of U+0400..=U+047F. `None` when one of them ends the run. The ninth byte is the
 /// second byte of a letter that starts at the eighth.
 ///
@@ -376,7 +377,7 @@ static CYRILLIC_RUN_BYTE: [u8; 256] = {
 ///   Russian (`ы э`), any other column common;
 /// - any other row common.
 #[inline(always)]
-fn cyrillic_counts(nine: &[u8]) -> Option<u64> {
+fn cyrillic_lanes(nine: &[u8]) -> Option<[u64; 5]> {
     use swar::{HIGH_BITS, splat};
     let word = |at: usize| u64::from_le_bytes(nine[at..at + 8].try_into().expect("eight bytes"));
     let (w, next) = (word(0), word(1));
@@ -398,11 +399,27 @@ fn cyrillic_counts(nine: &[u8]) -> Option<u64> {
     let russian = (rows_0_5 & column_is(1)) | (rows_2_4 & (column_is(0xB) | column_is(0xD)));
     let hard_sign = rows_2_4 & column_is(0xA);
     let other = rows_0_5 & !(ukrainian | column_is(1) | column_is(0) | column_is(0xD));
-    // Bytes set in a mask of high bits: each byte's 1 summed into the top byte by the
-    // multiplication (`count_ones` has no instruction of its own on the baseline x86-64).
-    let count = |mask: u64| ((mask >> 7).wrapping_mul(splat(1))) >> 56;
-    let fields = [first, ukrainian, russian, hard_sign, other];
-    Some((0..5).map(|k| count(fields[k]) << (k as u32 * PACKED_BITS)).sum())
+    Some([first, ukrainian, russian, hard_sign, other].map(|mask| mask >> 7))
+}
+
+/// The packed counts ([`CYRILLIC_PACKED`], summed) of the byte lanes [`cyrillic_lanes`] gave,
+/// summed over at most [`WINDOW`] bytes: each lane's bytes summed into the top byte by one
+/// multiplication (`count_ones` has no instruction of its own on the baseline x86-64). Summing
+/// lanes step by step and counting once per run saved a multiplication per field and step.
+#[inline(always)]
+fn pack_lanes(lanes: [u64; 5]) -> u64 {
+    let count = |lane: u64| lane.wrapping_mul(swar::splat(1)) >> 56;
+    (0..5).map(|k| count(lanes[k]) << (k as u32 * PACKED_BITS)).sum()
+}
+
+// A lane's eight bytes count letters (two bytes each) of at most a window: their sum fits the
+// top byte.
+const _: () = assert!(WINDOW / 2 < 256);
+
+/// [`cyrillic_lanes`] packed: the counts of eight bytes alone (for tests).
+#[cfg(test)]
+fn cyrillic_counts(nine: &[u8]) -> Option<u64> {
+    cyrillic_lanes(nine).map(pack_lanes)
 }
 
 /// Width of one count in a packed sum of [`CYRILLIC_PACKED`] values: enough for every letter
@@ -616,12 +633,15 @@ fn sample<const LANES: bool>(prefix: &str) -> (Counts, Scores) {
                         // dependent loads per character). Second bytes of letters pass.
                         // Eight bytes at once, unless the run ends in them.
                         let mut i = at;
+                        let mut lanes = [0u64; 5];
                         'run: while i < run_end {
                             if i + 8 <= run_end
                                 && let Some(nine) = bytes.get(i..i + 9)
-                                && let Some(packed) = cyrillic_counts(nine)
+                                && let Some(step) = cyrillic_lanes(nine)
                             {
-                                run += packed;
+                                for k in 0..5 {
+                                    lanes[k] += step[k];
+                                }
                                 i += 8;
                                 continue;
                             }
@@ -641,6 +661,7 @@ fn sample<const LANES: bool>(prefix: &str) -> (Counts, Scores) {
                                 i += 1;
                             }
                         }
+                        run += pack_lanes(lanes);
                         // A letter whose first byte was the run's last: its second byte too.
                         if i == run_end && bytes.get(i).is_some_and(|&x| x & 0xC0 == 0x80) {
                             i += 1;
