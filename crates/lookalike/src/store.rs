@@ -4,9 +4,10 @@
 //!
 //! The hashes come in text order: sorting every document's set as it is shingled cost a tenth of
 //! the text path, but only the documents of candidate pairs are ever read back. Once the
-//! candidates are known, [`ShingleStore::sort_sets`] sorts their sets in place, once each, in
-//! parallel, while the store is in memory; a set read without it (all of them once the store
-//! has spilled) is sorted by [`ShingleStore::read`] on every read.
+//! candidates are known, [`ShingleStore::sort_sets`] sorts their sets once each, in parallel:
+//! in place while the store is in memory; once it has spilled, into memory again (the budget
+//! the spill freed), the sets read most first, as many as the budget holds. A set read without
+//! it is sorted by [`ShingleStore::read`] on every read.
 //!
 //! Exact verification needs the shingle sets of candidate documents, but a collection's sets are
 //! several times larger than its signatures (8 bytes per shingle, about one shingle per word).
@@ -43,8 +44,13 @@ pub struct ShingleStore {
     /// `offsets[d]..offsets[d + 1]` is document d's range, in u64 elements.
     offsets: Vec<u64>,
     /// The number of distinct values of each document whose set [`sort_sets`](Self::sort_sets)
-    /// sorted (at the start of its range), [`UNSORTED`] for the others.
+    /// sorted (at the start of its range, or of its place in `cache` once the store has
+    /// spilled), [`UNSORTED`] for the others.
     sorted: Vec<u32>,
+    /// Once the store has spilled: the sorted sets [`sort_sets`](Self::sort_sets) read back
+    /// into memory, and where each document's starts (only those with a `sorted` length).
+    cache: Vec<u64>,
+    cache_at: Vec<u64>,
 }
 
 /// The mark of a set that is stored as it was pushed.
@@ -90,6 +96,8 @@ impl ShingleStore {
             sealed: false,
             offsets: vec![0],
             sorted: Vec::new(),
+            cache: Vec::new(),
+            cache_at: Vec::new(),
         })
     }
 
@@ -161,8 +169,15 @@ impl ShingleStore {
             return Err(io::Error::other("store is not sealed"));
         }
         let (lo, hi) = (self.offsets[doc], self.offsets[doc + 1]);
-        if self.sorted[doc] != UNSORTED {
-            return self.read_range(lo..lo + u64::from(self.sorted[doc]), out, &mut buf.bytes);
+        let sorted = self.sorted[doc];
+        if sorted != UNSORTED && self.file.is_some() {
+            let at = self.cache_at[doc] as usize;
+            out.clear();
+            out.extend_from_slice(&self.cache[at..at + sorted as usize]);
+            return Ok(());
+        }
+        if sorted != UNSORTED {
+            return self.read_range(lo..lo + u64::from(sorted), out, &mut buf.bytes);
         }
         self.read_range(lo..hi, &mut buf.values, &mut buf.bytes)?;
         sort_set_into(&buf.values, out, &mut buf.starts);
@@ -188,29 +203,27 @@ impl ShingleStore {
         Ok(())
     }
 
-    /// Sorts the sets of the documents `docs` (ascending, distinct) in place, in parallel, so
-    /// that [`read`](Self::read) gives them without sorting them again: a document of many
-    /// candidate pairs is read once per pair. Sets in memory only: a spilled store's sets are
-    /// sorted as they are read. The store must be sealed.
-    pub fn sort_sets(&mut self, docs: &[usize]) -> io::Result<()> {
+    /// Sorts the sets of the documents to be read, once each, in parallel, so that
+    /// [`read`](Self::read) gives them without sorting them again: a document of many candidate
+    /// pairs is read once per pair. `reads[d]` says how often document `d` will be read (0, or
+    /// past the end of `reads`: never). In memory, every such set is sorted in place. Once the
+    /// store has spilled, the sets are read from disk, sorted and kept in memory, those read
+    /// most first (then the earlier documents), as many as the store's budget holds; the others
+    /// are sorted on each read. The store must be sealed.
+    pub fn sort_sets(&mut self, reads: &[u32]) -> io::Result<()> {
         if !self.sealed {
             return Err(io::Error::other("store is not sealed"));
         }
-        // Spilled sets stay as they are and are sorted as they are read: sorting them in place on
-        // disk (read, sort, write back) cost more than it saved, the writes being flushed while
-        // verification and clustering read (a million documents, 5.6 GB spilled: 2.7 s more wall
-        // time).
-        if self.file.is_some() {
-            return Ok(());
-        }
-        debug_assert!(docs.windows(2).all(|w| w[0] < w[1]), "documents ascending and distinct");
+        let reads = &reads[..reads.len().min(self.len())];
         // Sets too large to count in a u32 stay as they are (and are sorted on each read).
-        let docs: Vec<usize> = docs
-            .iter()
-            .copied()
-            .filter(|&d| self.sorted[d] == UNSORTED)
-            .filter(|&d| self.offsets[d + 1] - self.offsets[d] < u64::from(UNSORTED))
+        let len = |d: usize| self.offsets[d + 1] - self.offsets[d];
+        let docs: Vec<usize> = (0..reads.len())
+            .filter(|&d| reads[d] > 0 && self.sorted[d] == UNSORTED)
+            .filter(|&d| len(d) < u64::from(UNSORTED))
             .collect();
+        if self.file.is_some() {
+            return self.cache_sets(reads, docs);
+        }
         let ranges = docs.iter().map(|&d| self.offsets[d] as usize..self.offsets[d + 1] as usize);
         let lens: Vec<u32> = match &mut self.mem {
             Mem::Map(map, _) => {
@@ -239,6 +252,64 @@ impl ShingleStore {
         };
         for (&d, len) in docs.iter().zip(lens) {
             self.sorted[d] = len;
+        }
+        Ok(())
+    }
+
+    /// [`sort_sets`](Self::sort_sets) for a spilled store: of the sets `by_reads`, those read most, as many
+    /// as the budget holds (counted at their stored size, which sorting can only shrink), read
+    /// from disk in document order, sorted in parallel and kept in `cache`. Sorting them on disk
+    /// in place instead cost more than it saved: the writes were flushed while verification and
+    /// clustering read (a million documents, 5.6 GB spilled: 2.7 s more wall time).
+    fn cache_sets(&mut self, reads: &[u32], mut by_reads: Vec<usize>) -> io::Result<()> {
+        let Some(file) = &self.file else { return Ok(()) };
+        by_reads.sort_by_key(|&d| (std::cmp::Reverse(reads[d]), d));
+        let budget = (self.budget / 8) as u64;
+        let mut room = budget.saturating_sub(self.cache.len() as u64);
+        let mut docs = Vec::new();
+        for d in by_reads {
+            let len = self.offsets[d + 1] - self.offsets[d];
+            if len <= room {
+                room -= len;
+                docs.push(d);
+            }
+        }
+        docs.sort_unstable();
+        let start = self.cache.len();
+        let mut end = start;
+        let mut places = Vec::with_capacity(docs.len());
+        for &d in &docs {
+            let len = (self.offsets[d + 1] - self.offsets[d]) as usize;
+            places.push(end..end + len);
+            end += len;
+        }
+        self.cache.resize(end, 0);
+        let offsets = &self.offsets;
+        let slots = disjoint_mut(
+            &mut self.cache[start..],
+            places.iter().map(|r| r.start - start..r.end - start),
+        );
+        let lens: Vec<u32> = docs
+            .par_iter()
+            .zip(slots)
+            .map_init(ReadBuffers::default, |buf, (&d, slot)| -> io::Result<u32> {
+                let (lo, hi) = (offsets[d], offsets[d + 1]);
+                buf.bytes.clear();
+                buf.bytes.resize(((hi - lo) * 8) as usize, 0);
+                read_exact_at(file, &mut buf.bytes, lo * 8)?;
+                buf.values.clear();
+                extend_from_le_bytes(&mut buf.values, &buf.bytes);
+                sort_set_into(&buf.values, &mut buf.set, &mut buf.starts);
+                slot[..buf.set.len()].copy_from_slice(&buf.set);
+                Ok(buf.set.len() as u32)
+            })
+            .collect::<io::Result<_>>()?;
+        if self.cache_at.len() < self.len() {
+            self.cache_at.resize(self.len(), 0);
+        }
+        for ((&d, len), place) in docs.iter().zip(lens).zip(places) {
+            self.sorted[d] = len;
+            self.cache_at[d] = place.start as u64;
         }
         Ok(())
     }
@@ -391,7 +462,7 @@ mod tests {
             for set in &sets {
                 s.push(set).unwrap();
             }
-            assert!(s.sort_sets(&[0]).is_err(), "sorting needs a sealed store");
+            assert!(s.sort_sets(&[1]).is_err(), "sorting needs a sealed store");
             s.seal().unwrap();
             assert_eq!(s.len(), 4);
             assert_eq!(s.disk_bytes() > 0, spilled);
@@ -401,8 +472,8 @@ mod tests {
                 assert_eq!(out, set_of(&sets[d]));
             }
             // Sorted in place, then sorted again (nothing to do): the same sets.
-            for docs in [&[0, 2, 3][..], &[0, 1, 2, 3]] {
-                s.sort_sets(docs).unwrap();
+            for reads in [&[1, 0, 3, 2][..], &[1, 1, 1, 1, 5]] {
+                s.sort_sets(reads).unwrap();
                 for d in [3, 0, 2, 1, 0] {
                     s.read(d, &mut out, &mut buf).unwrap();
                     assert_eq!(out, set_of(&sets[d]));
@@ -448,15 +519,52 @@ mod tests {
                 s.read(d, &mut out, &mut buf).unwrap();
                 assert_eq!(out, set_of(&sets[d]), "budget {budget}, set {d}");
             }
-            // Every third set sorted in place (on disk past the budget, in the mapping below
-            // it): those and the others read back alike, the neighbours of each untouched.
+            // Every third set sorted (into memory past the budget, in place in the mapping
+            // below it): those and the others read back alike, the neighbours of each untouched.
             let third: Vec<usize> = (0..sets.len()).step_by(3).collect();
-            s.sort_sets(&third).unwrap();
+            let reads: Vec<u32> = (0..sets.len()).map(|d| u32::from(d % 3 == 0)).collect();
+            s.sort_sets(&reads).unwrap();
             for &d in some.iter().chain(&third[..100]) {
                 s.read(d, &mut out, &mut buf).unwrap();
                 assert_eq!(out, set_of(&sets[d]), "budget {budget}, set {d} after sorting");
             }
         }
+    }
+
+    /// A spilled store keeps in memory, within its budget, the sorted sets of the documents
+    /// read most (the earlier document first on ties), skips a set that does not fit for
+    /// smaller ones that do, and reads every set back right, kept or not, also after a second
+    /// call.
+    #[test]
+    fn a_spilled_store_keeps_the_sets_read_most_within_its_budget() {
+        // Sizes 10, 20, ..., 100 values (each with repeats: 5 distinct values fewer), a budget
+        // of 150 values: the store spills at the sixth set.
+        let sets: Vec<Vec<u64>> = (0..10u64)
+            .map(|i| (0..(i + 1) * 10).map(|v| (v * 7919 + i) % ((i + 1) * 10 - 5)).collect())
+            .collect();
+        let mut s = ShingleStore::new(None, 150 * 8).unwrap();
+        for set in &sets {
+            s.push(set).unwrap();
+        }
+        s.seal().unwrap();
+        assert!(s.disk_bytes() > 0);
+        // Read most: set 9 (100 values, fits), then 8 (90: 190 > 150, skipped), then 3 (40:
+        // 140), then 0 and 1 tie (10 fits: 150; 20 no longer does), never read: 2.
+        let reads = [4, 4, 0, 6, 1, 1, 1, 1, 7, 9];
+        s.sort_sets(&reads).unwrap();
+        let kept: Vec<usize> = (0..sets.len()).filter(|&d| s.sorted[d] != UNSORTED).collect();
+        assert_eq!(kept, vec![0, 3, 9]);
+        let (mut out, mut buf) = (Vec::new(), ReadBuffers::default());
+        for round in 0..2 {
+            for (d, set) in sets.iter().enumerate() {
+                s.read(d, &mut out, &mut buf).unwrap();
+                assert_eq!(out, set_of(set), "round {round}, set {d}");
+            }
+            // A second call finds the budget full: nothing more is kept, nothing is lost.
+            s.sort_sets(&[9; 10]).unwrap();
+        }
+        let kept_after: Vec<usize> = (0..sets.len()).filter(|&d| s.sorted[d] != UNSORTED).collect();
+        assert_eq!(kept_after, kept);
     }
 
     /// Random sets with repeats, in a `Vec` (a small budget) and spilled: any subset sorted in
@@ -483,8 +591,8 @@ mod tests {
                 s.push(set).unwrap();
             }
             s.seal().unwrap();
-            let chosen: Vec<usize> = (0..sets.len()).filter(|_| next() % 2 == 0).collect();
-            s.sort_sets(&chosen).unwrap();
+            let reads: Vec<u32> = (0..sets.len()).map(|_| (next() % 4) as u32).collect();
+            s.sort_sets(&reads).unwrap();
             let (mut out, mut buf) = (Vec::new(), ReadBuffers::default());
             for (d, set) in sets.iter().enumerate() {
                 s.read(d, &mut out, &mut buf).unwrap();

@@ -266,14 +266,15 @@ impl<'a> DedupRun<'a> {
         phase("verifying candidate pairs");
         if let Some(store) = &mut self.store {
             // Each set verification reads, sorted once (clusters compare only such documents).
-            let mut compared = vec![false; self.heads.len()];
+            // A document is read about once per candidate pair it is in, by verification and
+            // then by clustering: what decides which sets a spilled store keeps in memory.
+            let mut reads = vec![0u32; self.heads.len()];
             for cand in &candidates {
                 let (a, b) = decode_pair(cand.pair);
-                compared[a as usize] = true;
-                compared[b as usize] = true;
+                reads[a as usize] = reads[a as usize].saturating_add(1);
+                reads[b as usize] = reads[b as usize].saturating_add(1);
             }
-            let slots: Vec<usize> = (0..compared.len()).filter(|&s| compared[s]).collect();
-            store.sort_sets(&slots).map_err(Error::from)?;
+            store.sort_sets(&reads).map_err(Error::from)?;
         }
         let similarity = Similarity { method, config: c, store: self.store.as_ref() };
         let (near, mut verification) = similarity.verify_pairs(&candidates)?;
