@@ -118,12 +118,14 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone(), origin });
     }
     // Read on one thread; decode, detect the language and build the payload on the workers.
+    // Texts that begin alike (copies, pages of one template) have their language detected once.
+    let langs = lookalike::text::lang::DetectCache::default();
     let per_record = |rec: &RawRecord, decoded: Decoded| {
         let (mut payload, mut lang) = (None, None);
         match &decoded {
             Decoded::Doc { doc, title, .. } => {
                 if want_lang {
-                    lang = lookalike::text::lang::detect(&doc.text).map(|d| d.code);
+                    lang = langs.detect(&doc.text).map(|d| d.code);
                 }
                 if want_payload {
                     payload = Some(payload_of(rec, doc, title.as_deref(), lang));

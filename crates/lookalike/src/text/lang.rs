@@ -46,6 +46,48 @@ pub fn detect(text: &str) -> Option<Detected> {
     quick::detect(prefix).or_else(|| detect_whatlang(prefix))
 }
 
+/// [`detect`] with a memory of the prefixes it has seen. Detection looks only at a text's first
+/// [`DETECT_PREFIX`] bytes, so texts that begin alike (copies in a crawl, pages of one template
+/// whose first 2 KiB are its menu) get their answer once: from the second on, a hash of the
+/// prefix and a lookup. The answers are [`detect`]'s exactly. Shared by threads (a lock held for
+/// the lookup only); it remembers at most [`DetectCache::CAPACITY`] prefixes, then answers the
+/// others without remembering them.
+#[derive(Debug, Default)]
+pub struct DetectCache {
+    seen: std::sync::Mutex<std::collections::HashMap<u128, Option<Detected>>>,
+}
+
+impl DetectCache {
+    /// Most prefixes remembered (about 50 MB).
+    pub const CAPACITY: usize = 1 << 20;
+
+    /// [`detect`]'s answer for `text`.
+    pub fn detect(&self, text: &str) -> Option<Detected> {
+        let prefix = prefix(text);
+        let key = xxhash_rust::xxh3::xxh3_128(prefix.as_bytes());
+        let lock = || self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(&known) = lock().get(&key) {
+            return known;
+        }
+        let found = detect(prefix);
+        let mut seen = lock();
+        if seen.len() < Self::CAPACITY {
+            seen.insert(key, found);
+        }
+        found
+    }
+
+    /// Prefixes remembered.
+    pub fn len(&self) -> usize {
+        self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+    }
+
+    /// True when no prefix is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// The quick pass of [`detect`] alone: `None` whenever it would leave the text to whatlang
 /// (benchmarks measure how often it answers).
 pub fn detect_quick(text: &str) -> Option<Detected> {
@@ -211,6 +253,33 @@ pub fn stopwords(code: &str) -> Option<&'static Stopwords> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cache answers as `detect` does, once per prefix: copies and texts that differ only
+    /// past the prefix share an entry, texts that differ inside it do not.
+    #[test]
+    fn the_cache_answers_as_detect_once_per_prefix() {
+        let english = "The quick brown fox jumps over the lazy dog while the farmer watches. ";
+        let long = english.repeat(40);
+        let texts = [
+            long.clone(),
+            format!("{long} Один абзац після префікса."),
+            long.clone(),
+            "Пошук нечітких дублікатів веб-документів є важливим завданням.".to_owned(),
+            "Поиск нечетких дубликатов веб-документов является важной задачей.".to_owned(),
+            "boost::proto::extends<Expr, Derived, Domain>".to_owned(),
+            String::new(),
+            format!("Kein Text {long}"),
+        ];
+        let cache = DetectCache::default();
+        for round in 0..2 {
+            for text in &texts {
+                assert_eq!(cache.detect(text), detect(text), "round {round}: {text:.40}");
+            }
+        }
+        // Eight texts, three of them with one prefix (a copy, and one that differs past 2 KiB).
+        assert!(long.len() > DETECT_PREFIX);
+        assert_eq!(cache.len(), 6);
+    }
 
     #[test]
     fn detects_the_languages_of_the_seeds_and_common_ones() {
