@@ -41,10 +41,12 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let mut out = OutputFile::open(args.output.as_deref().unwrap_or("-"))?;
     let name = out.name();
     let (mut docs, mut skipped, mut errors) = (0u64, 0u64, 0u64);
-    // Batches keep the order and let extraction (the costly part) run on every core.
+    // Batches keep the order and let extraction (the costly part) run on every core. Texts that
+    // begin alike have their language detected once, as in `dedup`.
+    let langs = lookalike::text::lang::DetectCache::default();
     let with_lang = |rec: &RawRecord, d: Decoded| {
         let lang = match &d {
-            Decoded::Doc { doc, .. } => lookalike::text::lang::detect(&doc.text).map(|l| l.code),
+            Decoded::Doc { doc, .. } => langs.detect(&doc.text).map(|l| l.code),
             Decoded::Skip { .. } => None,
         };
         (d, lang, rec.origin())

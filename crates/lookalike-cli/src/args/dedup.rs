@@ -186,10 +186,11 @@ pub struct DedupArgs {
     /// system temporary directory).
     #[arg(long, value_name = "DIR", help_heading = PERFORMANCE)]
     pub spill_dir: Option<PathBuf>,
-    /// Memory for the shingle sets of exact verification before they spill to --spill-dir, and
-    /// for each sort of Broder's algorithm (mod-m, min-s, broder) before it spills sorted runs
-    /// (bytes, or with a K, M or G suffix). Not a bound on the process: signatures, ids and the
-    /// reading buffers come on top (bench/memory.sh measures it).
+    /// Memory for the shingle sets of exact verification before they spill to --spill-dir (once
+    /// spilled, for the sorted sets verification reads more than once), and for each sort of
+    /// Broder's algorithm (mod-m, min-s, broder) before it spills sorted runs (bytes, or with a
+    /// K, M or G suffix). Not a bound on the process: signatures, ids and the reading buffers
+    /// come on top (bench/memory.sh measures it).
     #[arg(long, visible_alias = "memory", value_name = "SIZE", default_value = "256M", value_parser = parse_size, help_heading = PERFORMANCE)]
     pub spill_memory: usize,
 }
