@@ -170,14 +170,14 @@ impl ShingleStore {
         }
         let (lo, hi) = (self.offsets[doc], self.offsets[doc + 1]);
         let sorted = self.sorted[doc];
-        if sorted != UNSORTED && self.file.is_some() {
+        if sorted != UNSORTED {
+            if self.file.is_none() {
+                return self.read_range(lo..lo + u64::from(sorted), out, &mut buf.bytes);
+            }
             let at = self.cache_at[doc] as usize;
             out.clear();
             out.extend_from_slice(&self.cache[at..at + sorted as usize]);
             return Ok(());
-        }
-        if sorted != UNSORTED {
-            return self.read_range(lo..lo + u64::from(sorted), out, &mut buf.bytes);
         }
         self.read_range(lo..hi, &mut buf.values, &mut buf.bytes)?;
         sort_set_into(&buf.values, out, &mut buf.starts);
@@ -191,16 +191,14 @@ impl ShingleStore {
         out: &mut Vec<u64>,
         bytes: &mut Vec<u8>,
     ) -> io::Result<()> {
-        out.clear();
-        let Some(file) = &self.file else {
-            self.mem.read(range.start as usize..range.end as usize, out);
-            return Ok(());
-        };
-        bytes.clear();
-        bytes.resize(((range.end - range.start) * 8) as usize, 0);
-        read_exact_at(file, bytes, range.start * 8)?;
-        extend_from_le_bytes(out, bytes);
-        Ok(())
+        match &self.file {
+            Some(file) => read_from_file(file, range, out, bytes),
+            None => {
+                out.clear();
+                self.mem.read(range.start as usize..range.end as usize, out);
+                Ok(())
+            }
+        }
     }
 
     /// Sorts the sets of the documents to be read, once each, in parallel, so that
@@ -259,11 +257,12 @@ impl ShingleStore {
         Ok(())
     }
 
-    /// [`sort_sets`](Self::sort_sets) for a spilled store: of the sets `by_reads`, those read most, as many
-    /// as the budget holds (counted at their stored size, which sorting can only shrink), read
-    /// from disk in document order, sorted in parallel and kept in `cache`. Sorting them on disk
-    /// in place instead cost more than it saved: the writes were flushed while verification and
-    /// clustering read (a million documents, 5.6 GB spilled: 2.7 s more wall time).
+    /// [`sort_sets`](Self::sort_sets) for a spilled store: of the sets `by_reads`, those read
+    /// most, as many as the budget holds (counted at their stored size, which sorting can only
+    /// shrink), read from disk in document order, sorted in parallel and kept in `cache`.
+    /// Sorting them on disk in place instead cost more than it saved: the writes were flushed
+    /// while verification and clustering read (a million documents, 5.6 GB spilled: 2.7 s more
+    /// wall time).
     fn cache_sets(&mut self, reads: &[u32], mut by_reads: Vec<usize>) -> io::Result<()> {
         let Some(file) = &self.file else { return Ok(()) };
         by_reads.sort_by_key(|&d| (std::cmp::Reverse(reads[d]), d));
@@ -296,12 +295,7 @@ impl ShingleStore {
             .par_iter()
             .zip(slots)
             .map_init(ReadBuffers::default, |buf, (&d, slot)| -> io::Result<u32> {
-                let (lo, hi) = (offsets[d], offsets[d + 1]);
-                buf.bytes.clear();
-                buf.bytes.resize(((hi - lo) * 8) as usize, 0);
-                read_exact_at(file, &mut buf.bytes, lo * 8)?;
-                buf.values.clear();
-                extend_from_le_bytes(&mut buf.values, &buf.bytes);
+                read_from_file(file, offsets[d]..offsets[d + 1], &mut buf.values, &mut buf.bytes)?;
                 sort_set_into(&buf.values, &mut buf.set, &mut buf.starts);
                 slot[..buf.set.len()].copy_from_slice(&buf.set);
                 Ok(buf.set.len() as u32)
@@ -393,6 +387,22 @@ fn extend_from_le_bytes(out: &mut Vec<u64>, bytes: &[u8]) {
         a.copy_from_slice(c);
         u64::from_le_bytes(a)
     }));
+}
+
+/// Reads values `range` of a spilled store's `file` into `out` (cleared first); `bytes` is
+/// scratch space.
+fn read_from_file(
+    file: &File,
+    range: Range<u64>,
+    out: &mut Vec<u64>,
+    bytes: &mut Vec<u8>,
+) -> io::Result<()> {
+    bytes.clear();
+    bytes.resize(((range.end - range.start) * 8) as usize, 0);
+    read_exact_at(file, bytes, range.start * 8)?;
+    out.clear();
+    extend_from_le_bytes(out, bytes);
+    Ok(())
 }
 
 /// Writes one set as little-endian bytes.
