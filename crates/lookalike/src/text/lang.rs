@@ -30,16 +30,18 @@ pub struct Detected {
     /// Confidence in [0, 1]: whatlang's, or for the quick pass's Latin answers one minus the
     /// runner-up's share of the winner's stopword score.
     pub confidence: f64,
-    /// whatlang's judgement of whether the guess is reliable (always true for a quick answer).
+    /// whatlang's judgement of whether the guess is reliable; for the quick pass's answers, true
+    /// unless its lean rule gave the answer (prose among code, few stopwords).
     pub reliable: bool,
 }
 
 /// Detects the language of `text` from its first [`DETECT_PREFIX`] bytes; `None` when the text has
 /// too little to go on.
 ///
-/// Clear-cut texts (Latin text whose stopwords name one language, Ukrainian or Russian by their
-/// own letters, Chinese or Japanese by the share of kana) are answered by one cheap pass over
-/// the prefix; everything else by whatlang ([`detect_whatlang`]). See `bench/lang.sh` for how
+/// Clear-cut texts (Latin text whose stopwords name one language, also when they are few among
+/// code and names, Ukrainian or Russian by their own letters, Chinese or Japanese by the share
+/// of kana) are answered by one cheap pass over the prefix; everything else by whatlang
+/// ([`detect_whatlang`]). See `bench/lang.sh` for how
 /// often the two answers differ and which is right.
 pub fn detect(text: &str) -> Option<Detected> {
     let prefix = prefix(text);

@@ -1,11 +1,12 @@
 //! The quick path of language detection: one pass over the prefix that answers the common,
 //! clear-cut cases itself and leaves everything else to whatlang.
 //!
-//! whatlang spends about 75 µs on a 2 KiB prefix of Latin or Cyrillic text (character trigrams
-//! scored against 40 language profiles), which is as much as the rest of the text path costs
-//! per document. Most documents are not hard cases: the pass below reads a sample of the prefix
-//! (the first [`WINDOW`] bytes of each of its [`PARTS`] parts), counts its letters by script,
-//! looks its Latin words up in one table of stopwords, and answers only when
+//! whatlang spends 90 to 165 µs on a prefix of Latin text (64 bytes to 2 KiB, measured on
+//! documentation pages): counting the text's trigrams, then looking 300 trigrams of each of
+//! 37 Latin profiles up, which even the shortest text pays. That is more than the rest of the
+//! text path costs per document. Most documents are not hard cases: the pass below reads a
+//! sample of the prefix (the first [`WINDOW`] bytes of each of its [`PARTS`] parts), counts its
+//! letters by script, looks its Latin words up in one table of stopwords, and answers only when
 //! - the text is written in Han and kana: Japanese or Chinese by whatlang's own rule (the
 //!   share of kana), except near that rule's cut-offs;
 //! - the text is Cyrillic with letters only Ukrainian uses (`ї є ґ і`, 2% or more) and none
@@ -17,7 +18,16 @@
 //!   the winner's stopwords are at least 35% of them, its score at least twice the runner-up's,
 //!   no other language clearly outscores it in any part of the prefix (text in two
 //!   languages is mixed, not clear-cut), and, for languages written without accents (English,
-//!   Indonesian, Tagalog), at most 5% of the words have a letter outside ASCII.
+//!   Indonesian, Tagalog), at most 5% of the words have a letter outside ASCII;
+//! - or, by the lean rule, the text is Latin prose among code and names (API references,
+//!   option lists: most words are identifiers, few are stopwords) and one language's stopwords
+//!   still stand far ahead: at least [`LEAN_MIN_WORDS`] words, at least [`LEAN_MIN_HITS`] and
+//!   10% of them the winner's stopwords, its score at least three times the runner-up's (twice
+//!   for English without a single accented word), no part of the prefix won by another
+//!   language, and no accented word at all for English, Indonesian and Tagalog. On such text
+//!   whatlang's trigrams see the identifiers as much as the prose and often name Danish, Latin
+//!   or French for an English API page (`bench/lang.sh` and the results of 2026-11-27). These
+//!   answers are `reliable: false`.
 //!
 //! Anything else (mixed scripts, few letters, close scores, scripts not counted here) returns
 //! `None` and whatlang decides. `bench/lang.sh` measures how often the two disagree.
@@ -30,6 +40,12 @@ use crate::text::swar;
 
 /// Fewest Latin words the stopword score is trusted on.
 pub(super) const MIN_WORDS: u32 = 12;
+
+/// Fewest Latin words the lean rule answers on (few of them stopwords: more words needed).
+const LEAN_MIN_WORDS: u32 = 24;
+
+/// Fewest stopwords of the winner for the lean rule.
+const LEAN_MIN_HITS: u32 = 3;
 
 /// The prefix is read in this many parts, scored separately (a language that wins the whole
 /// but loses a part is mixed text, whatlang's to judge).
@@ -502,17 +518,15 @@ impl Scores {
         }
     }
 
-    /// The language whose stopwords clearly dominate, if one does: see the module's rules.
-    fn winner(&self) -> Option<(usize, f64)> {
+    /// The language whose stopwords dominate, if one does (see the module's rules), with the
+    /// answer's confidence and whether the strict rule gave it (`false`: the lean rule).
+    fn winner(&self) -> Option<(usize, f64, bool)> {
         if self.words < MIN_WORDS {
             return None;
         }
         let total: [f32; LATIN.len()] =
             std::array::from_fn(|i| self.parts.iter().map(|h| h[i]).sum());
         let (best, runner_up) = top_two(&total);
-        if self.hits[best] * 20 < self.words * 7 || total[best] < 2.0 * total[runner_up] {
-            return None;
-        }
         // Two languages one after the other (an English paragraph, then a Turkish one): in one
         // part another language outscores the winner. Mixed text is whatlang's to judge.
         for part in &self.parts {
@@ -521,12 +535,24 @@ impl Scores {
                 return None;
             }
         }
+        let (hits, words, accented) = (self.hits[best], self.words, self.accented);
+        let ratio = |r: f32| total[best] >= r * total[runner_up];
         // English, Indonesian and Tagalog are written without accents: many accented words
         // beside their stopwords are another language's text mixed in.
-        if matches!(LATIN[best].0, "en" | "id" | "tl") && self.accented * 20 > self.words {
+        let unaccented = matches!(LATIN[best].0, "en" | "id" | "tl");
+        let strict = hits * 20 >= words * 7 && ratio(2.0) && !(unaccented && accented * 20 > words);
+        // Prose among code and names (API references, option lists): few of the words are
+        // stopwords, but those few name one language far ahead of the rest. For a language
+        // written without accents, one accented word is already another language's text.
+        let lean = words >= LEAN_MIN_WORDS
+            && hits >= LEAN_MIN_HITS
+            && hits * 10 >= words
+            && (ratio(3.0) || (LATIN[best].0 == "en" && accented == 0 && ratio(2.0)))
+            && !(unaccented && accented > 0);
+        if !strict && !lean {
             return None;
         }
-        Some((best, f64::from(1.0 - total[runner_up] / total[best])))
+        Some((best, f64::from(1.0 - total[runner_up] / total[best]), strict))
     }
 }
 
@@ -806,8 +832,8 @@ fn decide(counts: &Counts, scores: &Scores) -> Option<Detected> {
         return None;
     }
     // Latin.
-    let (best, confidence) = scores.winner()?;
-    answer(LATIN[best].0, confidence)
+    let (best, confidence, strict) = scores.winner()?;
+    Some(Detected { code: LATIN[best].0, confidence, reliable: strict })
 }
 
 /// What [`cjk_class`] returns for a character that is not Han, kana or CJK punctuation (or not a
@@ -1360,6 +1386,51 @@ mod tests {
         // Russian and Ukrainian in one text: neither language's letters alone.
         let (ru, uk) = (POOL[4].1.join(" "), POOL[5].1.join(" "));
         assert_eq!(detect(&format!("{ru} {uk}")), None);
+    }
+
+    /// An API reference page written for this test: English prose between declarations, too few
+    /// stopwords for the strict rule (35%), far ahead of any other language's.
+    const API_PAGE: &str = "graphInitFunction () void * graphInitFunction (graphContextPtr \
+        ctxt, const xmlChar * URI, graphNodePtr node) Called when a graph module starts. ctxt: \
+        graphContextPtr URI: xmlChar node: graphNodePtr graphShutdownFunction () void \
+        graphShutdownFunction (graphContextPtr ctxt, const xmlChar * URI, void * data) Called \
+        at the end of the run. ctxt: graphContextPtr data: void graphRegisterAll () void \
+        graphRegisterAll (void) Registers all the modules. graphRegisterModule () int \
+        graphRegisterModule (const xmlChar * URI, graphInitFunction initFunc, \
+        graphShutdownFunction shutdownFunc) Registers one module with its functions. URI: \
+        xmlChar initFunc: graphInitFunction shutdownFunc: graphShutdownFunction Returns: int \
+        graphCheckPrefix () int graphCheckPrefix (graphStylePtr style, const xmlChar * URI) \
+        Checks the prefix. style: graphStylePtr URI: xmlChar Returns: int graphFreeModules () \
+        void graphFreeModules (graphStylePtr style) Frees all the modules of the style. style: \
+        graphStylePtr graphLookupModule () graphModulePtr graphLookupModule (const xmlChar * \
+        URI) Looks the module up by its URI. URI: xmlChar Returns: graphModulePtr";
+
+    #[test]
+    fn english_prose_among_code_is_answered_by_the_lean_rule() {
+        let (_, scores) = sample::<true>(prefix_of(API_PAGE));
+        let (best, _, strict) = scores.winner().expect("an answer");
+        assert_eq!(LATIN[best].0, "en");
+        assert!(!strict, "the strict rule would have answered: {scores:?}");
+        let quick = detect(prefix_of(API_PAGE)).expect("answered");
+        assert_eq!((quick.code, quick.reliable), ("en", false));
+    }
+
+    #[test]
+    fn the_lean_rule_leaves_code_with_a_few_words_of_another_language_to_whatlang() {
+        // One accented word among the identifiers: not English, whatever its stopwords say.
+        let mixed = API_PAGE.replacen("Called when", "Appelée quand", 1);
+        let (_, scores) = sample::<true>(prefix_of(&mixed));
+        assert!(scores.accented > 0 && scores.words >= LEAN_MIN_WORDS, "{scores:?}");
+        assert_eq!(detect(prefix_of(&mixed)), None);
+        // Too few words for the lean rule, though its stopwords would do: whatlang's.
+        let short = "graphInitFunction () void graphInitFunction (graphContextPtr ctxt, const \
+                     xmlChar URI) Called when a module starts. graphRegisterAll () void \
+                     graphRegisterAll (void) Registers all the modules.";
+        let (_, scores) = sample::<true>(short);
+        let en = LATIN.iter().position(|l| l.0 == "en").expect("English");
+        assert!((MIN_WORDS..LEAN_MIN_WORDS).contains(&scores.words), "{scores:?}");
+        assert!(scores.hits[en] >= LEAN_MIN_HITS && scores.hits[en] * 20 < scores.words * 7);
+        assert_eq!(detect(short), None);
     }
 
     #[test]
