@@ -8,7 +8,8 @@
 #
 # Corpora (each skipped when its source is not installed):
 # - man pages: every page under /usr/share/man/<lang>/ rendered with `man -l`, labelled by the
-#   folder (cs, da, de, es, fr, ..., uk, zh_CN: real single-language text);
+#   folder (cs, da, de, es, fr, ..., uk, zh_CN: real single-language text), and short pieces of
+#   them (60 to 700 characters, at seeded random offsets);
 # - handbook: `lookalike-bench gen-corpus` over the Debian Administrator's Handbook in each of its
 #   languages (/usr/share/doc/debian-handbook/html/<ll-CC>; partly untranslated pages, so its
 #   documents mix English with the label's language);
@@ -23,7 +24,7 @@ DOCS=8000
 OUT=""
 EXTRA=()
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -61,7 +62,27 @@ if command -v man >/dev/null && [ -d /usr/share/man ]; then
       LANG_LABEL="$lang" ID="$page" python3 -c 'import json,os,sys; print(json.dumps({"id": os.environ["ID"], "lang": os.environ["LANG_LABEL"].lower().replace("_", "-"), "text": sys.stdin.read()}, ensure_ascii=False))' <<<"$text"
     done
   done >"$TMP/man.jsonl"
-  [ -s "$TMP/man.jsonl" ] && corpora+=("man pages:$TMP/man.jsonl")
+  if [ -s "$TMP/man.jsonl" ]; then
+    corpora+=("man pages:$TMP/man.jsonl")
+    # Short texts: up to four pieces of 60 to 700 characters from each page, at random offsets
+    # (seeded), starting at a word: where a detector has little to go on.
+    python3 - "$TMP/man.jsonl" >"$TMP/snippets.jsonl" <<'PY'
+import json, random, sys
+random.seed(7)
+for line in open(sys.argv[1], encoding="utf-8"):
+    d = json.loads(line)
+    t = " ".join(d["text"].split())
+    for k in range(4):
+        n = random.choice([60, 100, 160, 250, 400, 700])
+        if len(t) < n + 10:
+            continue
+        a = random.randrange(0, len(t) - n)
+        s = t[a:a + n]
+        s = s[s.find(" ") + 1:]
+        print(json.dumps({"id": f"{d['id']}#{k}", "lang": d["lang"], "text": s}, ensure_ascii=False))
+PY
+    corpora+=("man-page snippets (60 to 700 characters):$TMP/snippets.jsonl")
+  fi
 fi
 if [ -d /usr/share/doc/debian-handbook/html ]; then
   log "handbook corpus ($DOCS documents)"
@@ -88,7 +109,7 @@ for c in "${EXTRA[@]}"; do corpora+=("$(basename "$c"):$c"); done
     echo
     echo "## $name"
     echo
-    "$BENCH" lang-bench "$file"
+    "$BENCH" lang-bench --prefix-sweep "$file"
   done
 } >"$OUT"
 log "wrote $OUT"

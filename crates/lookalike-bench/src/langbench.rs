@@ -35,6 +35,10 @@ pub struct LangBenchArgs {
     /// whatlang, with whatlang's answer: the cases that cost the most time.
     #[arg(long, default_value_t = 0)]
     pub show_unsure: usize,
+    /// Also time whatlang alone on the first 64, 256, 1024 and 2048 bytes of each document: how
+    /// much of its cost is per call rather than per byte.
+    #[arg(long)]
+    pub prefix_sweep: bool,
 }
 
 /// One document: its known language and text.
@@ -97,9 +101,37 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
     let t_whatlang = time(lang::detect_whatlang);
     let t_detect = time(lang::detect);
     let t_quick = time(lang::detect_quick);
+    // whatlang on shorter prefixes (cut at a character boundary), timed as above.
+    let sweep: Vec<(usize, f64)> = if args.prefix_sweep {
+        [64, 256, 1024, lang::DETECT_PREFIX]
+            .into_iter()
+            .map(|bytes| {
+                let best = (0..args.rounds.max(1))
+                    .map(|_| {
+                        let start = Instant::now();
+                        let mut found = 0usize;
+                        for d in &docs {
+                            let mut end = d.text.len().min(bytes);
+                            while !d.text.is_char_boundary(end) {
+                                end -= 1;
+                            }
+                            found += usize::from(lang::detect_whatlang(&d.text[..end]).is_some());
+                        }
+                        std::hint::black_box(found);
+                        start.elapsed().as_secs_f64()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                (bytes, best)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
 
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let (mut shown, mut shown_unsure) = (0, 0);
+    // Quick answers of the lean rule (prose among code: `reliable` false).
+    let mut lean = 0usize;
     let start_of = |text: &str| {
         let mut end = text.len().min(lang::DETECT_PREFIX);
         while !text.is_char_boundary(end) {
@@ -113,8 +145,10 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
         let theirs = lang::detect_whatlang(&d.text).map(|l| l.code);
         let t = tallies.entry(truth.to_owned()).or_default();
         t.docs += 1;
-        let answered = lang::detect_quick(&d.text).is_some();
+        let quick = lang::detect_quick(&d.text);
+        let answered = quick.is_some();
         t.quick_answered += usize::from(answered);
+        lean += usize::from(quick.is_some_and(|q| !q.reliable));
         if !answered && shown_unsure < args.show_unsure {
             shown_unsure += 1;
             eprintln!("== unsure: label {} whatlang {:?}\n{}\n", d.lang, theirs, start_of(&d.text));
@@ -155,6 +189,14 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
     ] {
         let _ = writeln!(out, "| {name} | {:.2} | {:.3} |", t * 1e6 / n, t / t_whatlang);
     }
+    for (bytes, t) in &sweep {
+        let _ = writeln!(
+            out,
+            "| whatlang alone on the first {bytes} bytes | {:.2} | {:.3} |",
+            t * 1e6 / n,
+            t / t_whatlang
+        );
+    }
     let _ = writeln!(
         out,
         "\n| language | docs | `detect` right | whatlang right | quick pass answered | answers differ | `detect` wrong as | whatlang wrong as |\n|---|---|---|---|---|---|---|---|"
@@ -192,6 +234,12 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
         pct(total.quick_answered),
         total.disagree
     );
+    let _ = writeln!(
+        out,
+        "\nQuick answers given by the lean rule (Latin prose among code, `reliable` false): {lean} \
+         of {}.",
+        total.docs
+    );
     Ok(out)
 }
 
@@ -219,11 +267,22 @@ mod tests {
         ];
         let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
         std::fs::write(&path, body).unwrap();
-        let args =
-            LangBenchArgs { corpora: vec![path], limit: None, rounds: 1, show: 0, show_unsure: 0 };
+        let args = LangBenchArgs {
+            corpora: vec![path],
+            limit: None,
+            rounds: 1,
+            show: 0,
+            show_unsure: 0,
+            prefix_sweep: true,
+        };
         let report = run(&args).unwrap();
         assert!(report.contains("documents: 2"), "{report}");
         assert!(report.contains("| de | 1 | 0.0% | 0.0% | 100.0% | 0 | en 1 | en 1 |"), "{report}");
         assert!(report.contains("| en | 1 | 100.0% | 100.0% | 100.0% | 0 |  |  |"), "{report}");
+        for bytes in [64, 256, 1024, 2048] {
+            assert!(report.contains(&format!("whatlang alone on the first {bytes} bytes")));
+        }
+        // Plain English prose: the strict rule's, not the lean rule's.
+        assert!(report.contains("lean rule (Latin prose among code, `reliable` false): 0 of 2."));
     }
 }
