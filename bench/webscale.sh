@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Web pages at scale: every HTML page of /usr/share/doc plus the HTML of nine large Debian -doc
-# packages (downloaded with apt-get and unpacked under bench/work/, never installed), about
-# 108,000 real pages and 4.4 GB of HTML, packed into gzipped WARC files (`lookalike-bench
-# pack-warc`) and deduplicated with `lookalike dedup --extract main` and, as the same-run
-# baseline, `--extract text`. Reports wall and CPU time, MB of HTML per second (wall, and per
-# CPU-second), peak memory and the summary. Run by hand, not in CI; see bench/README.md.
+# packages (downloaded with apt-get and unpacked under bench/work/, never installed). How many
+# pages that is depends on what /usr/share/doc holds on the machine: 108,641 pages and 4.5 GB
+# of HTML on 2026-11-24, 66,531 and 3.7 GB on a fresh machine on 2026-11-27. They are packed
+# into gzipped WARC files (`lookalike-bench pack-warc`) and deduplicated with `lookalike dedup
+# --extract main` and, as the same-run baseline, `--extract text`. Reports wall and CPU time,
+# MB of HTML per second (wall, and per CPU-second), peak memory and the summary. Run by hand,
+# not in CI; see bench/README.md.
 #
 #   bench/webscale.sh [--extract "text main"] [--threads N] [--limit PAGES] [--no-download]
 #                     [--bin DIR] [--name NAME] [--out FILE]
@@ -30,7 +32,7 @@ OUT=""
 PACKAGES=(openjdk-17-doc libstdc++-12-doc libboost1.81-doc erlang-doc vtk9-doc python-pandas-doc
   libpcl-doc libgecode-doc scala-doc)
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --extract) EXTRACTS="$2"; shift 2 ;;
