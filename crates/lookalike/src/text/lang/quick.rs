@@ -1,9 +1,10 @@
 //! The quick path of language detection: one pass over the prefix that answers the common,
 //! clear-cut cases itself and leaves everything else to whatlang.
 //!
-//! whatlang spends 90 to 165 µs on a prefix of Latin text (64 bytes to 2 KiB, measured on
-//! documentation pages): counting the text's trigrams, then looking 300 trigrams of each of
-//! 37 Latin profiles up, which even the shortest text pays. That is more than the rest of the
+//! whatlang spends 70 to 230 µs on a prefix of Latin text (64 bytes to 2 KiB, man pages and
+//! documentation pages, `lookalike-bench lang-bench --prefix-sweep`): counting the text's
+//! trigrams, then looking 300 trigrams of each of 37 Latin profiles up, which even the shortest
+//! text pays. That is more than the rest of the
 //! text path costs per document. Most documents are not hard cases: the pass below reads a
 //! sample of the prefix (the first [`WINDOW`] bytes of each of its [`PARTS`] parts), counts its
 //! letters by script, looks its Latin words up in one table of stopwords, and answers only when
