@@ -66,6 +66,15 @@ fn base_code(label: &str) -> &str {
     label.split(['-', '_']).next().unwrap_or(label)
 }
 
+/// The first `bytes` bytes of `text` (all of it when shorter), cut at a character boundary.
+fn head(text: &str, bytes: usize) -> &str {
+    let mut end = text.len().min(bytes);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// Runs the benchmark and returns its Markdown report.
 pub fn run(args: &LangBenchArgs) -> Result<String> {
     let mut docs = Vec::new();
@@ -85,44 +94,28 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
             docs.push(Doc { lang: lang.to_owned(), text: text.to_owned() });
         }
     }
-    let time = |f: fn(&str) -> Option<Detected>| {
+    // The fastest of the rounds of `f` over every document's first `bytes` bytes.
+    let time = |f: fn(&str) -> Option<Detected>, bytes: usize| {
         (0..args.rounds.max(1))
             .map(|_| {
                 let start = Instant::now();
                 let mut found = 0usize;
                 for d in &docs {
-                    found += usize::from(f(&d.text).is_some());
+                    found += usize::from(f(head(&d.text, bytes)).is_some());
                 }
                 std::hint::black_box(found);
                 start.elapsed().as_secs_f64()
             })
             .fold(f64::INFINITY, f64::min)
     };
-    let t_whatlang = time(lang::detect_whatlang);
-    let t_detect = time(lang::detect);
-    let t_quick = time(lang::detect_quick);
-    // whatlang on shorter prefixes (cut at a character boundary), timed as above.
+    let t_whatlang = time(lang::detect_whatlang, usize::MAX);
+    let t_detect = time(lang::detect, usize::MAX);
+    let t_quick = time(lang::detect_quick, usize::MAX);
+    // whatlang on shorter prefixes: how much of its cost is per call.
     let sweep: Vec<(usize, f64)> = if args.prefix_sweep {
         [64, 256, 1024, lang::DETECT_PREFIX]
             .into_iter()
-            .map(|bytes| {
-                let best = (0..args.rounds.max(1))
-                    .map(|_| {
-                        let start = Instant::now();
-                        let mut found = 0usize;
-                        for d in &docs {
-                            let mut end = d.text.len().min(bytes);
-                            while !d.text.is_char_boundary(end) {
-                                end -= 1;
-                            }
-                            found += usize::from(lang::detect_whatlang(&d.text[..end]).is_some());
-                        }
-                        std::hint::black_box(found);
-                        start.elapsed().as_secs_f64()
-                    })
-                    .fold(f64::INFINITY, f64::min);
-                (bytes, best)
-            })
+            .map(|bytes| (bytes, time(lang::detect_whatlang, bytes)))
             .collect()
     } else {
         Vec::new()
@@ -132,13 +125,7 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
     let (mut shown, mut shown_unsure) = (0, 0);
     // Quick answers of the lean rule (prose among code: `reliable` false).
     let mut lean = 0usize;
-    let start_of = |text: &str| {
-        let mut end = text.len().min(lang::DETECT_PREFIX);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text[..end].to_owned()
-    };
+    let start_of = |text: &str| head(text, lang::DETECT_PREFIX).to_owned();
     for d in &docs {
         let truth = base_code(&d.lang);
         let ours = lang::detect(&d.text).map(|l| l.code);
