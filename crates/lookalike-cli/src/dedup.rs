@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
 use lookalike::{Cluster, Dedup, DedupConfig, DocId, DocStatus, Document, ScoredPair, Sink};
 use lookalike_io::{
     BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, Origin, PairsTsv,
@@ -120,30 +121,9 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     // Read on one thread; decode, detect the language and build the payload on the workers.
     // Texts that begin alike (copies, pages of one template) have their language detected once.
     let langs = lookalike::text::lang::DetectCache::default();
-    let per_record = |rec: &RawRecord, decoded: Decoded| {
-        let (mut payload, mut lang) = (None, None);
-        match &decoded {
-            Decoded::Doc { doc, title, .. } => {
-                if want_lang {
-                    lang = langs.detect(&doc.text).map(|d| d.code);
-                }
-                if want_payload {
-                    payload = Some(payload_of(rec, doc, title.as_deref(), lang));
-                }
-            }
-            Decoded::Skip { id, reason } => {
-                // WARC records other than responses are records, not documents: not in --output.
-                if want_payload && !crate::extract::is_warc_record_type(reason) {
-                    payload = Some(skipped_payload(rec, id, reason));
-                }
-            }
-        }
-        DecodedRecord { decoded, payload, lang, origin: rec.origin(), format: rec.format }
-    };
-    let batches =
-        DecodedBatches::spawn(expanded.inputs, opts.clone(), BatchLimits::default(), per_record)
-            .context("cannot start the reader thread")?;
-    for decoded in batches {
+    let lang_of = |doc: &Document| if want_lang { langs.detect(&doc.text).map(|d| d.code) } else { None };
+    // Every decoded record, in input order, into the run and the outputs' lists.
+    let mut consume = |decoded: Vec<Result<DecodedRecord, lookalike_io::InputError>>| -> Result<()> {
         let mut docs = Vec::with_capacity(decoded.len());
         for item in decoded {
             match item {
@@ -178,6 +158,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                     lang,
                     origin,
                     format,
+                    removed,
                 }) => {
                     if let Some(id) = rename(&mut ids, &doc.id, &origin, &mut summary) {
                         if payload.is_some() && !is_record_payload(format) {
@@ -195,6 +176,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                     entries.push(ReportEntry::Doc {
                         index: DocId((run.len() + docs.len()) as u32),
                         lang,
+                        boilerplate: removed,
                     });
                     origins.push(origin);
                     if let Some(h) = html.as_mut() {
@@ -208,7 +190,119 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         summary.bytes += docs.iter().map(|d| d.raw_len).sum::<u64>();
         run.add(docs).map_err(spill)?;
         progress.reading(summary.records, summary.bytes, started.elapsed());
+        Ok(())
+    };
+    let mut removal = None;
+    if crate::boilerplate::enabled(&args.boilerplate, &opts) {
+        // Two passes: every page's blocks counted per site while the texts go to a temporary
+        // file, then the pages cleaned of their site's template and run.
+        let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, run_dir.path())
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot create the temporary file of --boilerplate in {}: {e}",
+                    spill_dir_name(args.spill_dir.as_deref())
+                )
+            })?;
+        let mode = pass.mode();
+        let first = |rec: &RawRecord, decoded: Decoded| {
+            let page = HASHER.with_borrow_mut(|h| crate::boilerplate::page_of(mode, rec, &decoded, h));
+            let payload = match &decoded {
+                Decoded::Skip { id, reason } => (want_payload
+                    && !crate::extract::is_warc_record_type(reason))
+                .then(|| skipped_payload(rec, id, reason)),
+                Decoded::Doc { .. } => (want_payload && is_record_payload(rec.format))
+                    .then(|| (rec.bytes.clone(), false)),
+            };
+            crate::boilerplate::First { decoded, origin: rec.origin(), format: rec.format, payload, page }
+        };
+        let pass_opts = crate::boilerplate::read_options(&args.boilerplate, opts.clone());
+        let batches = DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::default(), first)
+            .context("cannot start the reader thread")?;
+        let mut read = 0u64;
+        for batch in batches {
+            for item in batch {
+                if let Ok(f) = &item
+                    && let Decoded::Doc { doc, .. } = &f.decoded
+                {
+                    read += doc.raw_len;
+                }
+                pass.hold(item).context("cannot write the temporary file of --boilerplate")?;
+            }
+            progress.counting(pass.pages, read, started.elapsed());
+        }
+        let mut cleaned =
+            pass.finish(4096).context("cannot read the temporary file of --boilerplate")?;
+        while let Some(batch) =
+            cleaned.next_batch().context("cannot read the temporary file of --boilerplate")?
+        {
+            let decoded: Vec<_> = batch
+                .into_par_iter()
+                .map(|item| {
+                    item.map(|second| {
+                        let lang = match &second.decoded {
+                            Decoded::Doc { doc, .. } => lang_of(doc),
+                            Decoded::Skip { .. } => None,
+                        };
+                        let payload = match (&second.decoded, second.payload) {
+                            (_, Some(p)) => Some(p),
+                            (Decoded::Doc { doc, title, .. }, None) if want_payload => {
+                                Some(payload_json(&doc.id, doc, title.as_deref(), lang))
+                                    .map(|p| (p, true))
+                            }
+                            (Decoded::Skip { id, reason }, None) if want_payload => {
+                                let line = serde_json::json!({"id": id, "skipped": reason});
+                                Some((serde_json::to_vec(&line).unwrap_or_default(), false))
+                            }
+                            _ => None,
+                        };
+                        DecodedRecord {
+                            decoded: second.decoded,
+                            payload,
+                            lang,
+                            origin: second.origin,
+                            format: second.format,
+                            removed: second.removed,
+                        }
+                    })
+                })
+                .collect();
+            consume(decoded)?;
+        }
+        removal = Some(cleaned.removal());
+    } else {
+        let per_record = |rec: &RawRecord, decoded: Decoded| {
+            let (mut payload, mut lang) = (None, None);
+            match &decoded {
+                Decoded::Doc { doc, title, .. } => {
+                    lang = lang_of(doc);
+                    if want_payload {
+                        payload = Some(payload_of(rec, doc, title.as_deref(), lang));
+                    }
+                }
+                Decoded::Skip { id, reason } => {
+                    // WARC records other than responses are records, not documents: not in --output.
+                    if want_payload && !crate::extract::is_warc_record_type(reason) {
+                        payload = Some(skipped_payload(rec, id, reason));
+                    }
+                }
+            }
+            DecodedRecord {
+                decoded,
+                payload,
+                lang,
+                origin: rec.origin(),
+                format: rec.format,
+                removed: None,
+            }
+        };
+        let batches =
+            DecodedBatches::spawn(expanded.inputs, opts.clone(), BatchLimits::default(), per_record)
+                .context("cannot start the reader thread")?;
+        for decoded in batches {
+            consume(decoded)?;
+        }
     }
+    summary.boilerplate = removal;
     summary.read_time = started.elapsed();
 
     // Every output is a sink the run pushes into; they are committed together at the end.
@@ -414,6 +508,14 @@ struct DecodedRecord {
     lang: Option<&'static str>,
     origin: Origin,
     format: Format,
+    /// What site boilerplate removal took out of its text.
+    removed: Option<lookalike_io::BoilerplateRemoved>,
+}
+
+thread_local! {
+    /// Each worker's block hasher for the first pass of boilerplate removal.
+    static HASHER: std::cell::RefCell<lookalike::boilerplate::BlockHasher> =
+        std::cell::RefCell::default();
 }
 
 /// The new id of a record whose `id` an earlier record had (`id#origin`, see [`UniqueIds`]),
@@ -632,6 +734,18 @@ impl Progress {
             self.bar.set_position(bytes.min(len));
         }
         self.bar.set_message(format!("{docs} documents, {mb:.1} MB ({rate:.1} MB/s)"));
+    }
+
+    /// The first pass of boilerplate removal: pages read and counted so far.
+    fn counting(&self, pages: u64, bytes: u64, elapsed: Duration) {
+        let mb = bytes as f64 / 1e6;
+        let rate = mb / elapsed.as_secs_f64().max(1e-9);
+        if let Some(len) = self.bar.length() {
+            self.bar.set_position(bytes.min(len));
+        }
+        self.bar.set_message(format!(
+            "site templates: {pages} pages counted, {mb:.1} MB ({rate:.1} MB/s)"
+        ));
     }
 
     fn phase(&self, phase: &str) {

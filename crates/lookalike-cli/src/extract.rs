@@ -89,7 +89,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                     }
                 }
                 Ok((
-                    Decoded::Doc { mut doc, title, charset, extraction, warning },
+                    Decoded::Doc { mut doc, title, charset, extraction, warning, .. },
                     lang,
                     origin,
                 )) => {

@@ -2,6 +2,7 @@
 //! and `lookalike-io` (readers) crates.
 
 mod args;
+mod boilerplate;
 mod compare;
 mod config;
 mod dedup;

@@ -41,6 +41,8 @@ pub struct Summary {
     kept: u64,
     /// The phases after reading, with their seconds, in order.
     pub stages: Vec<(String, f64)>,
+    /// What site boilerplate removal did, when it ran.
+    pub boilerplate: Option<crate::boilerplate::Removal>,
 }
 
 /// The class of a reason: its text up to the first colon ("invalid JSON: ..." → "invalid JSON").
@@ -65,6 +67,7 @@ impl Summary {
             stats: DedupStats::default(),
             kept: 0,
             stages: Vec::new(),
+            boilerplate: None,
         }
     }
 
@@ -209,6 +212,21 @@ impl Summary {
             "  near-duplicate pairs {}   pairs listed {}   clusters {}   candidates {}",
             st.near_pairs, st.pairs, st.clusters, st.candidates.pairs
         );
+        if let Some(b) = &self.boilerplate {
+            let share = b.removed_bytes as f64 / (b.before_bytes as f64).max(1.0);
+            let _ = writeln!(
+                s,
+                "  site boilerplate: {} of {} sites have a template ({} template lines); {:.1}% of \
+                 the pages' text removed; {} pages compared by their visible text (main content \
+                 was template), {} nothing but template",
+                b.sites_with_template,
+                b.sites,
+                b.template_blocks,
+                100.0 * share,
+                b.visible_fallbacks,
+                b.only_template,
+            );
+        }
         let _ = writeln!(s, "  {}", dedup.describe());
         if let Some(b) = &st.method.broder {
             let _ = writeln!(
@@ -318,6 +336,7 @@ impl Summary {
             "peak_rss_bytes": peak_rss_bytes(),
             "stages": self.stages.iter().map(|(stage, seconds)| serde_json::json!({"stage": stage, "seconds": seconds})).collect::<Vec<_>>(),
             "method_description": dedup.describe(),
+            "boilerplate": self.boilerplate,
         })
     }
 

@@ -99,8 +99,14 @@ where
         limits: BatchLimits,
         map: F,
     ) -> std::io::Result<Self> {
+        Self::from_reader(Reader::new(inputs, opts), limits, map)
+    }
+
+    /// [`DecodedBatches::spawn`] over a [`Reader`] set up by the caller (e.g.
+    /// [`Reader::with_all_columns`]); records are decoded with the reader's options.
+    pub fn from_reader(reader: Reader, limits: BatchLimits, map: F) -> std::io::Result<Self> {
         let (tx, rx) = sync_channel(READ_AHEAD);
-        let reader = Reader::new(inputs, opts.clone());
+        let opts = reader.options().clone();
         let thread = std::thread::Builder::new()
             .name("lookalike-reader".into())
             .spawn(move || read_batches(reader, limits, &tx))?;

@@ -39,6 +39,12 @@ pub enum Decoded {
         /// How the text was obtained: `plain` (text, JSONL), `main` (main content), `text` (all
         /// visible text, asked for or as the fallback of `main`) or `none` (markup as is).
         extraction: &'static str,
+        /// The page's visible text, one block a line, when [`ReadOptions::visible_text`] asked
+        /// for it and the text is the main content of an HTML page (see
+        /// [`crate::extract_main_and_visible`]).
+        visible: Option<String>,
+        /// The value of the record's [`ReadOptions::site_field`] (JSONL, Parquet), if any.
+        site: Option<String>,
     },
     /// The record holds no document; it must still be reported, with this reason.
     Skip {
@@ -101,7 +107,7 @@ pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
                 None => charset::decode(&rec.bytes, kind, None, None),
             };
             let page = match kind {
-                Kind::Html => html_text(std::mem::take(&mut text.text), opts.extract, None),
+                Kind::Html => html_text(std::mem::take(&mut text.text), opts, None),
                 Kind::Plain => HtmlText::plain(),
             };
             whole_file(rec, text, page)
@@ -116,6 +122,8 @@ pub fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
 /// The text taken from a page, its title and how it was found.
 pub(crate) struct HtmlText {
     pub(crate) text: String,
+    /// All the visible text, one block a line, when asked for ([`ReadOptions::visible_text`]).
+    pub(crate) visible: Option<String>,
     pub(crate) title: Option<String>,
     pub(crate) extraction: &'static str,
     /// Why main-content extraction was not attempted, when it was asked for.
@@ -124,14 +132,20 @@ pub(crate) struct HtmlText {
 
 impl HtmlText {
     fn plain() -> HtmlText {
-        HtmlText { text: String::new(), title: None, extraction: "plain", warning: None }
+        HtmlText::plain_text(String::new())
+    }
+
+    /// A text that is not HTML, as it is.
+    pub(crate) fn plain_text(text: String) -> HtmlText {
+        HtmlText { text, visible: None, title: None, extraction: "plain", warning: None }
     }
 }
 
-/// The text of decoded HTML `markup` as `mode` asks; `url` (a WARC target URI) is passed to the
-/// main-content extractor, whose text does not depend on it.
-pub(crate) fn html_text(markup: String, mode: Extract, url: Option<&str>) -> HtmlText {
-    match mode {
+/// The text of decoded HTML `markup` as `opts.extract` asks (with the visible text when
+/// `opts.visible_text` asks for it); `url` (a WARC target URI) is passed to the main-content
+/// extractor, whose text does not depend on it.
+pub(crate) fn html_text(markup: String, opts: &ReadOptions, url: Option<&str>) -> HtmlText {
+    match opts.extract {
         Extract::Main => {
             let warning = (markup.len() > MAX_MAIN_CONTENT_BYTES).then(|| {
                 format!(
@@ -141,16 +155,30 @@ pub(crate) fn html_text(markup: String, mode: Extract, url: Option<&str>) -> Htm
                     MAX_MAIN_CONTENT_BYTES >> 20
                 )
             });
-            let e = extract_main(&markup, url);
-            HtmlText { text: e.text, title: e.title, extraction: e.method.as_str(), warning }
+            let (e, visible) = if opts.visible_text {
+                let (e, visible) = crate::extract_main_and_visible(&markup, url);
+                (e, Some(visible))
+            } else {
+                (extract_main(&markup, url), None)
+            };
+            HtmlText {
+                text: e.text,
+                visible,
+                title: e.title,
+                extraction: e.method.as_str(),
+                warning,
+            }
         }
         Extract::Text => HtmlText {
             text: html::extract(&markup),
+            visible: None,
             title: None,
             extraction: "text",
             warning: None,
         },
-        Extract::None => HtmlText { text: markup, title: None, extraction: "none", warning: None },
+        Extract::None => {
+            HtmlText { text: markup, visible: None, title: None, extraction: "none", warning: None }
+        }
     }
 }
 
@@ -182,6 +210,8 @@ fn whole_file(rec: &RawRecord, text: charset::Text, page: HtmlText) -> Decoded {
         charset: text.charset,
         title: page.title,
         extraction: page.extraction,
+        visible: page.visible,
+        site: None,
     }
 }
 
@@ -204,7 +234,8 @@ fn pick(bytes: &[u8], fields: Fields<'_>) -> serde_json::Result<Picked> {
 }
 
 fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
-    let fields = Fields { id: &opts.id_field, text: &opts.text_field };
+    let fields =
+        Fields { id: &opts.id_field, text: &opts.text_field, site: opts.site_field.as_deref() };
     let mut warning = None;
     let mut picked = pick(&rec.bytes, fields);
     if picked.as_ref().is_err_and(|e| e.classify() == Category::Syntax)
@@ -241,6 +272,8 @@ fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
             charset: "UTF-8",
             title: None,
             extraction: "plain",
+            visible: None,
+            site: picked.site,
         },
         None => Decoded::Skip { id, reason: format!("no string field '{}'", opts.text_field) },
     }
@@ -298,6 +331,7 @@ fn replace_lone_surrogates(bytes: &[u8]) -> Option<(Vec<u8>, usize)> {
 struct Fields<'a> {
     id: &'a str,
     text: &'a str,
+    site: Option<&'a str>,
 }
 
 #[derive(Default)]
@@ -306,6 +340,8 @@ struct Picked {
     id: Option<String>,
     /// `None` when absent or not a string.
     text: Option<String>,
+    /// `None` when absent, null or not asked for.
+    site: Option<String>,
 }
 
 impl<'de> DeserializeSeed<'de> for Fields<'_> {
@@ -327,22 +363,22 @@ impl<'de> Visitor<'de> for Fields<'_> {
         let mut picked = Picked::default();
         // Duplicate keys: the last one wins, as in serde_json's own maps.
         while let Some(key) = map.next_key_seed(KeyOf(self))? {
-            match key {
-                Key::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-                Key::Id | Key::Both | Key::Text => {
-                    let value: Value = map.next_value()?;
-                    if matches!(key, Key::Id | Key::Both) {
-                        picked.id = id_text(&value);
-                    }
-                    if matches!(key, Key::Text | Key::Both) {
-                        picked.text = match value {
-                            Value::String(s) => Some(s),
-                            _ => None,
-                        };
-                    }
-                }
+            if !(key.id || key.text || key.site) {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            let value: Value = map.next_value()?;
+            if key.id {
+                picked.id = id_text(&value);
+            }
+            if key.site {
+                picked.site = id_text(&value);
+            }
+            if key.text {
+                picked.text = match value {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                };
             }
         }
         Ok(picked)
@@ -357,14 +393,12 @@ fn id_text(value: &Value) -> Option<String> {
     }
 }
 
-/// Which wanted field a key is, compared without allocating the key.
+/// Which wanted fields a key is (one key may be several), compared without allocating the key.
 #[derive(Clone, Copy)]
-enum Key {
-    Id,
-    Text,
-    /// The id and the text field are the same field.
-    Both,
-    Other,
+struct Key {
+    id: bool,
+    text: bool,
+    site: bool,
 }
 
 struct KeyOf<'a>(Fields<'a>);
@@ -385,12 +419,7 @@ impl<'de> Visitor<'de> for KeyOf<'_> {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match (key == self.0.id, key == self.0.text) {
-            (true, true) => Key::Both,
-            (true, false) => Key::Id,
-            (false, true) => Key::Text,
-            (false, false) => Key::Other,
-        })
+        Ok(Key { id: key == self.0.id, text: key == self.0.text, site: self.0.site == Some(key) })
     }
 }
 

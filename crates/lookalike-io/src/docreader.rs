@@ -719,10 +719,8 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     let decoded = charset::decode(payload, kind, None, tld.as_deref());
     warnings.extend(decoded.warning);
     let page = match kind {
-        Kind::Html => html_text(decoded.text, opts.extract, Some(&id)),
-        Kind::Plain => {
-            HtmlText { text: decoded.text, title: None, extraction: "plain", warning: None }
-        }
+        Kind::Html => html_text(decoded.text, opts, Some(&id)),
+        Kind::Plain => HtmlText::plain_text(decoded.text),
     };
     warnings.extend(page.warning);
     let doc = Document {
@@ -737,6 +735,8 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
         charset: decoded.charset,
         title: page.title,
         extraction: page.extraction,
+        visible: page.visible,
+        site: None,
     }
 }
 

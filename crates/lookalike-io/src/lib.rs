@@ -86,6 +86,7 @@ pub use html::html_to_text;
 pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, explain_main_content, extract_main,
+    extract_main_and_visible,
     main_content_work,
 };
 pub use options::{Extract, ReadOptions};
@@ -93,7 +94,8 @@ pub use origin::{Origin, Position, UniqueIds};
 pub use readable::Work;
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sinks::{
-    ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl, SinkError,
+    BoilerplateRemoved, ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl,
+    SinkError,
 };
 pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
 pub use warc::{WarcHeader, WarcReader};

@@ -108,6 +108,42 @@ pub fn extract_main(html: &str, url: Option<&str>) -> Extracted {
     Extracted { title: title.or(page_title), text, method: ExtractMethod::FallbackText }
 }
 
+/// As [`extract_main`], and also all the page's visible text, one paragraph (block) a line,
+/// cut into lines exactly as the main text is, so that a paragraph of the main text is a line of
+/// the visible text: what site boilerplate removal counts across a site's pages, and falls back
+/// to when the main content turns out to be the site's template (see
+/// [`lookalike::boilerplate`]). One parse for both; the visible text of a page above
+/// [`MAX_MAIN_CONTENT_BYTES`] is the extraction's own fallback text.
+///
+/// ```
+/// use lookalike_io::extract_main_and_visible;
+///
+/// let page = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/docs'>Docs</a></li></ul></nav>\
+///     <article><p>The parser reads a configuration file, checks every key against the \
+///     schema and reports the first unknown key with its line and column.</p></article>";
+/// let (main, visible) = extract_main_and_visible(page, None);
+/// assert!(!main.text.contains("Home"));
+/// assert_eq!(visible.lines().collect::<Vec<_>>()[..2], ["Home", "Docs"]);
+/// assert!(visible.lines().any(|l| l == main.text));
+/// ```
+pub fn extract_main_and_visible(html: &str, url: Option<&str>) -> (Extracted, String) {
+    let _ = url;
+    if html.len() <= MAX_MAIN_CONTENT_BYTES {
+        let mut work = crate::readable::Work::default();
+        let (found, visible) = crate::readable::extract_with_visible(html, &mut work);
+        if !found.text.is_empty() {
+            let text = main_element_text(html, &found.text).unwrap_or(found.text);
+            return (Extracted { title: found.title, text, method: ExtractMethod::Main }, visible);
+        }
+        let (page_title, text) = visible_text(html);
+        let title = found.title.or(page_title);
+        return (Extracted { title, text, method: ExtractMethod::FallbackText }, visible);
+    }
+    let (title, text) = visible_text(html);
+    let visible = text.clone();
+    (Extracted { title, text, method: ExtractMethod::FallbackText }, visible)
+}
+
 /// Below this many visible characters, an extraction is checked against the page's `<main>`.
 const SHORT_EXTRACTION: usize = 400;
 

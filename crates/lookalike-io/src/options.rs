@@ -16,6 +16,17 @@ pub struct ReadOptions {
     /// What text is taken from HTML pages (HTML files and WARC responses); default the main
     /// content.
     pub extract: Extract,
+    /// With [`Extract::Main`], also keep each HTML page's visible text, one block a line
+    /// ([`Decoded::Doc`]'s `visible`), for the collection's boilerplate statistics (default
+    /// false: it costs a second walk over each page).
+    ///
+    /// [`Decoded::Doc`]: crate::Decoded::Doc
+    pub visible_text: bool,
+    /// The JSONL/Parquet field naming a record's site (host, domain, collection) for boilerplate
+    /// statistics ([`Decoded::Doc`]'s `site`); `None`: not read.
+    ///
+    /// [`Decoded::Doc`]: crate::Decoded::Doc
+    pub site_field: Option<String>,
 }
 
 impl Default for ReadOptions {
@@ -25,6 +36,8 @@ impl Default for ReadOptions {
             text_field: "text".to_owned(),
             format: None,
             extract: Extract::default(),
+            visible_text: false,
+            site_field: None,
         }
     }
 }

@@ -6,6 +6,11 @@
 //! handed to the JSONL decoder: ids, missing texts and `--output` then behave exactly as for JSON
 //! Lines. A row's position is its 1-based row number in the file (reported as the "line").
 //!
+//! A reader asked for every column ([`crate::Reader::with_all_columns`]) reads them all and makes
+//! each row the JSON object of the whole row, columns in the file's order: the id and text
+//! columns as above, the others as Arrow's JSON writer (`arrow_json`) writes them, nulls as
+//! `null`. Rows are then written back whole (`lookalike paragraphs`).
+//!
 //! The text column holds strings: Arrow `Utf8`, `LargeUtf8`, `Utf8View`, or binary that is
 //! UTF-8, plain or dictionary-encoded (a pandas `category`, an Arrow dictionary). The id column
 //! may also hold integers, floats, booleans or decimals. A column of another type is an error
@@ -21,7 +26,8 @@ use arrow_array::types::{
     UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::DataType;
+use arrow_json::writer::{EncoderOptions, make_encoder};
+use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 
@@ -46,6 +52,8 @@ pub(crate) struct ParquetRows {
     next_in_batch: usize,
     row: u64,
     failed: bool,
+    /// Every column is read, and each row is written whole ([`Rows`]).
+    all_columns: Option<SchemaRef>,
 }
 
 impl std::fmt::Debug for ParquetRows {
@@ -56,10 +64,13 @@ impl std::fmt::Debug for ParquetRows {
 
 impl ParquetRows {
     /// Opens `path`; fails (naming the file) when it is not Parquet or lacks the text column.
+    /// With `all_columns`, every column is read and each record is the whole row; a column
+    /// without a JSON form is an error too.
     pub(crate) fn open(
         path: &Path,
         source: Arc<str>,
         opts: &ReadOptions,
+        all_columns: bool,
     ) -> Result<Self, InputError> {
         let err = |message: String| InputError::new(&source, None, message).losing_input();
         let file = File::open(path).map_err(|e| err(format!("cannot open: {e}")))?;
@@ -97,6 +108,21 @@ impl ParquetRows {
         }
         let mut roots = vec![text_root];
         roots.extend(id_root);
+        if all_columns {
+            roots = (0..fields.len()).collect();
+            let options = EncoderOptions::default().with_explicit_nulls(true);
+            for field in schema.fields() {
+                let empty = arrow_array::new_empty_array(field.data_type());
+                if let Err(e) = make_encoder(field, empty.as_ref(), &options) {
+                    return Err(err(format!(
+                        "column '{}' of type {} has no JSON form: {e}",
+                        field.name(),
+                        field.data_type()
+                    )));
+                }
+            }
+        }
+        let all_columns = all_columns.then(|| schema.clone());
         roots.sort_unstable();
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
         let batches = builder
@@ -117,10 +143,20 @@ impl ParquetRows {
             next_in_batch: 0,
             row: 0,
             failed: false,
+            all_columns,
         })
     }
 
     fn record(&self, batch: &Batch, i: usize) -> RawRecord {
+        if let Some(rows) = &batch.rows_json {
+            return RawRecord {
+                source: self.source.clone(),
+                line: Some(self.row),
+                format: Format::Parquet,
+                bytes: rows.row(i).to_vec(),
+                warc: None,
+            };
+        }
         let text = batch.text.cell(i);
         let id = batch.id.as_ref().and_then(|c| c.cell(i));
         let mut obj = serde_json::Map::new();
@@ -138,11 +174,13 @@ impl ParquetRows {
     }
 }
 
-/// The two columns of one record batch, ready to read cell by cell.
+/// The two columns of one record batch, ready to read cell by cell; with every column read,
+/// the rows as JSON.
 struct Batch {
     rows: usize,
     text: Column,
     id: Option<Column>,
+    rows_json: Option<Rows>,
 }
 
 impl Batch {
@@ -151,7 +189,76 @@ impl Batch {
             rows: batch.num_rows(),
             text: Column::new(batch.column(text_col)),
             id: id_col.map(|c| Column::new(batch.column(c))),
+            rows_json: None,
         }
+    }
+}
+
+/// Every row of a batch as a JSON object, one after the other.
+struct Rows {
+    json: Vec<u8>,
+    /// Row `i` is `json[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+}
+
+impl Rows {
+    /// The rows of `batch`, whose columns are those of `schema`: the id and text columns as
+    /// [`cell`] gives them (the same values as when only they are read), the others by Arrow's
+    /// JSON encoders.
+    fn new(
+        schema: &SchemaRef,
+        batch: &RecordBatch,
+        own: &Batch,
+        text_col: usize,
+        id_col: Option<usize>,
+    ) -> Result<Rows, arrow_schema::ArrowError> {
+        let options = EncoderOptions::default().with_explicit_nulls(true);
+        let names: Vec<Vec<u8>> = schema
+            .fields()
+            .iter()
+            .map(|f| serde_json::to_vec(f.name()).unwrap_or_default())
+            .collect();
+        let mut encoders = Vec::with_capacity(names.len());
+        for (c, field) in schema.fields().iter().enumerate() {
+            encoders.push(if c == text_col || Some(c) == id_col {
+                None
+            } else {
+                Some(make_encoder(field, batch.column(c).as_ref(), &options)?)
+            });
+        }
+        let mut rows = Rows { json: Vec::new(), ends: Vec::with_capacity(batch.num_rows()) };
+        for i in 0..batch.num_rows() {
+            rows.json.push(b'{');
+            for (c, encoder) in encoders.iter_mut().enumerate() {
+                if c > 0 {
+                    rows.json.push(b',');
+                }
+                rows.json.extend_from_slice(&names[c]);
+                rows.json.push(b':');
+                let own_cell = |col: Option<&Column>| col.and_then(|col| col.cell(i));
+                match encoder {
+                    Some(e) if e.is_null(i) => rows.json.extend_from_slice(b"null"),
+                    Some(e) => e.encode(i, &mut rows.json),
+                    None => {
+                        let value = if c == text_col {
+                            own_cell(Some(&own.text))
+                        } else {
+                            own_cell(own.id.as_ref())
+                        };
+                        serde_json::to_writer(&mut rows.json, &value)
+                            .map_err(|e| arrow_schema::ArrowError::JsonError(e.to_string()))?;
+                    }
+                }
+            }
+            rows.json.push(b'}');
+            rows.ends.push(rows.json.len());
+        }
+        Ok(rows)
+    }
+
+    fn row(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.json[start..self.ends[i]]
     }
 }
 
@@ -278,7 +385,22 @@ impl Iterator for ParquetRows {
             }
             match self.batches.next()? {
                 Ok(batch) => {
-                    self.batch = Some(Batch::new(&batch, self.text_col, self.id_col));
+                    let mut own = Batch::new(&batch, self.text_col, self.id_col);
+                    if let Some(schema) = &self.all_columns {
+                        match Rows::new(schema, &batch, &own, self.text_col, self.id_col) {
+                            Ok(rows) => own.rows_json = Some(rows),
+                            Err(e) => {
+                                self.failed = true;
+                                let message = format!(
+                                    "cannot write Parquet rows as JSON: {e}; the rows from here \
+                                     are lost"
+                                );
+                                let line = Some(self.row + 1);
+                                return Some(Err(InputError::new(&self.source, line, message)));
+                            }
+                        }
+                    }
+                    self.batch = Some(own);
                     self.next_in_batch = 0;
                 }
                 Err(e) => {

@@ -73,6 +73,8 @@ pub struct Reader {
     current: Option<Current>,
     /// A stream given to [`Reader::from_stream`], opened on the first call to `next`.
     stream: Option<(Arc<str>, Stream)>,
+    /// Parquet rows carry every column ([`Reader::with_all_columns`]).
+    all_columns: bool,
 }
 
 impl fmt::Debug for Reader {
@@ -95,6 +97,7 @@ impl Reader {
             max_record_bytes: MAX_RECORD_BYTES,
             current: None,
             stream: None,
+            all_columns: false,
         }
     }
 
@@ -117,6 +120,20 @@ impl Reader {
         self
     }
 
+    /// Makes a Parquet row's record carry every column of the row, not only the id and text
+    /// columns: the JSON object of the row, columns in the file's order, the id and text as
+    /// always and the others as Arrow's JSON writer writes them (nulls as `null`), for a caller
+    /// that writes rows back whole. A file with a column that has no JSON form is an error.
+    pub fn with_all_columns(mut self, all: bool) -> Reader {
+        self.all_columns = all;
+        self
+    }
+
+    /// The options the records are read with.
+    pub(crate) fn options(&self) -> &ReadOptions {
+        &self.opts
+    }
+
     fn open(&self, input: &Input) -> Result<Opened, InputError> {
         let name: Arc<str> = input.name().into();
         match input {
@@ -132,7 +149,7 @@ impl Reader {
                 if self.opts.format.or_else(|| Format::from_path(path))
                     == Some(Format::Parquet) =>
             {
-                let rows = ParquetRows::open(path, name, &self.opts)?;
+                let rows = ParquetRows::open(path, name, &self.opts, self.all_columns)?;
                 Ok(Opened::Records(Current::Parquet(Box::new(rows))))
             }
             Input::Path(path) => {

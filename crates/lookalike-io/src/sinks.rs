@@ -190,6 +190,18 @@ impl<W: Write> Sink for ClustersJsonl<W> {
     }
 }
 
+/// What site boilerplate removal did to one document (`--report`'s `boilerplate` field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct BoilerplateRemoved {
+    /// The text compared: `main` (the main content) or `visible` (all the visible text: the main
+    /// content was the site's template).
+    pub source: &'static str,
+    /// Bytes of template lines removed from it.
+    pub removed_bytes: u64,
+    /// Its bytes before the removal.
+    pub before_bytes: u64,
+}
+
 /// One input record of the report, in input order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReportEntry {
@@ -199,6 +211,8 @@ pub enum ReportEntry {
         index: DocId,
         /// Its detected language.
         lang: Option<&'static str>,
+        /// What site boilerplate removal took out of its text, when it ran on the document.
+        boilerplate: Option<BoilerplateRemoved>,
     },
     /// A record the reader could not turn into a document.
     Skipped {
@@ -236,6 +250,9 @@ struct ReportLine<'a> {
     row: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     record: Option<u64>,
+    /// Site boilerplate removal: what it took out of the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    boilerplate: Option<BoilerplateRemoved>,
 }
 
 impl<'a> ReportLine<'a> {
@@ -261,6 +278,7 @@ impl<'a> ReportLine<'a> {
             line,
             row,
             record,
+            boilerplate: None,
         }
     }
 
@@ -309,18 +327,21 @@ impl<W: Write> ReportJsonl<W> {
     }
 
     /// Writes the reader-skipped records up to the next document entry.
-    fn skipped_until_doc(&mut self) -> io::Result<Option<Option<&'static str>>> {
+    #[allow(clippy::type_complexity)]
+    fn skipped_until_doc(
+        &mut self,
+    ) -> io::Result<Option<(Option<&'static str>, Option<BoilerplateRemoved>)>> {
         while self.next < self.entries.len() {
             let entry = std::mem::replace(
                 &mut self.entries[self.next],
-                ReportEntry::Doc { index: DocId(u32::MAX), lang: None },
+                ReportEntry::Doc { index: DocId(u32::MAX), lang: None, boilerplate: None },
             );
             self.next += 1;
             match entry {
                 ReportEntry::Skipped { id, reason, origin } => {
                     self.line(&ReportLine::skipped(&id, &reason, &origin))?
                 }
-                ReportEntry::Doc { lang, .. } => return Ok(Some(lang)),
+                ReportEntry::Doc { lang, boilerplate, .. } => return Ok(Some((lang, boilerplate))),
             }
         }
         Ok(None)
@@ -341,14 +362,17 @@ impl<W: Write> Sink for ReportJsonl<W> {
         doc: DocId,
         status: &DocStatus,
     ) -> Result<bool, SinkError> {
-        let lang = self.skipped_until_doc()?.flatten();
+        let (lang, boilerplate) = self.skipped_until_doc()?.unwrap_or((None, None));
         let id = &ids[doc.index()];
         let unsigned = self.unsigned.get(&doc).map(String::as_str);
         let origin = &self.origins[doc.index()];
         let line = match status {
-            DocStatus::Kept => ReportLine { lang, unsigned, ..ReportLine::new(id, "kept", origin) },
+            DocStatus::Kept => {
+                ReportLine { lang, unsigned, boilerplate, ..ReportLine::new(id, "kept", origin) }
+            }
             DocStatus::Duplicate { of, similarity, kind } => ReportLine {
                 lang,
+                boilerplate,
                 of: Some(&ids[of.index()]),
                 similarity: Some(round6(*similarity)),
                 kind: Some(kind.as_str()),
@@ -356,7 +380,7 @@ impl<W: Write> Sink for ReportJsonl<W> {
                 ..ReportLine::new(id, "duplicate", origin)
             },
             DocStatus::Skipped { reason } => {
-                ReportLine { lang, ..ReportLine::skipped(id, reason.as_str(), origin) }
+                ReportLine { lang, boilerplate, ..ReportLine::skipped(id, reason.as_str(), origin) }
             }
         };
         write_line(&mut self.out, &mut self.buf, &line)?;

@@ -786,10 +786,8 @@ fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<D
     let decoded = charset::decode(&body, kind, http_charset.as_deref(), tld.as_deref());
     warnings.extend(decoded.warning);
     let page = match kind {
-        Kind::Html => html_text(decoded.text, opts.extract, header.target_uri.as_deref()),
-        Kind::Plain => {
-            HtmlText { text: decoded.text, title: None, extraction: "plain", warning: None }
-        }
+        Kind::Html => html_text(decoded.text, opts, header.target_uri.as_deref()),
+        Kind::Plain => HtmlText::plain_text(decoded.text),
     };
     warnings.extend(page.warning);
     let doc = Document {
@@ -805,6 +803,8 @@ fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<D
         charset: decoded.charset,
         title: page.title,
         extraction: page.extraction,
+        visible: page.visible,
+        site: None,
     })
 }
 

@@ -37,6 +37,8 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod boilerplate;
+pub mod paragraphs;
 pub mod candidates;
 pub mod cluster;
 pub mod config;

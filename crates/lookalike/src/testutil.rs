@@ -48,3 +48,17 @@ pub(crate) fn shared_articles(min_words: usize) -> Vec<(String, String)> {
     assert!(!out.is_empty(), "{} holds no article of {min_words} words", path.display());
     out
 }
+
+/// A seeded generator of small random numbers for the unit tests (splitmix64).
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        splitmix64(&mut self.0) % n
+    }
+}

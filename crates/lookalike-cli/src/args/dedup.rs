@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use lookalike::{ClusterMode, Keep, MethodKind, MinHashScheme, Segmentation, ShingleKind, Verify};
 
+use super::boilerplate::BoilerplateArgs;
 use super::input::InputArgs;
 use super::method::{MethodArgs, SketchArgs};
 use super::parse::{parse_shingle, parse_size};
@@ -24,8 +25,13 @@ Examples:
   # Globs, character shingles for short texts, every document's fate in a report
   lookalike dedup 'notes/**/*.txt' --shingle chars:5 --report report.jsonl
 
-  # A crawl: WARC response records, main content of each page (menus and footers removed)
+  # A crawl: WARC response records, main content of each page (menus and footers removed),
+  # lines repeated across a host's pages (its template) removed before comparing
   lookalike dedup crawl.warc.gz --pairs pairs.tsv --output unique.jsonl
+  # Each page as the extractor gives it, templates kept
+  lookalike dedup crawl.warc.gz --boilerplate off --pairs pairs.tsv
+  # A JSONL crawl export: its lines are blocks, its \"domain\" field the site
+  lookalike dedup crawl.jsonl --boilerplate all --site-field domain --pairs -
 
   # A Parquet export with its own column names
   lookalike dedup part-0000.parquet --id-field url --text-field content --pairs -
@@ -56,7 +62,8 @@ Outputs:
               text}) and, unless --skipped drop, the skipped records (as read; built lines get
               \"skipped\": reason). Duplicates are left out.
   --report    JSONL, one line per input record: {id, status: kept|duplicate|skipped, lang, of,
-              similarity, match, reason}.
+              similarity, match, reason, boilerplate: {source: main|visible, removed_bytes,
+              before_bytes}}.
   A name ending in .gz or .zst is compressed (gzip, zstd). Outputs are committed together: each
   is written to a temporary file beside it (.lookalike-tmp-<pid>-<random>), synced, and renamed
   over the old file only when every output is complete; a failed or interrupted run (Ctrl-C,
@@ -142,6 +149,9 @@ pub struct DedupArgs {
 
     #[command(flatten)]
     pub input: InputArgs,
+
+    #[command(flatten)]
+    pub boilerplate: BoilerplateArgs,
 
     /// Write verified pairs as TSV (id1, id2, similarity) to FILE (- for stdout).
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]

@@ -2,6 +2,7 @@
 
 use clap::Args;
 
+use super::boilerplate::BoilerplateArgs;
 use super::input::InputArgs;
 
 /// The `--help` examples of `lookalike extract`.
@@ -14,7 +15,11 @@ Examples:
   lookalike extract crawl.warc.gz --jsonl > pages.jsonl
 
   # All visible text instead of the main content
-  lookalike extract page.html --extract text";
+  lookalike extract page.html --extract text
+
+  # What dedup compares on a documentation mirror: each folder's repeated lines (its template)
+  # removed; --jsonl says per page how much was removed
+  lookalike extract ./docs/ --jsonl | jq -c '{id, boilerplate}'";
 
 /// `lookalike extract`.
 #[derive(Debug, Args)]
@@ -28,6 +33,8 @@ pub struct ExtractArgs {
     pub jsonl: bool,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub boilerplate: BoilerplateArgs,
     /// Write to FILE instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<String>,

@@ -257,6 +257,13 @@ impl IndexCreateArgs {
                 format: None,
                 extract: lookalike_io::Extract::Main,
             },
+            // An index takes documents one at a time: no collection to learn a template from.
+            boilerplate: super::BoilerplateArgs {
+                boilerplate: super::BoilerplateMode::Off,
+                boilerplate_min_pages: lookalike::boilerplate::BoilerplateRule::default().min_pages,
+                boilerplate_min_share: lookalike::boilerplate::BoilerplateRule::default().min_share,
+                site_field: None,
+            },
             pairs: None,
             clusters: None,
             output: None,

@@ -37,6 +37,8 @@ impl InputArgs {
             text_field: self.text_field.clone(),
             format: self.format,
             extract: self.extract,
+            visible_text: false,
+            site_field: None,
         }
     }
 

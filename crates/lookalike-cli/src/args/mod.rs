@@ -2,6 +2,7 @@
 //! `method`). This module is a leaf: it uses clap and the library crates, never the command
 //! modules, which take their arguments from here.
 
+mod boilerplate;
 mod compare;
 mod dedup;
 mod eval;
@@ -16,6 +17,7 @@ mod report;
 
 use clap::{Parser, Subcommand};
 
+pub use boilerplate::{BoilerplateArgs, BoilerplateMode};
 pub use compare::CompareArgs;
 pub use dedup::{DedupArgs, SkippedInOutput};
 pub use eval::{EvalArgs, EvalCommand, PoolArgs};

@@ -73,6 +73,20 @@ pub(crate) fn extract(markup: &str, work: &mut Work) -> Found {
     Found { title, text }
 }
 
+/// As [`extract`], and also all the page's visible text, one paragraph a line, cut as the
+/// article's paragraphs are (for the collection's block statistics, see
+/// [`crate::extract_main_and_visible`]); from the same parse.
+pub(crate) fn extract_with_visible(markup: &str, work: &mut Work) -> (Found, String) {
+    let dom = dom::parse(markup, false);
+    work.bytes += markup.len() as u64 + dom.attr_bytes as u64;
+    work.nodes += dom.nodes.len() as u64;
+    let title = title(&dom);
+    let scored = score::score(&dom, work);
+    let text = write::write(&dom, &scored, work);
+    let visible = write::write_visible(&dom, &scored, work);
+    (Found { title, text }, visible)
+}
+
 /// The page's title: its metadata title, else its only `h1`, else its `<title>`.
 fn title(dom: &Dom) -> Option<String> {
     let clean = |s: &str| {

@@ -17,15 +17,58 @@ struct Para {
 
 /// The text of the article `scored` found in `dom` (empty when none).
 pub(crate) fn write(dom: &Dom, scored: &Scored, work: &mut Work) -> String {
+    let paras = paragraphs(dom, scored, &scored.roots, true, work);
+    let keep = select(&paras);
+    let mut out = String::new();
+    for (p, k) in paras.iter().zip(keep) {
+        if k {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&p.text);
+        }
+    }
+    out
+}
+
+/// All the visible text of the page in `dom`, one paragraph a line, cut into paragraphs exactly
+/// as [`write`] cuts the article: a paragraph of the article is a line of this text, so that
+/// the collection's block statistics (which count these lines) recognize it. Nothing is
+/// skipped but what a browser does not show (hidden elements, scripts, styles).
+pub(crate) fn write_visible(dom: &Dom, scored: &Scored, work: &mut Work) -> String {
+    if dom.nodes.is_empty() {
+        return String::new();
+    }
+    let paras = paragraphs(dom, scored, &[0], false, work);
+    let mut out = String::with_capacity(paras.iter().map(|p| p.text.len() + 1).sum());
+    for p in &paras {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&p.text);
+    }
+    out
+}
+
+/// The paragraphs of the subtrees under `roots`, in document order; with `skip_boilerplate`,
+/// the boilerplate elements inside them (below each root) are left out.
+fn paragraphs(
+    dom: &Dom,
+    scored: &Scored,
+    roots: &[u32],
+    skip_boilerplate: bool,
+    work: &mut Work,
+) -> Vec<Para> {
     let mut paras: Vec<Para> = Vec::new();
     let mut cur = Para::default();
     let mut pending_space = false;
-    for &root in &scored.roots {
+    for &root in roots {
         let mut at = Some(root);
         while let Some(i) = at {
             work.nodes += 1;
             let node = &dom.nodes[i as usize];
-            let skip = scored.skipped[i as usize] || (i != root && scored.boilerplate[i as usize]);
+            let skip = scored.skipped[i as usize]
+                || (skip_boilerplate && i != root && scored.boilerplate[i as usize]);
             if skip {
                 at = dom.next_in(root, i, false);
                 // Leaving a skipped block still ends a paragraph.
@@ -72,17 +115,7 @@ pub(crate) fn write(dom: &Dom, scored: &Scored, work: &mut Work) -> String {
         }
         flush(&mut paras, &mut cur);
     }
-    let keep = select(&paras);
-    let mut out = String::new();
-    for (p, k) in paras.iter().zip(keep) {
-        if k {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(&p.text);
-        }
-    }
-    out
+    paras
 }
 
 fn flush(paras: &mut Vec<Para>, cur: &mut Para) {

@@ -210,3 +210,54 @@ fn id_and_text_column_types() {
         ]
     );
 }
+
+/// `Reader::with_all_columns`: each row is the JSON object of the whole row, columns in the
+/// file's order (lists, dates, nulls included), and decodes to the same document as when only
+/// the id and text columns are read (a binary text column included).
+#[test]
+fn rows_with_all_columns_are_whole_json_objects_that_decode_the_same() {
+    use arrow_array::builder::{Int32Builder, ListBuilder};
+    use arrow_array::{BinaryArray, Date32Array, Float64Array};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("rows.parquet");
+    let mut tags = ListBuilder::new(Int32Builder::new());
+    tags.append_value([Some(1), Some(2)]);
+    tags.append_null();
+    tags.append_value([]);
+    write_columns(
+        &path,
+        vec![
+            ("url", Arc::new(StringArray::from(vec![Some("http://a/"), None, Some("http://c/")]))),
+            ("score", Arc::new(Float64Array::from(vec![Some(0.5), Some(1.0), None]))),
+            ("text", Arc::new(BinaryArray::from(vec![&b"first\ntext"[..], b"second", b"x"]))),
+            ("tags", Arc::new(tags.finish())),
+            ("day", Arc::new(Date32Array::from(vec![0, 1, 2]))),
+        ],
+    );
+    let opts = ReadOptions { id_field: "url".into(), ..ReadOptions::default() };
+    let input = vec![Input::Path(path.clone())];
+    let whole: Vec<_> = Reader::new(input, opts.clone())
+        .with_all_columns(true)
+        .map(|r| r.unwrap())
+        .collect();
+    let lines: Vec<String> =
+        whole.iter().map(|r| String::from_utf8(r.bytes.clone()).unwrap()).collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"url":"http://a/","score":0.5,"text":"first\ntext","tags":[1,2],"day":"1970-01-01"}"#,
+            r#"{"url":null,"score":1.0,"text":"second","tags":null,"day":"1970-01-02"}"#,
+            r#"{"url":"http://c/","score":null,"text":"x","tags":[],"day":"1970-01-03"}"#,
+        ]
+    );
+    let decoded: Vec<String> = whole
+        .iter()
+        .map(|rec| match decode(rec, &opts) {
+            Decoded::Doc { doc, .. } => format!("{}={}", doc.id, doc.text),
+            Decoded::Skip { id, reason } => format!("skip {id}: {reason}"),
+        })
+        .collect();
+    assert_eq!(decoded, decoded_rows(&path, &opts));
+    assert_eq!(whole.iter().map(|r| r.line).collect::<Vec<_>>(), [Some(1), Some(2), Some(3)]);
+}

@@ -1,0 +1,443 @@
+//! Site boilerplate removal around the reader: contract: "give me every decoded record of the
+//! input, I count each site's blocks while holding the texts in a temporary file; then I give the
+//! records back, in the same order and batches, each page's text without its site's template".
+//!
+//! The first pass ([`SitePass`]) runs where the reading runs: the workers cut each page into
+//! blocks ([`page_of`]), the main thread counts them per site and moves the texts to a temporary
+//! file, keeping only the small parts of each record in memory. [`SitePass::finish`] freezes the
+//! template ([`lookalike::boilerplate::Template`]); the second pass ([`Cleaned`]) reads the texts
+//! back in input order and cleans them on the workers. The statistics are in
+//! `lookalike::boilerplate`; this module only moves records.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
+use std::path::Path;
+
+use lookalike::boilerplate::{
+    BlockCounts, BlockHasher, BoilerplateRule, PageBlocks, SiteId, Source, Template,
+};
+use lookalike_io::{BoilerplateRemoved, Decoded, Format, InputError, Origin, RawRecord, ReadOptions};
+use rayon::prelude::*;
+
+use crate::args::{BoilerplateArgs, BoilerplateMode};
+
+/// A record as the first pass hands it over: decoded, with where it is, and the blocks of a page
+/// that boilerplate removal cleans.
+pub struct First {
+    /// The decoded record (its texts are moved to the temporary file while it is held).
+    pub decoded: Decoded,
+    /// Where the record is.
+    pub origin: Origin,
+    /// Its format.
+    pub format: Format,
+    /// What `--output` writes for it when that does not depend on its cleaned text (the original
+    /// JSONL/Parquet record, a skipped record's line); held in the temporary file too.
+    pub payload: Option<(Vec<u8>, bool)>,
+    /// Its site and blocks, when it is cleaned.
+    pub page: Option<(String, PageBlocks)>,
+}
+
+/// A record given back by the second pass.
+pub struct Second {
+    /// The decoded record; a page's text is its cleaned text. A page with nothing but template
+    /// is a [`Decoded::Skip`] with the reason.
+    pub decoded: Decoded,
+    /// Where the record is.
+    pub origin: Origin,
+    /// Its format.
+    pub format: Format,
+    /// As [`First::payload`].
+    pub payload: Option<(Vec<u8>, bool)>,
+    /// What the removal did, for pages.
+    pub removed: Option<BoilerplateRemoved>,
+    /// The page's site.
+    site: Option<SiteId>,
+}
+
+/// What boilerplate removal did over the run (`--stats`' `boilerplate`, the summary's line).
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Removal {
+    /// The rule.
+    pub min_pages: u32,
+    /// The rule.
+    pub min_share: f64,
+    /// Pages looked at.
+    pub pages: u64,
+    /// Distinct pages counted (copies, and texts that differ only in numbers, count once).
+    pub distinct_pages: u64,
+    /// Sites seen.
+    pub sites: u64,
+    /// Sites with enough distinct pages for a template.
+    pub sites_with_template: u64,
+    /// Template blocks over all sites.
+    pub template_blocks: u64,
+    /// Bytes of template lines removed from the compared texts.
+    pub removed_bytes: u64,
+    /// Bytes of those texts before removal.
+    pub before_bytes: u64,
+    /// Pages whose main content was the site's template, compared by their visible text.
+    pub visible_fallbacks: u64,
+    /// Pages left with nothing but template (skipped).
+    pub only_template: u64,
+    /// Rounds of pruning of the block counts (0: the counts were exact).
+    pub pruned_rounds: u32,
+    /// The sites with the most pages (at most 1,000), with their figures.
+    pub by_site: Vec<SiteRemoval>,
+}
+
+/// One site's figures.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct SiteRemoval {
+    /// The host, folder or field value.
+    pub site: String,
+    /// Distinct pages.
+    pub pages: u32,
+    /// Template blocks.
+    pub template_blocks: u32,
+    /// Bytes removed from its pages' compared texts.
+    pub removed_bytes: u64,
+    /// Those texts' bytes before removal.
+    pub before_bytes: u64,
+    /// Its pages compared by their visible text.
+    pub visible_fallbacks: u64,
+}
+
+/// Whether `args` ask for removal on `opts`'s input at all.
+pub fn enabled(args: &BoilerplateArgs, opts: &ReadOptions) -> bool {
+    match args.boilerplate {
+        BoilerplateMode::Off => false,
+        BoilerplateMode::All => true,
+        // A forced format without pages has nothing to clean.
+        BoilerplateMode::Auto => !matches!(
+            opts.format,
+            Some(Format::Text | Format::Jsonl | Format::Parquet)
+        ),
+    }
+}
+
+/// The reading options the first pass needs: the visible text of pages, the site field.
+pub fn read_options(args: &BoilerplateArgs, mut opts: ReadOptions) -> ReadOptions {
+    opts.visible_text = true;
+    opts.site_field = args.site_field.clone();
+    opts
+}
+
+/// The site and blocks of a decoded record that `mode` cleans (run on the workers).
+pub fn page_of(
+    mode: BoilerplateMode,
+    rec: &RawRecord,
+    decoded: &Decoded,
+    hasher: &mut BlockHasher,
+) -> Option<(String, PageBlocks)> {
+    let Decoded::Doc { doc, extraction, visible, site, .. } = decoded else { return None };
+    let cleaned = match *extraction {
+        "main" | "text" => true,
+        "plain" => mode == BoilerplateMode::All,
+        _ => false,
+    };
+    if !cleaned {
+        return None;
+    }
+    let site = match (rec.format, site) {
+        (_, Some(s)) => s.clone(),
+        (Format::Warc | Format::Docreader | Format::Jsonl | Format::Parquet, None) => {
+            host(&doc.id).unwrap_or_else(|| rec.source.to_string())
+        }
+        (Format::Text | Format::Html, None) => folder(&rec.source),
+    };
+    let texts = visible.as_deref().into_iter().chain([doc.text.as_str()]);
+    Some((site, PageBlocks::of_texts(hasher, texts)))
+}
+
+/// The host of a URL (lower case, without `www.`, port or user), or `None` when `id` is not one.
+fn host(id: &str) -> Option<String> {
+    let (scheme, rest) = id.split_once("://")?;
+    if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+') {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host.rfind(':') {
+        Some(i) if !host.ends_with(']') => &host[..i],
+        _ => host,
+    };
+    let host = host.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").map_or_else(|| host.clone(), str::to_owned);
+    (!host.is_empty()).then_some(host)
+}
+
+/// The folder of a file (its site), as given.
+fn folder(source: &str) -> String {
+    Path::new(source).parent().map_or_else(String::new, |p| p.display().to_string())
+}
+
+/// Lengths of the texts a held record has in the temporary file (`u64::MAX`: none).
+#[derive(Clone, Copy)]
+struct Lens {
+    text: u64,
+    visible: u64,
+    payload: u64,
+}
+
+/// A record held between the passes: its small parts, its site, its texts' lengths.
+struct Held {
+    first: First,
+    site: Option<SiteId>,
+    lens: Lens,
+}
+
+/// The first pass: block counts per site, and every record held in input order.
+pub struct SitePass {
+    mode: BoilerplateMode,
+    rule: BoilerplateRule,
+    counts: BlockCounts,
+    held: Vec<Result<Held, InputError>>,
+    spill: BufWriter<File>,
+    /// Records held, and of them pages, and pages counted (distinct per site).
+    pub pages: u64,
+    /// Distinct pages counted.
+    pub distinct: u64,
+}
+
+const NONE: u64 = u64::MAX;
+
+impl SitePass {
+    /// A pass holding the texts in a temporary file in `dir`.
+    pub fn new(args: &BoilerplateArgs, dir: &Path) -> io::Result<Self> {
+        let file = tempfile::tempfile_in(dir)?;
+        Ok(SitePass {
+            mode: args.boilerplate,
+            rule: args.rule(),
+            counts: BlockCounts::default(),
+            held: Vec::new(),
+            spill: BufWriter::with_capacity(1 << 20, file),
+            pages: 0,
+            distinct: 0,
+        })
+    }
+
+    /// The mode, for [`page_of`] on the workers.
+    pub fn mode(&self) -> BoilerplateMode {
+        self.mode
+    }
+
+    /// Counts and holds one record (or keeps an input error in its place).
+    pub fn hold(&mut self, item: Result<First, InputError>) -> io::Result<()> {
+        let mut first = match item {
+            Ok(first) => first,
+            Err(e) => {
+                self.held.push(Err(e));
+                return Ok(());
+            }
+        };
+        let site = first.page.take().map(|(site, blocks)| {
+            let id = self.counts.site(&site);
+            self.pages += 1;
+            if self.counts.add(id, &blocks) {
+                self.distinct += 1;
+            }
+            id
+        });
+        let mut put = |bytes: Option<&[u8]>| -> io::Result<u64> {
+            match bytes {
+                Some(b) => {
+                    self.spill.write_all(b)?;
+                    Ok(b.len() as u64)
+                }
+                None => Ok(NONE),
+            }
+        };
+        let lens = match &mut first.decoded {
+            Decoded::Doc { doc, visible, .. } => Lens {
+                text: put(Some(std::mem::take(&mut doc.text).as_bytes()))?,
+                visible: put(visible.take().as_deref().map(str::as_bytes))?,
+                payload: NONE,
+            },
+            Decoded::Skip { .. } => Lens { text: NONE, visible: NONE, payload: NONE },
+        };
+        let payload = first.payload.as_mut().map(|(p, _)| std::mem::take(p));
+        let lens = Lens { payload: put(payload.as_deref())?, ..lens };
+        self.held.push(Ok(Held { first, site, lens }));
+        Ok(())
+    }
+
+    /// Freezes the template and starts the second pass, in batches of about `batch` records.
+    pub fn finish(self, batch: usize) -> io::Result<Cleaned> {
+        let template = self.counts.finish(self.rule);
+        let mut file = self.spill.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        Ok(Cleaned {
+            per_site: vec![[0; 4]; template.sites().count()],
+            pages: self.pages,
+            distinct: self.distinct,
+            template,
+            held: self.held.into_iter(),
+            spill: BufReader::with_capacity(1 << 20, file),
+            batch: batch.max(1),
+        })
+    }
+}
+
+/// The second pass: the held records in input order, pages cleaned, in batches.
+pub struct Cleaned {
+    template: Template,
+    /// Per site: removed bytes, bytes before, visible fallbacks, pages with only template.
+    per_site: Vec<[u64; 4]>,
+    pages: u64,
+    distinct: u64,
+    held: std::vec::IntoIter<Result<Held, InputError>>,
+    spill: BufReader<File>,
+    batch: usize,
+}
+
+impl Cleaned {
+    /// What the removal did, once every batch was taken.
+    pub fn removal(&self) -> Removal {
+        let rule = self.template.rule();
+        let mut r = Removal {
+            min_pages: rule.min_pages,
+            min_share: rule.min_share,
+            pages: self.pages,
+            distinct_pages: self.distinct,
+            pruned_rounds: self.template.pruned(),
+            ..Removal::default()
+        };
+        let mut rows = Vec::new();
+        for (i, (site, pages, blocks)) in self.template.sites().enumerate() {
+            let [removed, before, fallbacks, only] = self.per_site[i];
+            r.sites += 1;
+            r.sites_with_template += u64::from(self.template.has_template(i as SiteId));
+            r.template_blocks += u64::from(blocks);
+            r.removed_bytes += removed;
+            r.before_bytes += before;
+            r.visible_fallbacks += fallbacks;
+            r.only_template += only;
+            rows.push(SiteRemoval {
+                site: site.to_owned(),
+                pages,
+                template_blocks: blocks,
+                removed_bytes: removed,
+                before_bytes: before,
+                visible_fallbacks: fallbacks,
+            });
+        }
+        // The largest sites first, then by name: the same order whatever the input order.
+        rows.sort_by(|a, b| b.pages.cmp(&a.pages).then_with(|| a.site.cmp(&b.site)));
+        rows.truncate(1000);
+        r.by_site = rows;
+        r
+    }
+
+    fn take(&mut self, len: u64) -> io::Result<Option<Vec<u8>>> {
+        if len == NONE {
+            return Ok(None);
+        }
+        let mut buf = vec![0; len as usize];
+        self.spill.read_exact(&mut buf)?;
+        Ok(Some(buf))
+    }
+
+    fn text(&mut self, len: u64) -> io::Result<Option<String>> {
+        Ok(self.take(len)?.map(|b| {
+            // Written from a String: always UTF-8.
+            String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
+        }))
+    }
+
+    /// The next batch, cleaned on the workers; `None` at the end.
+    pub fn next_batch(&mut self) -> io::Result<Option<Vec<Result<Second, InputError>>>> {
+        let mut raw: Vec<Result<(Held, Option<String>), InputError>> = Vec::new();
+        while let Some(item) = self.held.next() {
+            match item {
+                Err(e) => raw.push(Err(e)),
+                Ok(mut held) => {
+                    let text = self.text(held.lens.text)?;
+                    let visible = self.text(held.lens.visible)?;
+                    let payload = self.take(held.lens.payload)?;
+                    if let Decoded::Doc { doc, .. } = &mut held.first.decoded {
+                        doc.text = text.unwrap_or_default();
+                    }
+                    if let (Some(p), Some((slot, _))) = (payload, held.first.payload.as_mut()) {
+                        *slot = p;
+                    }
+                    raw.push(Ok((held, visible)));
+                }
+            }
+            if raw.len() >= self.batch {
+                break;
+            }
+        }
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        let template = &self.template;
+        let out: Vec<Result<Second, InputError>> = raw
+            .into_par_iter()
+            .map_init(BlockHasher::default, |hasher, item| {
+                item.map(|(held, visible)| clean(template, held, visible, hasher))
+            })
+            .collect();
+        for second in out.iter().flatten() {
+            if let (Some(site), Some(r)) = (second.site, second.removed) {
+                let s = &mut self.per_site[site as usize];
+                s[0] += r.removed_bytes;
+                s[1] += r.before_bytes;
+                s[2] += u64::from(r.source == Source::Visible.as_str());
+                s[3] += u64::from(matches!(second.decoded, Decoded::Skip { .. }));
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+/// A held record given back, its page cleaned.
+fn clean(
+    template: &Template,
+    held: Held,
+    visible: Option<String>,
+    hasher: &mut BlockHasher,
+) -> Second {
+    let Held { first, site, .. } = held;
+    let First { mut decoded, origin, format, payload, .. } = first;
+    let mut removed = None;
+    if let (Some(site), Decoded::Doc { doc, .. }) = (site, &mut decoded) {
+        let c = template.clean_page(site, &doc.text, visible.as_deref(), hasher);
+        removed = Some(BoilerplateRemoved {
+            source: c.source.as_str(),
+            removed_bytes: c.removed_bytes as u64,
+            before_bytes: c.before_bytes as u64,
+        });
+        if c.text.trim().is_empty() && !doc.text.trim().is_empty() {
+            let what = match c.source {
+                Source::Main => "main content",
+                Source::Visible => "visible text",
+            };
+            let reason = format!(
+                "nothing but site boilerplate: every line of its {what} repeats across its \
+                 site's pages (--boilerplate off keeps it)"
+            );
+            decoded = Decoded::Skip { id: std::mem::take(&mut doc.id), reason };
+        } else {
+            doc.text = c.text;
+        }
+    }
+    Second { decoded, origin, format, payload, removed, site }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_of_urls() {
+        let host = |s| super::host(s);
+        assert_eq!(host("http://www.Example.org:8080/a?b").as_deref(), Some("example.org"));
+        let docs = host("https://user@docs.python.org/3/library/os.html");
+        assert_eq!(docs.as_deref(), Some("docs.python.org"));
+        assert_eq!(host("http://[::1]/x").as_deref(), Some("[::1]"));
+        assert_eq!(host("file.jsonl:3"), None);
+        assert_eq!(host("a b://c"), None);
+        assert_eq!(folder("docs/html/library/os.html"), "docs/html/library");
+    }
+}

@@ -1,0 +1,556 @@
+//! Site boilerplate: contract: "show me every page of a collection as its blocks (lines) and its
+//! site, I tell you which blocks are the site's template; then give me a page, I give it back
+//! without them".
+//!
+//! Menus, sidebars, footers, notices and generated lists (rustdoc's trait implementations) are
+//! written by a site's template into many of its pages. A single page cannot tell them from its
+//! content; the collection can: a block that repeats across many pages of one site is template
+//! (Bar-Yossef & Rajagopalan 2002, "template detection"; CCNet and Dolma remove repeated
+//! paragraphs the same way). Compared whole, two different pages of one site share their
+//! template and look alike; with it removed, they are compared by what each says.
+//!
+//! **Blocks.** A block is one line of a page's extracted text (a paragraph, a list item, a
+//! heading, a table row), normalized as the shingler normalizes ([`crate::text::normalize`]: case,
+//! punctuation and whitespace folded), and identified by the 128-bit xxh3 of that normalized text
+//! ([`BlockHasher`]). Lines without a token are not blocks.
+//!
+//! **The rule.** [`BlockCounts`] counts, for every site, in how many *distinct pages* each block
+//! appears. A page counts once per distinct text: copies of one page (a mirror path, a revisit
+//! of a URL) are one page, and so are texts that differ only in their numbers (a re-post with a
+//! new date, a counter), so a page and such copies of it never make their own content template.
+//! A block is template on a site when it appears in at least [`BoilerplateRule::min_pages`]
+//! distinct pages and in at least [`BoilerplateRule::min_share`] of the site's distinct pages. A
+//! site with fewer distinct pages than `min_pages` has no template: single pages and small sites
+//! are left as they are. Two different near-copies of a page on one site share their content
+//! blocks in two pages, which is below the default `min_pages`; a page with `min_pages - 1` or
+//! more different near-copies of it on one small site can lose content that way (measured in
+//! `bench/boilerplate.sh`).
+//!
+//! **Memory.** One entry per distinct (site, block) pair, 16 bytes in a hash table. When the table
+//! reaches [`BlockCounts::with_max_entries`]'s bound, the entries seen in only one page so far
+//! are dropped (lossy counting, Manku & Motwani 2002): a block whose entry was dropped is
+//! undercounted by at most the number of such rounds, so template blocks, which repeat from the
+//! start, are still found; the number of rounds is reported ([`Template::pruned`]).
+
+use std::collections::HashMap;
+
+use crate::text::normalize::{NormalizedText, normalize_into};
+
+/// Turns lines into block keys: the xxh3-128 of the line's normalized text.
+///
+/// ```
+/// use lookalike::boilerplate::BlockHasher;
+///
+/// let mut h = BlockHasher::default();
+/// assert_eq!(h.key("Next page »"), h.key("next   PAGE"));
+/// assert_ne!(h.key("Next page"), h.key("Previous page"));
+/// assert_eq!(h.key("  -- | --  "), None);
+/// ```
+#[derive(Debug, Default)]
+pub struct BlockHasher {
+    norm: NormalizedText,
+}
+
+impl BlockHasher {
+    /// The key of `line`, or `None` when it has no token (blank lines, punctuation only).
+    pub fn key(&mut self, line: &str) -> Option<u128> {
+        normalize_into(line, &mut self.norm);
+        if self.norm.is_empty() {
+            return None;
+        }
+        Some(xxhash_rust::xxh3::xxh3_128(self.norm.text.as_bytes()))
+    }
+
+    /// The identity of a page for counting, from its normalized lines: the text with every
+    /// token made only of digits left out, so that copies differing in dates, counters or
+    /// version numbers are one page.
+    fn digitless(&self, into: &mut xxhash_rust::xxh3::Xxh3) {
+        for tok in self.norm.token_strs() {
+            if !tok.bytes().all(|b| b.is_ascii_digit()) {
+                into.update(tok.as_bytes());
+                into.update(b" ");
+            }
+        }
+        into.update(b"\n");
+    }
+}
+
+/// One page as block statistics see it: its distinct block keys and its identity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageBlocks {
+    /// The page's distinct blocks (the low 64 bits of their keys), sorted.
+    pub blocks: Vec<u64>,
+    /// What makes two pages the same page: the hash of the normalized text of all its lines,
+    /// numbers left out.
+    pub identity: u64,
+}
+
+impl PageBlocks {
+    /// The blocks of the lines of `texts` (one or more texts of the same page, for instance
+    /// its main text and its visible text: their lines are counted once each).
+    ///
+    /// The identity is taken from the first text only.
+    pub fn of_texts<'a>(hasher: &mut BlockHasher, texts: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut blocks = Vec::new();
+        let mut identity = xxhash_rust::xxh3::Xxh3::new();
+        for (i, text) in texts.into_iter().enumerate() {
+            for line in text.lines() {
+                if let Some(k) = hasher.key(line) {
+                    blocks.push(k as u64);
+                    if i == 0 {
+                        hasher.digitless(&mut identity);
+                    }
+                }
+            }
+        }
+        blocks.sort_unstable();
+        blocks.dedup();
+        PageBlocks { blocks, identity: identity.digest() }
+    }
+}
+
+/// When a block is template on a site (see the module's documentation).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BoilerplateRule {
+    /// A template block appears in at least this many distinct pages of the site (and a site
+    /// with fewer distinct pages has no template).
+    pub min_pages: u32,
+    /// ... and in at least this share of the site's distinct pages (0 to 1).
+    pub min_share: f64,
+}
+
+impl Default for BoilerplateRule {
+    /// `min_pages` 4, `min_share` 0.02: chosen on labelled documentation sites and crawl
+    /// records (`bench/boilerplate.sh`, `bench/results/`).
+    fn default() -> Self {
+        BoilerplateRule { min_pages: 4, min_share: 0.02 }
+    }
+}
+
+impl BoilerplateRule {
+    /// The number of distinct pages a block needs on a site of `pages` distinct pages.
+    pub fn threshold(&self, pages: u32) -> u32 {
+        let share = (self.min_share * pages as f64).ceil();
+        self.min_pages.max(share as u32).max(1)
+    }
+}
+
+/// A site's number in the statistics.
+pub type SiteId = u32;
+
+/// The first pass: block counts per site, built page by page (see the module's documentation).
+#[derive(Debug)]
+pub struct BlockCounts {
+    sites: HashMap<String, SiteId>,
+    names: Vec<String>,
+    /// Distinct pages per site.
+    pages: Vec<u32>,
+    /// Pages seen, by (site, identity).
+    seen: std::collections::HashSet<(SiteId, u64)>,
+    /// Distinct pages per (site, block).
+    counts: HashMap<(SiteId, u64), u32>,
+    max_entries: usize,
+    pruned: u32,
+}
+
+impl Default for BlockCounts {
+    fn default() -> Self {
+        BlockCounts::with_max_entries(64 << 20)
+    }
+}
+
+impl BlockCounts {
+    /// Counts with at most about `max_entries` (site, block) entries in memory (16 bytes each
+    /// plus the table's overhead); the default is 64 Mi entries (about 1.5 GB at most; a
+    /// collection of 100,000 web pages needs a few million).
+    pub fn with_max_entries(max_entries: usize) -> Self {
+        BlockCounts {
+            sites: HashMap::new(),
+            names: Vec::new(),
+            pages: Vec::new(),
+            seen: Default::default(),
+            counts: HashMap::new(),
+            max_entries: max_entries.max(1),
+            pruned: 0,
+        }
+    }
+
+    /// The number of `site` (a host, a folder, a field's value), given on first sight.
+    pub fn site(&mut self, site: &str) -> SiteId {
+        if let Some(&id) = self.sites.get(site) {
+            return id;
+        }
+        let id = self.names.len() as SiteId;
+        self.sites.insert(site.to_owned(), id);
+        self.names.push(site.to_owned());
+        self.pages.push(0);
+        id
+    }
+
+    /// Counts one page of `site`; returns false when a page with the same identity was already
+    /// counted on that site (the page then adds nothing).
+    pub fn add(&mut self, site: SiteId, page: &PageBlocks) -> bool {
+        if page.blocks.is_empty() || !self.seen.insert((site, page.identity)) {
+            return false;
+        }
+        self.pages[site as usize] += 1;
+        for &b in &page.blocks {
+            *self.counts.entry((site, b)).or_insert(0) += 1;
+        }
+        if self.counts.len() > self.max_entries {
+            self.prune();
+        }
+        true
+    }
+
+    /// Drops the entries of the least-seen blocks until the table is at most three quarters of
+    /// its bound.
+    fn prune(&mut self) {
+        let mut floor = 1;
+        while self.counts.len() > self.max_entries / 4 * 3 {
+            self.counts.retain(|_, c| *c > floor);
+            self.pruned += 1;
+            floor += 1;
+        }
+    }
+
+    /// Freezes the counts into the template of every site under `rule`.
+    pub fn finish(self, rule: BoilerplateRule) -> Template {
+        let mut template: HashMap<(SiteId, u64), u32> = HashMap::new();
+        let mut blocks = vec![0u32; self.names.len()];
+        for ((site, block), count) in self.counts {
+            let pages = self.pages[site as usize];
+            if pages >= rule.min_pages && count >= rule.threshold(pages) {
+                template.insert((site, block), count);
+                blocks[site as usize] += 1;
+            }
+        }
+        Template {
+            rule,
+            sites: self.sites,
+            names: self.names,
+            pages: self.pages,
+            blocks,
+            template,
+            pruned: self.pruned,
+        }
+    }
+}
+
+/// The template blocks of every site, frozen after the first pass.
+#[derive(Debug, Default)]
+pub struct Template {
+    rule: BoilerplateRule,
+    sites: HashMap<String, SiteId>,
+    names: Vec<String>,
+    pages: Vec<u32>,
+    /// Template blocks per site.
+    blocks: Vec<u32>,
+    template: HashMap<(SiteId, u64), u32>,
+    pruned: u32,
+}
+
+/// A page's text with the template taken out, and what was taken out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stripped {
+    /// The remaining lines, joined with `\n`.
+    pub text: String,
+    /// Bytes of the lines removed (without their line ends).
+    pub removed_bytes: usize,
+    /// Lines removed.
+    pub removed_lines: usize,
+}
+
+/// Which text [`Template::clean_page`] kept for a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The main content, template lines removed.
+    Main,
+    /// All the visible text, template lines removed: the main content was mostly the site's
+    /// template or much smaller than the page's own text.
+    Visible,
+}
+
+impl Source {
+    /// `main` or `visible`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Main => "main",
+            Source::Visible => "visible",
+        }
+    }
+}
+
+/// A page cleaned by [`Template::clean_page`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cleaned {
+    /// The text to compare.
+    pub text: String,
+    /// Where it came from.
+    pub source: Source,
+    /// Bytes of template lines removed from that text's source.
+    pub removed_bytes: usize,
+    /// Bytes of the text before removal (the source's).
+    pub before_bytes: usize,
+}
+
+impl Template {
+    /// The rule the template was built with.
+    pub fn rule(&self) -> BoilerplateRule {
+        self.rule
+    }
+
+    /// The number of `site`, if the first pass saw it.
+    pub fn site(&self, site: &str) -> Option<SiteId> {
+        self.sites.get(site).copied()
+    }
+
+    /// Whether `site` had enough distinct pages to have a template.
+    pub fn has_template(&self, site: SiteId) -> bool {
+        self.pages.get(site as usize).is_some_and(|&p| p >= self.rule.min_pages)
+    }
+
+    /// How many times the table of counts was pruned (0 when the counts were exact).
+    pub fn pruned(&self) -> u32 {
+        self.pruned
+    }
+
+    /// Whether the block `key` ([`BlockHasher::key`]) is template on `site`.
+    pub fn is_template(&self, site: SiteId, key: u128) -> bool {
+        self.template.contains_key(&(site, key as u64))
+    }
+
+    /// `text` without the lines that are template on `site`.
+    pub fn strip(&self, site: SiteId, text: &str, hasher: &mut BlockHasher) -> Stripped {
+        let mut out = Stripped::default();
+        if !self.has_template(site) {
+            out.text = text.to_owned();
+            return out;
+        }
+        for line in text.lines() {
+            if hasher.key(line).is_some_and(|k| self.is_template(site, k)) {
+                out.removed_bytes += line.len();
+                out.removed_lines += 1;
+            } else {
+                if !out.text.is_empty() {
+                    out.text.push('\n');
+                }
+                out.text.push_str(line);
+            }
+        }
+        out
+    }
+
+    /// The text to compare for a page of `site` whose main content is `main` and whose visible
+    /// text (one block a line) is `visible` (`None` for a text that is not a web page).
+    ///
+    /// The main content without its template lines, unless that is not the page's content: when
+    /// nothing of the main content is the page's own, or when its own text is less than a
+    /// quarter of the page's own visible text, or mostly template and less than half of it, the
+    /// extractor took the site's chrome (a footer, a notice, a sidebar) for the content, and the
+    /// visible text without its template lines is compared instead. A site without a template
+    /// keeps its main content as it is.
+    pub fn clean_page(
+        &self,
+        site: SiteId,
+        main: &str,
+        visible: Option<&str>,
+        hasher: &mut BlockHasher,
+    ) -> Cleaned {
+        let stripped = self.strip(site, main, hasher);
+        let own = |s: &Stripped| s.text.lines().map(str::len).sum::<usize>();
+        let main_own = own(&stripped);
+        let main_all = main_own + stripped.removed_bytes;
+        if let Some(visible) = visible.filter(|_| self.has_template(site)) {
+            let page = self.strip(site, visible, hasher);
+            let page_own = own(&page);
+            let chrome = main_own == 0
+                || main_own * 4 < page_own
+                || (main_own * 2 < main_all && main_own * 2 < page_own);
+            if chrome {
+                return Cleaned {
+                    text: page.text,
+                    source: Source::Visible,
+                    removed_bytes: page.removed_bytes,
+                    before_bytes: page_own + page.removed_bytes,
+                };
+            }
+        }
+        Cleaned {
+            text: stripped.text,
+            source: Source::Main,
+            removed_bytes: stripped.removed_bytes,
+            before_bytes: main_all,
+        }
+    }
+
+    /// Every site's name, distinct pages and template blocks, in the order they were first seen.
+    pub fn sites(&self) -> impl Iterator<Item = (&str, u32, u32)> + '_ {
+        self.names
+            .iter()
+            .zip(&self.pages)
+            .zip(&self.blocks)
+            .map(|((n, &p), &b)| (n.as_str(), p, b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::Rng;
+
+    fn page(h: &mut BlockHasher, lines: &[String]) -> PageBlocks {
+        PageBlocks::of_texts(h, [lines.join("\n").as_str()])
+    }
+
+    #[test]
+    fn counts_equal_a_brute_force_count_on_random_sites() {
+        let mut rng = Rng::new(7);
+        for round in 0..20 {
+            let mut h = BlockHasher::default();
+            let mut counts = BlockCounts::default();
+            // (site, page lines) in input order.
+            let mut pages: Vec<(String, Vec<String>)> = Vec::new();
+            for _ in 0..rng.below(60) + 5 {
+                let site = format!("s{}", rng.below(3));
+                let lines: Vec<String> = (0..rng.below(12) + 1)
+                    .map(|_| format!("block b{} words", rng.below(25)))
+                    .collect();
+                pages.push((site, lines));
+            }
+            for (site, lines) in &pages {
+                let s = counts.site(site);
+                counts.add(s, &page(&mut h, lines));
+            }
+            let rule = BoilerplateRule { min_pages: 3, min_share: 0.1 * (round % 4) as f64 };
+            let t = counts.finish(rule);
+            // Brute force: distinct pages by their normalized line set and text.
+            for site in ["s0", "s1", "s2"] {
+                let mut distinct: Vec<Vec<String>> = Vec::new();
+                for (s, lines) in &pages {
+                    if s == site && !distinct.contains(lines) {
+                        distinct.push(lines.clone());
+                    }
+                }
+                let n = distinct.len() as u32;
+                let Some(id) = t.site(site) else { continue };
+                for b in 0..25 {
+                    let line = format!("block b{b} words");
+                    let in_pages = distinct.iter().filter(|p| p.contains(&line)).count() as u32;
+                    let want = n >= rule.min_pages && in_pages >= rule.threshold(n);
+                    let key = h.key(&line).unwrap();
+                    assert_eq!(t.is_template(id, key), want, "{site} {line}: {in_pages} of {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn copies_and_renumbered_copies_count_once() {
+        let mut h = BlockHasher::default();
+        let mut counts = BlockCounts::default();
+        let s = counts.site("example.org");
+        let body = ["A long paragraph of the article itself.", "Its second paragraph."];
+        for date in ["2024-01-01", "2024-02-03", "2025-11-12", "2026-01-01", "2026-02-02"] {
+            let text = format!("Menu\nPosted {date}\n{}\n{}", body[0], body[1]);
+            counts.add(s, &PageBlocks::of_texts(&mut h, [text.as_str()]));
+        }
+        for i in 0..4 {
+            let text = format!("Menu\nOther page {}\nIts own text, number {}.", ["a", "b", "c", "d"][i], i);
+            counts.add(s, &PageBlocks::of_texts(&mut h, [text.as_str()]));
+        }
+        let t = counts.finish(BoilerplateRule::default());
+        let s = t.site("example.org").unwrap();
+        assert!(t.is_template(s, h.key("Menu").unwrap()));
+        // Five copies of one article, dated differently, are one page: its text stays.
+        assert!(!t.is_template(s, h.key(body[0]).unwrap()));
+        let c = t.clean_page(s, &format!("Menu\n{}", body[0]), None, &mut h);
+        assert_eq!(c.text, body[0]);
+        assert_eq!(c.removed_bytes, 4);
+    }
+
+    #[test]
+    fn small_sites_keep_everything() {
+        let mut h = BlockHasher::default();
+        let mut counts = BlockCounts::default();
+        let s = counts.site("tiny.example");
+        for i in 0..3 {
+            let text = format!("Shared footer line\nPage {} says something of its own", ["a", "b", "c"][i]);
+            counts.add(s, &PageBlocks::of_texts(&mut h, [text.as_str()]));
+        }
+        let t = counts.finish(BoilerplateRule::default());
+        let s = t.site("tiny.example").unwrap();
+        assert!(!t.has_template(s));
+        let text = "Shared footer line\nPage a says something of its own";
+        assert_eq!(t.clean_page(s, text, Some(text), &mut h).text, text);
+    }
+
+    /// A short body inside a large template: the extractor's choice was the footer; the
+    /// visible text without the template is compared instead.
+    #[test]
+    fn main_content_that_is_chrome_falls_back_to_the_visible_text() {
+        let mut h = BlockHasher::default();
+        let mut counts = BlockCounts::default();
+        let s = counts.site("dir.example");
+        let nav: Vec<String> = (0..30).map(|i| format!("Navigation entry {i}")).collect();
+        let footer = "Help build the largest human-edited directory on the web.";
+        let visible = |own: &str| format!("{}\n{own}\n{footer}", nav.join("\n"));
+        let owns: Vec<String> =
+            ["arts", "business", "computers", "games", "health", "home", "news", "science"]
+                .iter()
+                .map(|t| format!("Category {t} lists sites about {t}, with reviews"))
+                .collect();
+        for own in &owns {
+            counts.add(s, &PageBlocks::of_texts(&mut h, [visible(own).as_str()]));
+        }
+        let t = counts.finish(BoilerplateRule::default());
+        let s = t.site("dir.example").unwrap();
+        let c = t.clean_page(s, footer, Some(&visible(&owns[3])), &mut h);
+        assert_eq!((c.text.as_str(), c.source), (owns[3].as_str(), Source::Visible));
+        // A real main content is kept, without the template line it contains.
+        let main = format!("{}\n{footer}", owns[5]);
+        let c = t.clean_page(s, &main, Some(&visible(&owns[5])), &mut h);
+        assert_eq!((c.text.as_str(), c.source), (owns[5].as_str(), Source::Main));
+        // A page made only of template has nothing left to compare.
+        let c = t.clean_page(s, footer, Some(&nav.join("\n")), &mut h);
+        assert_eq!(c.text, "");
+    }
+
+    #[test]
+    fn pruning_keeps_the_frequent_blocks() {
+        let mut h = BlockHasher::default();
+        let mut counts = BlockCounts::with_max_entries(64);
+        let s = counts.site("big.example");
+        for i in 0..200 {
+            let text = format!("Home\nAbout us\nUnique line {i}\nAnother unique line {i}x");
+            counts.add(s, &PageBlocks::of_texts(&mut h, [text.as_str()]));
+        }
+        let t = counts.finish(BoilerplateRule::default());
+        assert!(t.pruned() > 0);
+        assert!(t.is_template(s, h.key("Home").unwrap()));
+        assert!(t.is_template(s, h.key("About us").unwrap()));
+        assert!(!t.is_template(s, h.key("Unique line 7").unwrap()));
+    }
+
+    #[test]
+    fn the_order_of_pages_does_not_change_the_template() {
+        let mut rng = Rng::new(11);
+        let pages: Vec<String> = (0..80)
+            .map(|_| (0..6).map(|_| format!("line {}", rng.below(20))).collect::<Vec<_>>().join("\n"))
+            .collect();
+        let build = |order: &[usize]| {
+            let mut h = BlockHasher::default();
+            let mut counts = BlockCounts::default();
+            let s = counts.site("x");
+            for &i in order {
+                counts.add(s, &PageBlocks::of_texts(&mut h, [pages[i].as_str()]));
+            }
+            let t = counts.finish(BoilerplateRule { min_pages: 4, min_share: 0.2 });
+            (0..20).map(|b| t.is_template(0, h.key(&format!("line {b}")).unwrap())).collect::<Vec<_>>()
+        };
+        let forward: Vec<usize> = (0..pages.len()).collect();
+        let backward: Vec<usize> = forward.iter().rev().copied().collect();
+        assert_eq!(build(&forward), build(&backward));
+    }
+}
