@@ -33,8 +33,8 @@ pub struct First {
     /// What `--output` writes for it when that does not depend on its cleaned text (the original
     /// JSONL/Parquet record, a skipped record's line); held in the temporary file too.
     pub payload: Option<(Vec<u8>, bool)>,
-    /// Its site and blocks, when it is cleaned.
-    pub page: Option<(String, PageBlocks)>,
+    /// Its sites (nearest first) and blocks, when it is cleaned.
+    pub page: Option<(Vec<String>, PageBlocks)>,
 }
 
 /// A record given back by the second pass.
@@ -50,8 +50,10 @@ pub struct Second {
     pub payload: Option<(Vec<u8>, bool)>,
     /// What the removal did, for pages.
     pub removed: Option<BoilerplateRemoved>,
-    /// The page's site.
+    /// The page's (nearest) site.
     site: Option<SiteId>,
+    /// Every line of the page was template (it was kept as it is).
+    only_template: bool,
 }
 
 /// What boilerplate removal did over the run (`--stats`' `boilerplate`, the summary's line).
@@ -77,7 +79,7 @@ pub struct Removal {
     pub before_bytes: u64,
     /// Pages whose main content was the site's template, compared by their visible text.
     pub visible_fallbacks: u64,
-    /// Pages left with nothing but template (skipped).
+    /// Pages made of nothing but template lines (kept as they are: they say nothing of their own).
     pub only_template: u64,
     /// Rounds of pruning of the block counts (0: the counts were exact).
     pub pruned_rounds: u32,
@@ -128,7 +130,7 @@ pub fn page_of(
     rec: &RawRecord,
     decoded: &Decoded,
     hasher: &mut BlockHasher,
-) -> Option<(String, PageBlocks)> {
+) -> Option<(Vec<String>, PageBlocks)> {
     let Decoded::Doc { doc, extraction, visible, site, .. } = decoded else { return None };
     let cleaned = match *extraction {
         "main" | "text" => true,
@@ -138,15 +140,15 @@ pub fn page_of(
     if !cleaned {
         return None;
     }
-    let site = match (rec.format, site) {
-        (_, Some(s)) => s.clone(),
+    let sites = match (rec.format, site) {
+        (_, Some(s)) => vec![s.clone()],
         (Format::Warc | Format::Docreader | Format::Jsonl | Format::Parquet, None) => {
-            host(&doc.id).unwrap_or_else(|| rec.source.to_string())
+            vec![host(&doc.id).unwrap_or_else(|| rec.source.to_string())]
         }
-        (Format::Text | Format::Html, None) => folder(&rec.source),
+        (Format::Text | Format::Html, None) => folders(&rec.source),
     };
     let texts = visible.as_deref().into_iter().chain([doc.text.as_str()]);
-    Some((site, PageBlocks::of_texts(hasher, texts)))
+    Some((sites, PageBlocks::of_texts(hasher, texts)))
 }
 
 /// The host of a URL (lower case, without `www.`, port or user), or `None` when `id` is not one.
@@ -167,9 +169,20 @@ fn host(id: &str) -> Option<String> {
     (!host.is_empty()).then_some(host)
 }
 
-/// The folder of a file (its site), as given.
-fn folder(source: &str) -> String {
-    Path::new(source).parent().map_or_else(String::new, |p| p.display().to_string())
+/// How many folders above a file are its sites.
+const FOLDER_LEVELS: usize = 4;
+
+/// The sites of a file: its folder and up to three folders above it, as given (a documentation
+/// set's template spans its folders: rustdoc's trait lists repeat across a crate, a small
+/// folder of three pages has no template of its own).
+fn folders(source: &str) -> Vec<String> {
+    Path::new(source)
+        .ancestors()
+        .skip(1)
+        .take(FOLDER_LEVELS)
+        .map(|p| p.display().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// Lengths of the texts a held record has in the temporary file (`u64::MAX`: none).
@@ -183,7 +196,7 @@ struct Lens {
 /// A record held between the passes: its small parts, its site, its texts' lengths.
 struct Held {
     first: First,
-    site: Option<SiteId>,
+    sites: Vec<SiteId>,
     lens: Lens,
 }
 
@@ -231,14 +244,17 @@ impl SitePass {
                 return Ok(());
             }
         };
-        let site = first.page.take().map(|(site, blocks)| {
-            let id = self.counts.site(&site);
+        let mut sites = Vec::new();
+        if let Some((names, blocks)) = first.page.take() {
             self.pages += 1;
-            if self.counts.add(id, &blocks) {
-                self.distinct += 1;
+            for (i, name) in names.iter().enumerate() {
+                let id = self.counts.site(name);
+                if self.counts.add(id, &blocks) && i == 0 {
+                    self.distinct += 1;
+                }
+                sites.push(id);
             }
-            id
-        });
+        }
         let mut put = |bytes: Option<&[u8]>| -> io::Result<u64> {
             match bytes {
                 Some(b) => {
@@ -258,7 +274,7 @@ impl SitePass {
         };
         let payload = first.payload.as_mut().map(|(p, _)| std::mem::take(p));
         let lens = Lens { payload: put(payload.as_deref())?, ..lens };
-        self.held.push(Ok(Held { first, site, lens }));
+        self.held.push(Ok(Held { first, sites, lens }));
         Ok(())
     }
 
@@ -384,7 +400,7 @@ impl Cleaned {
                 s[0] += r.removed_bytes;
                 s[1] += r.before_bytes;
                 s[2] += u64::from(r.source == Source::Visible.as_str());
-                s[3] += u64::from(matches!(second.decoded, Decoded::Skip { .. }));
+                s[3] += u64::from(second.only_template);
             }
         }
         Ok(Some(out))
@@ -398,31 +414,21 @@ fn clean(
     visible: Option<String>,
     hasher: &mut BlockHasher,
 ) -> Second {
-    let Held { first, site, .. } = held;
+    let Held { first, sites, .. } = held;
     let First { mut decoded, origin, format, payload, .. } = first;
     let mut removed = None;
-    if let (Some(site), Decoded::Doc { doc, .. }) = (site, &mut decoded) {
-        let c = template.clean_page(site, &doc.text, visible.as_deref(), hasher);
+    let mut only_template = false;
+    if let (false, Decoded::Doc { doc, .. }) = (sites.is_empty(), &mut decoded) {
+        let c = template.clean_page(&sites, &doc.text, visible.as_deref(), hasher);
         removed = Some(BoilerplateRemoved {
             source: c.source.as_str(),
             removed_bytes: c.removed_bytes as u64,
             before_bytes: c.before_bytes as u64,
         });
-        if c.text.trim().is_empty() && !doc.text.trim().is_empty() {
-            let what = match c.source {
-                Source::Main => "main content",
-                Source::Visible => "visible text",
-            };
-            let reason = format!(
-                "nothing but site boilerplate: every line of its {what} repeats across its \
-                 site's pages (--boilerplate off keeps it)"
-            );
-            decoded = Decoded::Skip { id: std::mem::take(&mut doc.id), reason };
-        } else {
-            doc.text = c.text;
-        }
+        only_template = c.only_template;
+        doc.text = c.text;
     }
-    Second { decoded, origin, format, payload, removed, site }
+    Second { decoded, origin, format, payload, removed, site: sites.first().copied(), only_template }
 }
 
 #[cfg(test)]
@@ -438,6 +444,7 @@ mod tests {
         assert_eq!(host("http://[::1]/x").as_deref(), Some("[::1]"));
         assert_eq!(host("file.jsonl:3"), None);
         assert_eq!(host("a b://c"), None);
-        assert_eq!(folder("docs/html/library/os.html"), "docs/html/library");
+        assert_eq!(folders("docs/html/library/os.html"), ["docs/html/library", "docs/html", "docs"]);
+        assert_eq!(folders("/a/b/c/d/e/f.html"), ["/a/b/c/d/e", "/a/b/c/d", "/a/b/c", "/a/b"]);
     }
 }

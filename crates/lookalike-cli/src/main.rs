@@ -12,6 +12,7 @@ mod html;
 mod index;
 mod lexicon;
 mod output;
+mod paragraphs;
 mod params;
 mod report;
 mod serve;
@@ -69,6 +70,7 @@ fn main() -> ExitCode {
             None => Err(anyhow::anyhow!("the arguments of params were parsed, not their matches")),
         },
         Command::Extract(args) => extract::run(&args),
+        Command::Paragraphs(args) => paragraphs::run(&args),
         Command::Lexicon(args) => lexicon::run(&args),
         Command::Eval(args) => eval::run(*args),
         Command::Compare(args) => compare::run(*args),

@@ -293,6 +293,10 @@ pub struct Cleaned {
     pub removed_bytes: usize,
     /// Bytes of the text before removal (the source's).
     pub before_bytes: usize,
+    /// Every line of the page is template: the page says nothing of its own (a stub, a notice,
+    /// an index of links), and its main content is kept as it is, so that such pages are still
+    /// compared with each other.
+    pub only_template: bool,
 }
 
 impl Template {
@@ -321,15 +325,18 @@ impl Template {
         self.template.contains_key(&(site, key as u64))
     }
 
-    /// `text` without the lines that are template on `site`.
-    pub fn strip(&self, site: SiteId, text: &str, hasher: &mut BlockHasher) -> Stripped {
+    /// `text` without the lines that are template on any of `sites` (a page may belong to
+    /// several: its folder and the folders above it).
+    pub fn strip(&self, sites: &[SiteId], text: &str, hasher: &mut BlockHasher) -> Stripped {
         let mut out = Stripped::default();
-        if !self.has_template(site) {
+        let sites: Vec<SiteId> = sites.iter().copied().filter(|&s| self.has_template(s)).collect();
+        if sites.is_empty() {
             out.text = text.to_owned();
             return out;
         }
         for line in text.lines() {
-            if hasher.key(line).is_some_and(|k| self.is_template(site, k)) {
+            let template = |k: u128| sites.iter().any(|&s| self.is_template(s, k));
+            if hasher.key(line).is_some_and(template) {
                 out.removed_bytes += line.len();
                 out.removed_lines += 1;
             } else {
@@ -342,7 +349,7 @@ impl Template {
         out
     }
 
-    /// The text to compare for a page of `site` whose main content is `main` and whose visible
+    /// The text to compare for a page of `sites` whose main content is `main` and whose visible
     /// text (one block a line) is `visible` (`None` for a text that is not a web page).
     ///
     /// The main content without its template lines, unless that is not the page's content: when
@@ -353,35 +360,47 @@ impl Template {
     /// keeps its main content as it is.
     pub fn clean_page(
         &self,
-        site: SiteId,
+        sites: &[SiteId],
         main: &str,
         visible: Option<&str>,
         hasher: &mut BlockHasher,
     ) -> Cleaned {
-        let stripped = self.strip(site, main, hasher);
+        let stripped = self.strip(sites, main, hasher);
         let own = |s: &Stripped| s.text.lines().map(str::len).sum::<usize>();
         let main_own = own(&stripped);
         let main_all = main_own + stripped.removed_bytes;
-        if let Some(visible) = visible.filter(|_| self.has_template(site)) {
-            let page = self.strip(site, visible, hasher);
+        let templated = sites.iter().any(|&s| self.has_template(s));
+        if let Some(visible) = visible.filter(|_| templated) {
+            let page = self.strip(sites, visible, hasher);
             let page_own = own(&page);
             let chrome = main_own == 0
                 || main_own * 4 < page_own
                 || (main_own * 2 < main_all && main_own * 2 < page_own);
-            if chrome {
+            if chrome && page_own > 0 {
                 return Cleaned {
                     text: page.text,
                     source: Source::Visible,
                     removed_bytes: page.removed_bytes,
                     before_bytes: page_own + page.removed_bytes,
+                    only_template: false,
                 };
             }
+        }
+        if main_own == 0 && main_all > 0 {
+            return Cleaned {
+                text: main.to_owned(),
+                source: Source::Main,
+                removed_bytes: 0,
+                before_bytes: main.len(),
+                only_template: true,
+            };
         }
         Cleaned {
             text: stripped.text,
             source: Source::Main,
             removed_bytes: stripped.removed_bytes,
             before_bytes: main_all,
+            only_template: false,
         }
     }
 
@@ -465,7 +484,7 @@ mod tests {
         assert!(t.is_template(s, h.key("Menu").unwrap()));
         // Five copies of one article, dated differently, are one page: its text stays.
         assert!(!t.is_template(s, h.key(body[0]).unwrap()));
-        let c = t.clean_page(s, &format!("Menu\n{}", body[0]), None, &mut h);
+        let c = t.clean_page(&[s], &format!("Menu\n{}", body[0]), None, &mut h);
         assert_eq!(c.text, body[0]);
         assert_eq!(c.removed_bytes, 4);
     }
@@ -483,7 +502,7 @@ mod tests {
         let s = t.site("tiny.example").unwrap();
         assert!(!t.has_template(s));
         let text = "Shared footer line\nPage a says something of its own";
-        assert_eq!(t.clean_page(s, text, Some(text), &mut h).text, text);
+        assert_eq!(t.clean_page(&[s], text, Some(text), &mut h).text, text);
     }
 
     /// A short body inside a large template: the extractor's choice was the footer; the
@@ -506,15 +525,15 @@ mod tests {
         }
         let t = counts.finish(BoilerplateRule::default());
         let s = t.site("dir.example").unwrap();
-        let c = t.clean_page(s, footer, Some(&visible(&owns[3])), &mut h);
+        let c = t.clean_page(&[s], footer, Some(&visible(&owns[3])), &mut h);
         assert_eq!((c.text.as_str(), c.source), (owns[3].as_str(), Source::Visible));
         // A real main content is kept, without the template line it contains.
         let main = format!("{}\n{footer}", owns[5]);
-        let c = t.clean_page(s, &main, Some(&visible(&owns[5])), &mut h);
+        let c = t.clean_page(&[s], &main, Some(&visible(&owns[5])), &mut h);
         assert_eq!((c.text.as_str(), c.source), (owns[5].as_str(), Source::Main));
-        // A page made only of template has nothing left to compare.
-        let c = t.clean_page(s, footer, Some(&nav.join("\n")), &mut h);
-        assert_eq!(c.text, "");
+        // A page made only of template says nothing of its own: it is kept as it is.
+        let c = t.clean_page(&[s], footer, Some(&nav.join("\n")), &mut h);
+        assert_eq!((c.text.as_str(), c.only_template), (footer, true));
     }
 
     #[test]

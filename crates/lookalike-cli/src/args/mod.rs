@@ -11,6 +11,7 @@ mod index;
 mod input;
 mod lexicon;
 mod method;
+mod paragraphs;
 mod params;
 mod parse;
 mod report;
@@ -28,6 +29,7 @@ pub use index::{
 };
 pub use lexicon::{BuildArgs, LexiconArgs, LexiconCommand};
 pub use method::{SimHashArgs, SketchArgs, SuperShingleArgs};
+pub use paragraphs::ParagraphsArgs;
 pub use params::{CurveMethod, ParamsArgs};
 pub use report::ReportArgs;
 
@@ -36,6 +38,7 @@ use dedup::DEDUP_EXAMPLES;
 use eval::EVAL_EXAMPLES;
 use extract::EXTRACT_EXAMPLES;
 use index::{INDEX_EXAMPLES, SERVE_EXAMPLES};
+use paragraphs::PARAGRAPHS_EXAMPLES;
 use params::PARAMS_EXAMPLES;
 use report::REPORT_EXAMPLES;
 
@@ -60,6 +63,11 @@ pub enum Command {
     /// Print the text that `dedup` compares: HTML main content, WARC responses, charsets decoded.
     #[command(after_help = EXTRACT_EXAMPLES)]
     Extract(Box<ExtractArgs>),
+    /// Remove the paragraphs (lines) seen earlier in the collection from every document, keeping
+    /// the first occurrence and every other field (CCNet's paragraph dedup; exact, or a Bloom
+    /// filter for collections that do not fit in memory).
+    #[command(after_help = PARAGRAPHS_EXAMPLES)]
+    Paragraphs(Box<ParagraphsArgs>),
     /// Show a method's candidate S-curve: LSH bands and rows for a threshold, super-shingles, or
     /// SimHash tables.
     #[command(after_help = PARAMS_EXAMPLES)]

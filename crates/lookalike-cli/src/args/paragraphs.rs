@@ -77,8 +77,8 @@ pub struct ParagraphsArgs {
     /// exactly: bounded memory, but a false positive removes a unique paragraph (see below).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub bloom: Option<usize>,
-    /// The number of distinct paragraphs expected, which chooses the Bloom filter's number of
-    /// bits per paragraph (default 7).
+    /// The number of distinct paragraphs expected, which chooses how many bits of the Bloom
+    /// filter each paragraph sets, k = round(m/n ln 2) (default 7).
     #[arg(long, value_name = "N", requires = "bloom")]
     pub bloom_items: Option<u64>,
     /// What --output does with records that have no text (no text field, not JSON, a binary

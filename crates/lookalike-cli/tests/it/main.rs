@@ -13,6 +13,7 @@ mod kill;
 mod languages;
 mod methods;
 mod outputs;
+mod paragraphs;
 mod params;
 mod params_methods;
 mod report;

@@ -46,6 +46,7 @@ const COMMANDS: &[&[&str]] = &[
     &["dedup"],
     &["params"],
     &["extract"],
+    &["paragraphs"],
     &["lexicon"],
     &["lexicon", "build"],
     &["eval"],
