@@ -52,7 +52,7 @@ pub struct Second {
     pub removed: Option<BoilerplateRemoved>,
     /// The page's (nearest) site.
     site: Option<SiteId>,
-    /// Every line of the page was template (it was kept as it is).
+    /// Every line of the page was template (it is skipped).
     only_template: bool,
 }
 
@@ -79,7 +79,7 @@ pub struct Removal {
     pub before_bytes: u64,
     /// Pages whose main content was the site's template, compared by their visible text.
     pub visible_fallbacks: u64,
-    /// Pages made of nothing but template lines (kept as they are: they say nothing of their own).
+    /// Pages made of nothing but template lines (skipped: they say nothing of their own).
     pub only_template: u64,
     /// Rounds of pruning of the block counts (0: the counts were exact).
     pub pruned_rounds: u32,
@@ -418,15 +418,22 @@ fn clean(
     let First { mut decoded, origin, format, payload, .. } = first;
     let mut removed = None;
     let mut only_template = false;
-    if let (false, Decoded::Doc { doc, .. }) = (sites.is_empty(), &mut decoded) {
-        let c = template.clean_page(&sites, &doc.text, visible.as_deref(), hasher);
+    if let (false, Decoded::Doc { doc, title, .. }) = (sites.is_empty(), &mut decoded) {
+        let c = template.clean_page(&sites, &doc.text, visible.as_deref(), title.as_deref(), hasher);
         removed = Some(BoilerplateRemoved {
             source: c.source.as_str(),
             removed_bytes: c.removed_bytes as u64,
             before_bytes: c.before_bytes as u64,
         });
         only_template = c.only_template;
-        doc.text = c.text;
+        if c.only_template {
+            let reason = "nothing of its own: every line repeats across its site's pages (site \
+                          boilerplate; --boilerplate off compares it)"
+                .to_owned();
+            decoded = Decoded::Skip { id: std::mem::take(&mut doc.id), reason };
+        } else {
+            doc.text = c.text;
+        }
     }
     Second { decoded, origin, format, payload, removed, site: sites.first().copied(), only_template }
 }

@@ -218,7 +218,7 @@ impl Summary {
                 s,
                 "  site boilerplate: {} of {} sites have a template ({} template lines); {:.1}% of \
                  the pages' text removed; {} pages compared by their visible text (main content \
-                 was template), {} nothing but template",
+                 was template), {} skipped as nothing but template",
                 b.sites_with_template,
                 b.sites,
                 b.template_blocks,

@@ -112,7 +112,9 @@ pub fn extract_main(html: &str, url: Option<&str>) -> Extracted {
 /// cut into lines exactly as the main text is, so that a paragraph of the main text is a line of
 /// the visible text: what site boilerplate removal counts across a site's pages, and falls back
 /// to when the main content turns out to be the site's template (see
-/// [`lookalike::boilerplate`]). One parse for both; the visible text of a page above
+/// [`lookalike::boilerplate`]). One parse for both; when the extractor finds no main content,
+/// the text is that visible text (cut as the statistics cut it, where [`extract_main`] falls
+/// back to [`crate::html_to_text`]'s lines); the visible text of a page above
 /// [`MAX_MAIN_CONTENT_BYTES`] is the extraction's own fallback text.
 ///
 /// ```
@@ -135,8 +137,10 @@ pub fn extract_main_and_visible(html: &str, url: Option<&str>) -> (Extracted, St
             let text = main_element_text(html, &found.text).unwrap_or(found.text);
             return (Extracted { title: found.title, text, method: ExtractMethod::Main }, visible);
         }
-        let (page_title, text) = visible_text(html);
+        // No main content: the visible text, cut into lines as the statistics count them.
+        let (page_title, _) = visible_text(html);
         let title = found.title.or(page_title);
+        let text = visible.clone();
         return (Extracted { title, text, method: ExtractMethod::FallbackText }, visible);
     }
     let (title, text) = visible_text(html);

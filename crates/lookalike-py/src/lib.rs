@@ -9,6 +9,8 @@
 //! - [`dedup`]: one call over a list of strings or anything with `__arrow_c_stream__`, the
 //!   library's pipeline ([`lookalike::Dedup`]) configured by [`config`] into the one
 //!   [`lookalike::DedupConfig`], results as Arrow tables ([`tables`]);
+//! - [`paragraphs`]: paragraph-level dedup over a list of strings or an Arrow stream, the
+//!   table returned with its text column cleaned and every other column kept;
 //! - [`read`]: the readers of `lookalike-io` as a stream of Arrow batches;
 //! - [`kernels`]: what `lookalike.ray.dedup` runs inside Ray tasks (sketch a batch into band
 //!   keys, turn a bucket into candidate pairs, verify them by a join with the texts, cluster the
@@ -23,6 +25,7 @@ pub mod dedup;
 pub mod errors;
 pub mod index;
 pub mod kernels;
+pub mod paragraphs;
 pub mod read;
 pub mod sketch;
 pub mod tables;
@@ -37,6 +40,8 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sketch::MinHashLSH>()?;
     m.add_function(wrap_pyfunction!(dedup::dedup_texts, m)?)?;
     m.add_function(wrap_pyfunction!(dedup::dedup_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(paragraphs::paragraphs_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(paragraphs::paragraphs_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(read::read, m)?)?;
     m.add_function(wrap_pyfunction!(config::describe, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sketch_keys, m)?)?;

@@ -172,6 +172,7 @@ pub fn read<'py>(
         text_field: text_field.to_owned(),
         format,
         extract,
+        ..ReadOptions::default()
     };
     let expanded = py.detach(|| expand_inputs(&paths)).map_err(io_err)?;
     if expanded.inputs.is_empty() {

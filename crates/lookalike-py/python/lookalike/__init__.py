@@ -8,6 +8,8 @@ Three layers:
 * ``dedup(data, ...)``: one call over a list of strings or any Arrow-compatible table (anything
   with ``__arrow_c_stream__``: pyarrow, polars, DuckDB; pandas through pyarrow), every method and
   option of ``lookalike dedup``; returns a ``DedupResult`` (Arrow tables of documents and pairs);
+* ``paragraphs(data, ...)``: paragraph-level dedup (``lookalike paragraphs``): every text with the
+  lines seen earlier in the collection removed, the table's other columns kept;
 * ``read(paths)``: the CLI's readers (WARC, HTML, JSONL, Parquet, gzip; charset detection and
   main-content extraction) as a ``pyarrow.RecordBatchReader``.
 
@@ -38,6 +40,7 @@ __all__ = [
     "MinHashLSH",
     "dedup",
     "describe",
+    "paragraphs",
     "read",
     "__version__",
 ]
@@ -149,3 +152,65 @@ def dedup_texts(
 
 
 __all__.append("dedup_texts")
+
+
+def paragraphs(
+    data: Any,
+    *,
+    text_column: str = "text",
+    min_chars: int = 0,
+    bloom_bytes: int | str | None = None,
+    bloom_items: int | None = None,
+    spans_column: str | None = "removed_spans",
+) -> Any:
+    """Remove from every text the paragraphs seen earlier in the collection (``lookalike
+    paragraphs``).
+
+    A paragraph is a line, compared after normalization (case, punctuation and spacing folded);
+    texts are taken in order, a paragraph seen before (in an earlier text, or earlier in the same
+    one) is removed with its line ending, its first occurrence is kept. Lines without a letter or
+    digit, and lines shorter than ``min_chars`` characters (white space trimmed), are never
+    removed. The cleaned texts are byte for byte those of the CLI on the same texts in the same
+    order.
+
+    ``data`` is a sequence of ``str`` (``None`` stays ``None``): a list of the cleaned strings is
+    returned. Or a table: anything with ``__arrow_c_stream__`` (pyarrow, polars, DuckDB) or a
+    pandas DataFrame, read one batch at a time; the same kind of table is returned (a pyarrow
+    Table for other Arrow sources) with ``text_column`` cleaned (a null stays null), every other
+    column as it was, and a column ``spans_column`` (``None``: not added) listing each row's
+    removed spans: ``start`` and ``end`` (byte offsets into the UTF-8 text, line ending included)
+    and ``first_seen`` (the row, from 0, where the paragraph was first seen; null in the Bloom
+    mode). A pyarrow result carries the run's counts as JSON in its schema metadata under
+    ``lookalike.paragraphs``.
+
+    ``bloom_bytes`` (a number of bytes, or a size like ``"4G"``) remembers paragraphs in a Bloom
+    filter of that size instead of exactly: every repeat is still removed, but a paragraph never
+    seen can be taken for one and removed too, with probability (1 - e^(-kn/m))^k after n
+    distinct paragraphs in m bits, k bits each (k = 7, or chosen from ``bloom_items``, the number
+    of distinct paragraphs expected).
+    """
+    if isinstance(data, (str, bytes)):
+        raise TypeError("paragraphs takes a list of strings or a table, not a single string")
+    options = (min_chars, bloom_bytes, bloom_items)
+    module = type(data).__module__
+    if module.startswith("pandas"):
+        table = pa.Table.from_pandas(data, preserve_index=False)
+        return _lookalike.paragraphs_arrow(table, text_column, *options, spans_column).to_pandas()
+    if hasattr(data, "__arrow_c_stream__"):
+        table = _lookalike.paragraphs_arrow(data, text_column, *options, spans_column)
+        if module.startswith("polars"):
+            import polars
+
+            return polars.from_arrow(table)
+        return table
+    if isinstance(data, Sequence) or isinstance(data, Iterable):
+        texts = list(data)
+        for i, t in enumerate(texts):
+            if t is not None and not isinstance(t, str):
+                raise TypeError(f"text {i} is {type(t).__name__}, not str")
+        cleaned, _stats = _lookalike.paragraphs_texts(texts, *options)
+        return cleaned
+    raise TypeError(
+        f"paragraphs takes a list of strings or an Arrow-compatible table, not {type(data).__name__}"
+    )
+

@@ -130,6 +130,20 @@ def dedup_arrow(
     cluster: str | None = None,
     **options: Any,
 ) -> tuple[pa.Table, pa.Table, str]: ...
+def paragraphs_texts(
+    texts: list[str | None],
+    min_chars: int = 0,
+    bloom_bytes: int | str | None = None,
+    bloom_items: int | None = None,
+) -> tuple[list[str | None], str]: ...
+def paragraphs_arrow(
+    data: Any,
+    text: str = "text",
+    min_chars: int = 0,
+    bloom_bytes: int | str | None = None,
+    bloom_items: int | None = None,
+    spans: str | None = "removed_spans",
+) -> pa.Table: ...
 def sketch_keys(
     batch: pa.RecordBatch,
     text: str = "text",
