@@ -16,7 +16,9 @@ use std::path::Path;
 use lookalike::boilerplate::{
     BlockCounts, BlockHasher, BoilerplateRule, PageBlocks, SiteId, Source, Template,
 };
-use lookalike_io::{BoilerplateRemoved, Decoded, Format, InputError, Origin, RawRecord, ReadOptions};
+use lookalike_io::{
+    BoilerplateRemoved, Decoded, Format, InputError, Origin, RawRecord, ReadOptions,
+};
 use rayon::prelude::*;
 
 use crate::args::{BoilerplateArgs, BoilerplateMode};
@@ -110,10 +112,9 @@ pub fn enabled(args: &BoilerplateArgs, opts: &ReadOptions) -> bool {
         BoilerplateMode::Off => false,
         BoilerplateMode::All => true,
         // A forced format without pages has nothing to clean.
-        BoilerplateMode::Auto => !matches!(
-            opts.format,
-            Some(Format::Text | Format::Jsonl | Format::Parquet)
-        ),
+        BoilerplateMode::Auto => {
+            !matches!(opts.format, Some(Format::Text | Format::Jsonl | Format::Parquet))
+        }
     }
 }
 
@@ -419,7 +420,8 @@ fn clean(
     let mut removed = None;
     let mut only_template = false;
     if let (false, Decoded::Doc { doc, title, .. }) = (sites.is_empty(), &mut decoded) {
-        let c = template.clean_page(&sites, &doc.text, visible.as_deref(), title.as_deref(), hasher);
+        let c =
+            template.clean_page(&sites, &doc.text, visible.as_deref(), title.as_deref(), hasher);
         removed = Some(BoilerplateRemoved {
             source: c.source.as_str(),
             removed_bytes: c.removed_bytes as u64,
@@ -435,7 +437,15 @@ fn clean(
             doc.text = c.text;
         }
     }
-    Second { decoded, origin, format, payload, removed, site: sites.first().copied(), only_template }
+    Second {
+        decoded,
+        origin,
+        format,
+        payload,
+        removed,
+        site: sites.first().copied(),
+        only_template,
+    }
 }
 
 #[cfg(test)]
@@ -451,7 +461,10 @@ mod tests {
         assert_eq!(host("http://[::1]/x").as_deref(), Some("[::1]"));
         assert_eq!(host("file.jsonl:3"), None);
         assert_eq!(host("a b://c"), None);
-        assert_eq!(folders("docs/html/library/os.html"), ["docs/html/library", "docs/html", "docs"]);
+        assert_eq!(
+            folders("docs/html/library/os.html"),
+            ["docs/html/library", "docs/html", "docs"]
+        );
         assert_eq!(folders("/a/b/c/d/e/f.html"), ["/a/b/c/d/e", "/a/b/c/d", "/a/b/c", "/a/b"]);
     }
 }

@@ -212,7 +212,7 @@ impl Summary {
             "  near-duplicate pairs {}   pairs listed {}   clusters {}   candidates {}",
             st.near_pairs, st.pairs, st.clusters, st.candidates.pairs
         );
-        if let Some(b) = &self.boilerplate {
+        if let Some(b) = self.boilerplate.as_ref().filter(|b| b.pages > 0) {
             let share = b.removed_bytes as f64 / (b.before_bytes as f64).max(1.0);
             let _ = writeln!(
                 s,

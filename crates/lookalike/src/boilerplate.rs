@@ -90,7 +90,10 @@ impl PageBlocks {
     /// its main text and its visible text: their lines are counted once each).
     ///
     /// The identity is taken from the first text only.
-    pub fn of_texts<'a>(hasher: &mut BlockHasher, texts: impl IntoIterator<Item = &'a str>) -> Self {
+    pub fn of_texts<'a>(
+        hasher: &mut BlockHasher,
+        texts: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
         let mut blocks = Vec::new();
         let mut identity = xxhash_rust::xxh3::Xxh3::new();
         for (i, text) in texts.into_iter().enumerate() {
@@ -424,11 +427,7 @@ impl Template {
 
     /// Every site's name, distinct pages and template blocks, in the order they were first seen.
     pub fn sites(&self) -> impl Iterator<Item = (&str, u32, u32)> + '_ {
-        self.names
-            .iter()
-            .zip(&self.pages)
-            .zip(&self.blocks)
-            .map(|((n, &p), &b)| (n.as_str(), p, b))
+        self.names.iter().zip(&self.pages).zip(&self.blocks).map(|((n, &p), &b)| (n.as_str(), p, b))
     }
 }
 
@@ -494,7 +493,11 @@ mod tests {
             counts.add(s, &PageBlocks::of_texts(&mut h, [text.as_str()]));
         }
         for i in 0..4 {
-            let text = format!("Menu\nOther page {}\nIts own text, number {}.", ["a", "b", "c", "d"][i], i);
+            let text = format!(
+                "Menu\nOther page {}\nIts own text, number {}.",
+                ["a", "b", "c", "d"][i],
+                i
+            );
             counts.add(s, &PageBlocks::of_texts(&mut h, [text.as_str()]));
         }
         let t = counts.finish(BoilerplateRule::default());
@@ -513,7 +516,10 @@ mod tests {
         let mut counts = BlockCounts::default();
         let s = counts.site("tiny.example");
         for i in 0..3 {
-            let text = format!("Shared footer line\nPage {} says something of its own", ["a", "b", "c"][i]);
+            let text = format!(
+                "Shared footer line\nPage {} says something of its own",
+                ["a", "b", "c"][i]
+            );
             counts.add(s, &PageBlocks::of_texts(&mut h, [text.as_str()]));
         }
         let t = counts.finish(BoilerplateRule::default());
@@ -574,7 +580,9 @@ mod tests {
     fn the_order_of_pages_does_not_change_the_template() {
         let mut rng = Rng::new(11);
         let pages: Vec<String> = (0..80)
-            .map(|_| (0..6).map(|_| format!("line {}", rng.below(20))).collect::<Vec<_>>().join("\n"))
+            .map(|_| {
+                (0..6).map(|_| format!("line {}", rng.below(20))).collect::<Vec<_>>().join("\n")
+            })
             .collect();
         let build = |order: &[usize]| {
             let mut h = BlockHasher::default();
@@ -584,7 +592,9 @@ mod tests {
                 counts.add(s, &PageBlocks::of_texts(&mut h, [pages[i].as_str()]));
             }
             let t = counts.finish(BoilerplateRule { min_pages: 4, min_share: 0.2 });
-            (0..20).map(|b| t.is_template(0, h.key(&format!("line {b}")).unwrap())).collect::<Vec<_>>()
+            (0..20)
+                .map(|b| t.is_template(0, h.key(&format!("line {b}")).unwrap()))
+                .collect::<Vec<_>>()
         };
         let forward: Vec<usize> = (0..pages.len()).collect();
         let backward: Vec<usize> = forward.iter().rev().copied().collect();

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `lookalike` binary.
 
 mod badinputs;
+mod boilerplate;
 mod common;
 mod compare;
 mod dedup;
