@@ -106,6 +106,11 @@ pub struct SiteRemoval {
     pub visible_fallbacks: u64,
 }
 
+thread_local! {
+    /// Each worker's block hasher for [`page_of`].
+    pub static HASHER: std::cell::RefCell<BlockHasher> = std::cell::RefCell::default();
+}
+
 /// Whether `args` ask for removal on `opts`'s input at all.
 pub fn enabled(args: &BoilerplateArgs, opts: &ReadOptions) -> bool {
     match args.boilerplate {

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use lookalike::{Cluster, Dedup, DedupConfig, DocId, DocStatus, Document, ScoredPair, Sink};
 use lookalike_io::{
     BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, Origin, PairsTsv,
     PayloadStore, RawRecord, ReportEntry, ReportJsonl, UniqueIds,
 };
+use rayon::prelude::*;
 
 use crate::UsageError;
 use crate::args::{DedupArgs, SkippedInOutput};
@@ -121,77 +121,81 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     // Read on one thread; decode, detect the language and build the payload on the workers.
     // Texts that begin alike (copies, pages of one template) have their language detected once.
     let langs = lookalike::text::lang::DetectCache::default();
-    let lang_of = |doc: &Document| if want_lang { langs.detect(&doc.text).map(|d| d.code) } else { None };
+    let lang_of =
+        |doc: &Document| if want_lang { langs.detect(&doc.text).map(|d| d.code) } else { None };
     // Every decoded record, in input order, into the run and the outputs' lists.
-    let mut consume = |decoded: Vec<Result<DecodedRecord, lookalike_io::InputError>>| -> Result<()> {
-        let mut docs = Vec::with_capacity(decoded.len());
-        for item in decoded {
-            match item {
-                Err(e) => {
-                    progress.println(&format!("lookalike: warning: {e}"), summary.input_errors());
-                    // A record (or a whole input) lost with the error is in the report too.
-                    if let Some(id) = &e.lost {
-                        let origin = e.origin();
-                        let id = rename(&mut ids, id, &origin, &mut summary)
-                            .unwrap_or_else(|| id.clone());
-                        let reason = e.message.clone();
+    let mut consume =
+        |decoded: Vec<Result<DecodedRecord, lookalike_io::InputError>>| -> Result<()> {
+            let mut docs = Vec::with_capacity(decoded.len());
+            for item in decoded {
+                match item {
+                    Err(e) => {
+                        progress
+                            .println(&format!("lookalike: warning: {e}"), summary.input_errors());
+                        // A record (or a whole input) lost with the error is in the report too.
+                        if let Some(id) = &e.lost {
+                            let origin = e.origin();
+                            let id = rename(&mut ids, id, &origin, &mut summary)
+                                .unwrap_or_else(|| id.clone());
+                            let reason = e.message.clone();
+                            entries.push(ReportEntry::Skipped { id, reason, origin });
+                        }
+                        summary.input_error(e);
+                    }
+                    Ok(DecodedRecord {
+                        decoded: Decoded::Skip { id, reason },
+                        payload,
+                        origin,
+                        ..
+                    }) => {
+                        let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
+                        if let (Some(store), Some((p, _))) = (payloads.as_mut(), payload) {
+                            store.push_skipped(&p)?;
+                        }
+                        summary.skip(&label(&id, &origin), &reason);
                         entries.push(ReportEntry::Skipped { id, reason, origin });
                     }
-                    summary.input_error(e);
-                }
-                Ok(DecodedRecord {
-                    decoded: Decoded::Skip { id, reason },
-                    payload,
-                    origin,
-                    ..
-                }) => {
-                    let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
-                    if let (Some(store), Some((p, _))) = (payloads.as_mut(), payload) {
-                        store.push_skipped(&p)?;
-                    }
-                    summary.skip(&label(&id, &origin), &reason);
-                    entries.push(ReportEntry::Skipped { id, reason, origin });
-                }
-                Ok(DecodedRecord {
-                    decoded: Decoded::Doc { mut doc, warning, title, .. },
-                    mut payload,
-                    lang,
-                    origin,
-                    format,
-                    removed,
-                }) => {
-                    if let Some(id) = rename(&mut ids, &doc.id, &origin, &mut summary) {
-                        if payload.is_some() && !is_record_payload(format) {
-                            // The line `--output` writes names the document by its new id.
-                            payload = Some((payload_json(&id, &doc, title.as_deref(), lang), true));
-                        }
-                        doc.id = id;
-                    }
-                    if let Some(w) = warning {
-                        summary.warning(&label(&doc.id, &origin), &w);
-                    }
-                    if let (Some(store), Some((p, built))) = (payloads.as_mut(), payload) {
-                        store.push(&p, built)?;
-                    }
-                    entries.push(ReportEntry::Doc {
-                        index: DocId((run.len() + docs.len()) as u32),
+                    Ok(DecodedRecord {
+                        decoded: Decoded::Doc { mut doc, warning, title, .. },
+                        mut payload,
                         lang,
-                        boilerplate: removed,
-                    });
-                    origins.push(origin);
-                    if let Some(h) = html.as_mut() {
-                        h.langs.push(lang);
+                        origin,
+                        format,
+                        removed,
+                    }) => {
+                        if let Some(id) = rename(&mut ids, &doc.id, &origin, &mut summary) {
+                            if payload.is_some() && !is_record_payload(format) {
+                                // The line `--output` writes names the document by its new id.
+                                payload =
+                                    Some((payload_json(&id, &doc, title.as_deref(), lang), true));
+                            }
+                            doc.id = id;
+                        }
+                        if let Some(w) = warning {
+                            summary.warning(&label(&doc.id, &origin), &w);
+                        }
+                        if let (Some(store), Some((p, built))) = (payloads.as_mut(), payload) {
+                            store.push(&p, built)?;
+                        }
+                        entries.push(ReportEntry::Doc {
+                            index: DocId((run.len() + docs.len()) as u32),
+                            lang,
+                            boilerplate: removed,
+                        });
+                        origins.push(origin);
+                        if let Some(h) = html.as_mut() {
+                            h.langs.push(lang);
+                        }
+                        docs.push(doc);
                     }
-                    docs.push(doc);
                 }
             }
-        }
-        summary.records += docs.len() as u64;
-        summary.bytes += docs.iter().map(|d| d.raw_len).sum::<u64>();
-        run.add(docs).map_err(spill)?;
-        progress.reading(summary.records, summary.bytes, started.elapsed());
-        Ok(())
-    };
+            summary.records += docs.len() as u64;
+            summary.bytes += docs.iter().map(|d| d.raw_len).sum::<u64>();
+            run.add(docs).map_err(spill)?;
+            progress.reading(summary.records, summary.bytes, started.elapsed());
+            Ok(())
+        };
     let mut removal = None;
     if crate::boilerplate::enabled(&args.boilerplate, &opts) {
         // Two passes: every page's blocks counted per site while the texts go to a temporary
@@ -205,7 +209,8 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
             })?;
         let mode = pass.mode();
         let first = |rec: &RawRecord, decoded: Decoded| {
-            let page = HASHER.with_borrow_mut(|h| crate::boilerplate::page_of(mode, rec, &decoded, h));
+            let page = crate::boilerplate::HASHER
+                .with_borrow_mut(|h| crate::boilerplate::page_of(mode, rec, &decoded, h));
             let payload = match &decoded {
                 Decoded::Skip { id, reason } => (want_payload
                     && !crate::extract::is_warc_record_type(reason))
@@ -213,11 +218,18 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 Decoded::Doc { .. } => (want_payload && is_record_payload(rec.format))
                     .then(|| (rec.bytes.clone(), false)),
             };
-            crate::boilerplate::First { decoded, origin: rec.origin(), format: rec.format, payload, page }
+            crate::boilerplate::First {
+                decoded,
+                origin: rec.origin(),
+                format: rec.format,
+                payload,
+                page,
+            }
         };
         let pass_opts = crate::boilerplate::read_options(&args.boilerplate, opts.clone());
-        let batches = DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::default(), first)
-            .context("cannot start the reader thread")?;
+        let batches =
+            DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::default(), first)
+                .context("cannot start the reader thread")?;
         let mut read = 0u64;
         for batch in batches {
             for item in batch {
@@ -295,9 +307,13 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 removed: None,
             }
         };
-        let batches =
-            DecodedBatches::spawn(expanded.inputs, opts.clone(), BatchLimits::default(), per_record)
-                .context("cannot start the reader thread")?;
+        let batches = DecodedBatches::spawn(
+            expanded.inputs,
+            opts.clone(),
+            BatchLimits::default(),
+            per_record,
+        )
+        .context("cannot start the reader thread")?;
         for decoded in batches {
             consume(decoded)?;
         }
@@ -510,12 +526,6 @@ struct DecodedRecord {
     format: Format,
     /// What site boilerplate removal took out of its text.
     removed: Option<lookalike_io::BoilerplateRemoved>,
-}
-
-thread_local! {
-    /// Each worker's block hasher for the first pass of boilerplate removal.
-    static HASHER: std::cell::RefCell<lookalike::boilerplate::BlockHasher> =
-        std::cell::RefCell::default();
 }
 
 /// The new id of a record whose `id` an earlier record had (`id#origin`, see [`UniqueIds`]),

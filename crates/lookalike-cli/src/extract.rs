@@ -4,7 +4,10 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord, UniqueIds};
+use lookalike_io::{
+    BatchLimits, BoilerplateRemoved, Decoded, DecodedBatches, RawRecord, UniqueIds,
+};
+use rayon::prelude::*;
 
 use crate::UsageError;
 use crate::args::ExtractArgs;
@@ -31,7 +34,13 @@ struct Line<'a> {
     text: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     skipped: Option<&'a str>,
+    /// What site boilerplate removal took out of the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    boilerplate: Option<BoilerplateRemoved>,
 }
+
+/// A decoded record with its language, where it is, and what boilerplate removal took out.
+type Extracted = (Decoded, Option<&'static str>, lookalike_io::Origin, Option<BoilerplateRemoved>);
 
 pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let expanded =
@@ -49,23 +58,20 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
             Decoded::Doc { doc, .. } => langs.detect(&doc.text).map(|l| l.code),
             Decoded::Skip { .. } => None,
         };
-        (d, lang, rec.origin())
+        (d, lang, rec.origin(), None)
     };
     // The ids `dedup` gives: a later copy of an id gets `#` and where its record is.
     let mut ids = UniqueIds::default();
     let mut unique =
         |id: String, origin: &lookalike_io::Origin| ids.make_unique(&id, origin).unwrap_or(id);
-    let batches =
-        DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(256), with_lang)
-            .context("cannot start the reader thread")?;
-    for decoded in batches {
+    let mut print = |decoded: Vec<Result<Extracted, lookalike_io::InputError>>| -> Result<()> {
         for item in decoded {
             match item {
                 Err(e) => {
                     errors += 1;
                     eprintln!("lookalike: warning: {e}");
                 }
-                Ok((Decoded::Skip { id, reason }, _, origin)) => {
+                Ok((Decoded::Skip { id, reason }, _, origin, _)) => {
                     let id = unique(id, &origin);
                     skipped += 1;
                     if args.jsonl {
@@ -77,6 +83,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                             extraction: None,
                             text: None,
                             skipped: Some(&reason),
+                            boilerplate: None,
                         };
                         serde_json::to_writer(&mut out, &line)?;
                         out.write_all(b"\n")?;
@@ -92,6 +99,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                     Decoded::Doc { mut doc, title, charset, extraction, warning, .. },
                     lang,
                     origin,
+                    removed,
                 )) => {
                     doc.id = unique(std::mem::take(&mut doc.id), &origin);
                     docs += 1;
@@ -107,6 +115,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                             extraction: Some(extraction),
                             text: Some(&doc.text),
                             skipped: None,
+                            boilerplate: removed,
                         };
                         serde_json::to_writer(&mut out, &line)?;
                         out.write_all(b"\n")?;
@@ -126,6 +135,53 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                     }
                 }
             }
+        }
+        Ok(())
+    };
+    if crate::boilerplate::enabled(&args.boilerplate, &opts) {
+        // As `dedup` does: every page's blocks counted per site first, the texts held in a
+        // temporary file, then each page printed without its site's template.
+        let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, &std::env::temp_dir())
+            .context("cannot create the temporary file of --boilerplate")?;
+        let mode = pass.mode();
+        let first = |rec: &RawRecord, decoded: Decoded| {
+            let page = crate::boilerplate::HASHER
+                .with_borrow_mut(|h| crate::boilerplate::page_of(mode, rec, &decoded, h));
+            let (origin, format) = (rec.origin(), rec.format);
+            crate::boilerplate::First { decoded, origin, format, payload: None, page }
+        };
+        let pass_opts = crate::boilerplate::read_options(&args.boilerplate, opts);
+        let batches =
+            DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::records(256), first)
+                .context("cannot start the reader thread")?;
+        for item in batches.flatten() {
+            pass.hold(item).context("cannot write the temporary file of --boilerplate")?;
+        }
+        let mut cleaned =
+            pass.finish(256).context("cannot read the temporary file of --boilerplate")?;
+        while let Some(batch) =
+            cleaned.next_batch().context("cannot read the temporary file of --boilerplate")?
+        {
+            let batch = batch
+                .into_par_iter()
+                .map(|item| {
+                    item.map(|s| {
+                        let lang = match &s.decoded {
+                            Decoded::Doc { doc, .. } => langs.detect(&doc.text).map(|l| l.code),
+                            Decoded::Skip { .. } => None,
+                        };
+                        (s.decoded, lang, s.origin, s.removed)
+                    })
+                })
+                .collect();
+            print(batch)?;
+        }
+    } else {
+        let batches =
+            DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(256), with_lang)
+                .context("cannot start the reader thread")?;
+        for decoded in batches {
+            print(decoded)?;
         }
     }
     out.commit().with_context(|| format!("cannot write {name}"))?;
