@@ -153,8 +153,10 @@ pub fn page_of(
         }
         (Format::Text | Format::Html, None) => folders(&rec.source),
     };
-    let texts = visible.as_deref().into_iter().chain([doc.text.as_str()]);
-    Some((sites, PageBlocks::of_texts(hasher, texts)))
+    // A page's blocks are the lines of its visible text, which holds those of its main content
+    // (cut by the same writer); other texts are their own blocks.
+    let text = visible.as_deref().unwrap_or(&doc.text);
+    Some((sites, PageBlocks::of_texts(hasher, [text])))
 }
 
 /// The host of a URL (lower case, without `www.`, port or user), or `None` when `id` is not one.

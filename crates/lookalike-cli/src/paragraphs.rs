@@ -50,7 +50,6 @@ enum Entry {
     Doc {
         id: String,
         origin: Origin,
-        format: Format,
         text: String,
         title: Option<String>,
         lang: Option<&'static str>,
@@ -169,7 +168,14 @@ pub fn run(args: &ParagraphsArgs) -> Result<ExitCode> {
                         entries.push(lost_entry(id, &e, origin));
                     }
                 }
-                Ok(Item { decoded: Decoded::Skip { id, reason }, origin, format, raw, bytes, .. }) => {
+                Ok(Item {
+                    decoded: Decoded::Skip { id, reason },
+                    origin,
+                    format,
+                    raw,
+                    bytes,
+                    ..
+                }) => {
                     counts.bytes += bytes;
                     let id = ids.make_unique(&id, &origin).unwrap_or(id);
                     let warc_other = is_warc_record_type(&reason);
@@ -186,10 +192,10 @@ pub fn run(args: &ParagraphsArgs) -> Result<ExitCode> {
                     decoded: Decoded::Doc { doc, title, warning, .. },
                     paragraphs,
                     origin,
-                    format,
                     raw,
                     lang,
                     bytes,
+                    ..
                 }) => {
                     counts.records += 1;
                     counts.bytes += bytes;
@@ -207,7 +213,6 @@ pub fn run(args: &ParagraphsArgs) -> Result<ExitCode> {
                     entries.push(Entry::Doc {
                         id,
                         origin,
-                        format,
                         text: doc.text,
                         title,
                         lang,
@@ -272,10 +277,8 @@ fn write_entries(
     mut report: Option<&mut OutputFile>,
 ) -> Result<()> {
     let want_report = report.is_some();
-    let rendered: Vec<Rendered> = entries
-        .par_iter()
-        .map(|e| render(e, doc_ids, text_field, want_report))
-        .collect();
+    let rendered: Vec<Rendered> =
+        entries.par_iter().map(|e| render(e, doc_ids, text_field, want_report)).collect();
     let name = out.name();
     for r in rendered {
         if let Some(line) = r.output {
@@ -353,21 +356,22 @@ fn render(entry: &Entry, doc_ids: &[String], text_field: &str, want_report: bool
                 p
             }),
             report: want_report.then(|| {
-                let r = ReportLine { reason: Some(reason), ..ReportLine::new(id, "skipped", origin) };
+                let r =
+                    ReportLine { reason: Some(reason), ..ReportLine::new(id, "skipped", origin) };
                 json_line(&r)
             }),
         },
-        Entry::Doc { id, origin, format, text, title, lang, raw, outcome } => {
+        Entry::Doc { id, origin, text, title, lang, raw, outcome } => {
             let kept = outcome.kept_text(text);
             let mut output = match (raw, outcome.removed.is_empty()) {
                 (Some(raw), true) => raw.clone(),
                 (Some(raw), false) => replace_text(raw, text_field, &kept),
                 (None, _) => {
-                    let v = serde_json::json!({"id": id, "title": title, "lang": lang, "text": kept});
+                    let v =
+                        serde_json::json!({"id": id, "title": title, "lang": lang, "text": kept});
                     serde_json::to_vec(&v).unwrap_or_default()
                 }
             };
-            debug_assert!(raw.is_some() == is_record_format(*format));
             output.push(b'\n');
             let report = want_report.then(|| {
                 let removed = outcome
@@ -547,15 +551,16 @@ fn summary(counts: &Counts, dedup: &ParagraphDedup, secs: f64) -> String {
         if rayon::current_num_threads() == 1 { "" } else { "s" },
     );
     s += &format!(
-        "lookalike: {} paragraphs seen, {} removed ({:.1}%): {:.1} MB of {:.1} MB of text \
-         ({:.1}%), in {} documents\n",
+        "lookalike: {} paragraphs seen, {} removed ({:.1}%) from {} of {} documents: {:.1} MB of \
+         {:.1} MB of text ({:.1}%)\n",
         st.paragraphs,
         st.removed,
         share(st.removed, st.paragraphs),
+        st.documents_changed,
+        st.documents,
         st.removed_bytes as f64 / 1e6,
         st.bytes as f64 / 1e6,
         share(st.removed_bytes, st.bytes),
-        st.documents_changed,
     );
     match dedup.bloom() {
         None => {
@@ -594,9 +599,14 @@ mod tests {
 
     #[test]
     fn the_text_value_is_found_at_the_top_level_and_the_last_one_wins() {
-        let at = |json: &str, field: &str| field_value(json.as_bytes(), field).map(|r| &json[r]);
+        fn at<'a>(json: &'a str, field: &str) -> Option<&'a str> {
+            field_value(json.as_bytes(), field).map(|r| &json[r])
+        }
         assert_eq!(at(r#"{"id":1,"text":"a\"b"}"#, "text"), Some(r#""a\"b""#));
-        assert_eq!(at(r#" { "meta" : {"text":"no"} , "text" : "yes" } "#, "text"), Some(r#""yes""#));
+        assert_eq!(
+            at(r#" { "meta" : {"text":"no"} , "text" : "yes" } "#, "text"),
+            Some(r#""yes""#)
+        );
         assert_eq!(at(r#"{"a":[1,{"text":"x"}],"text":"y","text":"z"}"#, "text"), Some(r#""z""#));
         assert_eq!(at(r#"{"te\u0078t":"escaped key","b":true}"#, "text"), Some(r#""escaped key""#));
         assert_eq!(at(r#"{"n":-1.5e3,"text":null}"#, "text"), Some("null"));

@@ -470,7 +470,7 @@ mod tests {
     /// byte reader does: the same fields and the same error messages.
     #[test]
     fn str_reader_after_the_utf8_check_agrees_with_the_byte_reader() {
-        let fields = Fields { id: "id", text: "text" };
+        let fields = Fields { id: "id", text: "text", site: None };
         let lines: &[&[u8]] = &[
             br#"{"id":"a","text":"plain"}"#,
             "{\"id\":7,\"text\":\"Всё в порядке, 重複\"}".as_bytes(),

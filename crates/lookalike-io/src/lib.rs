@@ -86,8 +86,7 @@ pub use html::html_to_text;
 pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
 pub use main_content::{
     ExtractMethod, Extracted, MAX_MAIN_CONTENT_BYTES, explain_main_content, extract_main,
-    extract_main_and_visible,
-    main_content_work,
+    extract_main_and_visible, main_content_work,
 };
 pub use options::{Extract, ReadOptions};
 pub use origin::{Origin, Position, UniqueIds};

@@ -9,7 +9,9 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{Int64Builder, LargeStringBuilder, ListBuilder, StringBuilder, StructBuilder};
+use arrow_array::builder::{
+    Int64Builder, LargeStringBuilder, ListBuilder, StringBuilder, StructBuilder,
+};
 use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_pyarrow::{PyArrowType, Table};
@@ -131,7 +133,8 @@ pub fn paragraphs_arrow(
         && input.column_with_name(name).is_some()
     {
         return Err(value_err(format!(
-            "the table has a column {name:?} already: name the spans column otherwise (spans_column=...) or pass spans_column=None"
+            "the table has a column {name:?} already: name the spans column otherwise \
+             (spans_column=...) or pass spans_column=None"
         )));
     }
     let text_at = input.index_of(text).map_err(arrow_err)?;
@@ -188,7 +191,11 @@ pub fn paragraphs_arrow(
 }
 
 /// The text column with the removed paragraphs cut out (nulls stay null).
-fn cleaned_column(texts: &[Option<String>], outcomes: &[Option<DocOutcome>], large: bool) -> ArrayRef {
+fn cleaned_column(
+    texts: &[Option<String>],
+    outcomes: &[Option<DocOutcome>],
+    large: bool,
+) -> ArrayRef {
     let cleaned = texts.iter().zip(outcomes).map(|(t, o)| match (t, o) {
         (Some(t), Some(o)) => Some(o.kept_text(t)),
         _ => None,

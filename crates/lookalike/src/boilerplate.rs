@@ -26,13 +26,15 @@
 //! more different near-copies of it on one small site can lose content that way (measured in
 //! `bench/boilerplate.sh`).
 //!
-//! **Memory.** One entry per distinct (site, block) pair, 16 bytes in a hash table. When the table
-//! reaches [`BlockCounts::with_max_entries`]'s bound, the entries seen in only one page so far
+//! **Memory.** One entry per distinct (site, block) pair, 16 bytes in a hash table (the site's
+//! number mixed into the block's 64 bits: one key). When the table reaches
+//! [`BlockCounts::with_max_entries`]'s bound, the entries seen in only one page so far
 //! are dropped (lossy counting, Manku & Motwani 2002): a block whose entry was dropped is
 //! undercounted by at most the number of such rounds, so template blocks, which repeat from the
 //! start, are still found; the number of rounds is reported ([`Template::pruned`]).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::text::normalize::{NormalizedText, normalize_into};
 
@@ -141,6 +143,35 @@ impl BoilerplateRule {
 /// A site's number in the statistics.
 pub type SiteId = u32;
 
+/// The key of a (site, block) pair: the block's 64 bits (an xxh3 value) mixed with the site's
+/// number; two pairs share a key with probability 2^-64.
+fn pair_key(site: SiteId, block: u64) -> u64 {
+    block ^ (u64::from(site) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Hashes a key that is already a uniform 64-bit value: the table takes its bits as they are
+/// (SipHash over them cost a tenth of the first pass).
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
 /// The first pass: block counts per site, built page by page (see the module's documentation).
 #[derive(Debug)]
 pub struct BlockCounts {
@@ -148,31 +179,34 @@ pub struct BlockCounts {
     names: Vec<String>,
     /// Distinct pages per site.
     pages: Vec<u32>,
-    /// Pages seen, by (site, identity).
-    seen: std::collections::HashSet<(SiteId, u64)>,
-    /// Distinct pages per (site, block).
-    counts: HashMap<(SiteId, u64), u32>,
+    /// Pages seen, by their identity's [`pair_key`].
+    seen: KeyMap<()>,
+    /// Distinct pages per (site, block), by [`pair_key`], with the site.
+    counts: KeyMap<(u32, SiteId)>,
     max_entries: usize,
     pruned: u32,
 }
 
 impl Default for BlockCounts {
     fn default() -> Self {
-        BlockCounts::with_max_entries(64 << 20)
+        BlockCounts::with_max_entries(DEFAULT_MAX_ENTRIES)
     }
 }
 
+/// [`BlockCounts::default`]'s bound: 16 Mi entries, about 300 MB at most. 228,000 pages of
+/// documentation (5.8 GB of HTML) made about 25 million (site, block) pairs, most of them seen once.
+pub const DEFAULT_MAX_ENTRIES: usize = 16 << 20;
+
 impl BlockCounts {
     /// Counts with at most about `max_entries` (site, block) entries in memory (16 bytes each
-    /// plus the table's overhead); the default is 64 Mi entries (about 1.5 GB at most; a
-    /// collection of 100,000 web pages needs a few million).
+    /// plus the table's overhead).
     pub fn with_max_entries(max_entries: usize) -> Self {
         BlockCounts {
             sites: HashMap::new(),
             names: Vec::new(),
             pages: Vec::new(),
             seen: Default::default(),
-            counts: HashMap::new(),
+            counts: KeyMap::default(),
             max_entries: max_entries.max(1),
             pruned: 0,
         }
@@ -193,12 +227,12 @@ impl BlockCounts {
     /// Counts one page of `site`; returns false when a page with the same identity was already
     /// counted on that site (the page then adds nothing).
     pub fn add(&mut self, site: SiteId, page: &PageBlocks) -> bool {
-        if page.blocks.is_empty() || !self.seen.insert((site, page.identity)) {
+        if page.blocks.is_empty() || self.seen.insert(pair_key(site, page.identity), ()).is_some() {
             return false;
         }
         self.pages[site as usize] += 1;
         for &b in &page.blocks {
-            *self.counts.entry((site, b)).or_insert(0) += 1;
+            self.counts.entry(pair_key(site, b)).or_insert((0, site)).0 += 1;
         }
         if self.counts.len() > self.max_entries {
             self.prune();
@@ -211,7 +245,7 @@ impl BlockCounts {
     fn prune(&mut self) {
         let mut floor = 1;
         while self.counts.len() > self.max_entries / 4 * 3 {
-            self.counts.retain(|_, c| *c > floor);
+            self.counts.retain(|_, (c, _)| *c > floor);
             self.pruned += 1;
             floor += 1;
         }
@@ -219,12 +253,12 @@ impl BlockCounts {
 
     /// Freezes the counts into the template of every site under `rule`.
     pub fn finish(self, rule: BoilerplateRule) -> Template {
-        let mut template: HashMap<(SiteId, u64), u32> = HashMap::new();
+        let mut template: KeyMap<u32> = KeyMap::default();
         let mut blocks = vec![0u32; self.names.len()];
-        for ((site, block), count) in self.counts {
+        for (key, (count, site)) in self.counts {
             let pages = self.pages[site as usize];
             if pages >= rule.min_pages && count >= rule.threshold(pages) {
-                template.insert((site, block), count);
+                template.insert(key, count);
                 blocks[site as usize] += 1;
             }
         }
@@ -249,7 +283,8 @@ pub struct Template {
     pages: Vec<u32>,
     /// Template blocks per site.
     blocks: Vec<u32>,
-    template: HashMap<(SiteId, u64), u32>,
+    /// Template blocks' counts, by [`pair_key`].
+    template: KeyMap<u32>,
     pruned: u32,
 }
 
@@ -327,7 +362,7 @@ impl Template {
 
     /// Whether the block `key` ([`BlockHasher::key`]) is template on `site`.
     pub fn is_template(&self, site: SiteId, key: u128) -> bool {
-        self.template.contains_key(&(site, key as u64))
+        self.template.contains_key(&pair_key(site, key as u64))
     }
 
     /// `text` without the lines that are template on any of `sites` (a page may belong to
@@ -402,7 +437,10 @@ impl Template {
         let main_own = own(&stripped);
         let main_all = main_own + stripped.removed_bytes;
         let templated = sites.iter().any(|&s| self.has_template(s));
-        if let Some(visible) = visible.filter(|_| templated) {
+        // The page's own text is at most its visible text: when the main content's own text
+        // holds an eighth of that, the visible text need not be looked at.
+        let may_fall_back = |v: &&str| main_own == 0 || main_own * Self::OWN_RATIO < v.len();
+        if let Some(visible) = visible.filter(|_| templated).filter(may_fall_back) {
             let page = self.strip_except(sites, visible, keep, hasher);
             let page_own = own(&page);
             let chrome = main_own == 0 || main_own * Self::OWN_RATIO < page_own;

@@ -38,7 +38,6 @@
 #![warn(missing_docs)]
 
 pub mod boilerplate;
-pub mod paragraphs;
 pub mod candidates;
 pub mod cluster;
 pub mod config;
@@ -48,6 +47,7 @@ pub mod error;
 pub mod fingerprint;
 pub mod lexical;
 pub mod method;
+pub mod paragraphs;
 pub mod pipeline;
 pub mod shingles;
 pub mod sketch;

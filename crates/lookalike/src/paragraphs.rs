@@ -125,7 +125,8 @@ impl ParagraphHasher {
         let mut start = 0;
         for line in text.split_inclusive('\n') {
             let end = start + line.len();
-            let content = line.strip_suffix('\n').map_or(line, |l| l.strip_suffix('\r').unwrap_or(l));
+            let content =
+                line.strip_suffix('\n').map_or(line, |l| l.strip_suffix('\r').unwrap_or(l));
             let long_enough =
                 self.min_chars == 0 || content.trim().chars().nth(self.min_chars - 1).is_some();
             if long_enough && let Some(key) = self.hasher.key(content) {
@@ -254,7 +255,9 @@ impl ParagraphDedup {
                 Seen::Bloom(filter) => filter.check_and_set(p.key).then_some(None),
             };
             match first_seen {
-                Some(first_seen) => removed.push(Removed { start: p.start, end: p.end, first_seen }),
+                Some(first_seen) => {
+                    removed.push(Removed { start: p.start, end: p.end, first_seen })
+                }
                 None => self.stats.distinct += 1,
             }
         }
@@ -513,11 +516,9 @@ mod tests {
                 if !norm.is_empty() && content.trim().chars().count() >= min_chars {
                     outcome.paragraphs += 1;
                     match seen.iter().find(|(s, _)| *s == norm) {
-                        Some(&(_, first)) => outcome.removed.push(Removed {
-                            start,
-                            end,
-                            first_seen: Some(first),
-                        }),
+                        Some(&(_, first)) => {
+                            outcome.removed.push(Removed { start, end, first_seen: Some(first) })
+                        }
                         None => seen.push((norm, doc as u64)),
                     }
                 }

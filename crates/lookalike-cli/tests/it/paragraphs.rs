@@ -60,8 +60,7 @@ fn jsonl_records_keep_their_other_fields_and_lose_the_repeated_paragraphs() {
     assert!(broken["skipped"].as_str().unwrap().starts_with("invalid JSON"));
     // A repeat inside one document goes too; its first copy stays.
     assert_eq!(
-        output[4],
-        r#"{"id":"d","text":"Home\nA story of its own."}"#,
+        output[4], r#"{"id":"d","text":"Home\nA story of its own."}"#,
         "the line from b and the second Home go"
     );
 
@@ -72,13 +71,15 @@ fn jsonl_records_keep_their_other_fields_and_lose_the_repeated_paragraphs() {
     assert_eq!(report[1]["status"], "cleaned");
     assert_eq!(report[1]["source"], "corpus.jsonl");
     assert_eq!(report[1]["line"], 2);
-    let b_text = "ALL RIGHTS RESERVED!\nThe market is open on Sunday.\r\n\nLocal news: the bridge reopens.";
+    let b_text =
+        "ALL RIGHTS RESERVED!\nThe market is open on Sunday.\r\n\nLocal news: the bridge reopens.";
     let spans: Vec<(usize, usize, &str)> = report[1]["removed"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
-            let (s, e) = (r["start"].as_u64().unwrap() as usize, r["end"].as_u64().unwrap() as usize);
+            let (s, e) =
+                (r["start"].as_u64().unwrap() as usize, r["end"].as_u64().unwrap() as usize);
             (s, e, r["first_seen"].as_str().unwrap())
         })
         .collect();
@@ -89,8 +90,12 @@ fn jsonl_records_keep_their_other_fields_and_lose_the_repeated_paragraphs() {
     assert_eq!(report[2]["reason"], "no string field 'text'");
     assert_eq!(report[3]["status"], "skipped");
     assert_eq!(report[3]["line"], 4);
-    let d: Vec<&str> =
-        report[4]["removed"].as_array().unwrap().iter().map(|r| r["first_seen"].as_str().unwrap()).collect();
+    let d: Vec<&str> = report[4]["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["first_seen"].as_str().unwrap())
+        .collect();
     assert_eq!(d, ["b", "d"]);
     let err = stderr(&o);
     assert!(err.contains("9 paragraphs seen, 4 removed"), "{err}");
@@ -140,7 +145,8 @@ fn standard_input_and_a_report_on_standard_output() {
     let report = lines(&stdout(&o));
     assert_eq!(report.len(), 5);
     assert_eq!(report[1]["source"], "-");
-    let mut gz = flate2::read::GzDecoder::new(std::fs::File::open(tmp.path().join("out.jsonl.gz")).unwrap());
+    let mut gz =
+        flate2::read::GzDecoder::new(std::fs::File::open(tmp.path().join("out.jsonl.gz")).unwrap());
     let mut out = String::new();
     std::io::Read::read_to_string(&mut gz, &mut out).unwrap();
     assert_eq!(out.lines().count(), 5);
@@ -207,7 +213,10 @@ fn the_output_does_not_depend_on_the_thread_count_and_a_big_bloom_filter_equals_
     assert!(err.contains("600 documents"), "{err}");
 
     let bloom = with(&["--bloom", "1M", "--bloom-items", "10000"]);
-    assert_eq!(bloom.stdout, one.stdout, "a big filter removes exactly what the exact mode removes");
+    assert_eq!(
+        bloom.stdout, one.stdout,
+        "a big filter removes exactly what the exact mode removes"
+    );
     let err = stderr(&bloom);
     assert!(err.contains("estimated false-positive rate"), "{err}");
     assert!(err.contains("k = 32"), "k from --bloom-items (m/n ln 2 = 581, at most 32): {err}");
@@ -254,7 +263,16 @@ fn parquet_rows_are_written_with_every_column() {
     w.write(&batch).unwrap();
     w.close().unwrap();
     let o = run(
-        &["paragraphs", "part.parquet", "--text-field", "content", "--id-field", "row", "--report", "r.jsonl"],
+        &[
+            "paragraphs",
+            "part.parquet",
+            "--text-field",
+            "content",
+            "--id-field",
+            "row",
+            "--report",
+            "r.jsonl",
+        ],
         None,
         tmp.path(),
     );

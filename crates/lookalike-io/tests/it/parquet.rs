@@ -237,10 +237,8 @@ fn rows_with_all_columns_are_whole_json_objects_that_decode_the_same() {
     );
     let opts = ReadOptions { id_field: "url".into(), ..ReadOptions::default() };
     let input = vec![Input::Path(path.clone())];
-    let whole: Vec<_> = Reader::new(input, opts.clone())
-        .with_all_columns(true)
-        .map(|r| r.unwrap())
-        .collect();
+    let whole: Vec<_> =
+        Reader::new(input, opts.clone()).with_all_columns(true).map(|r| r.unwrap()).collect();
     let lines: Vec<String> =
         whole.iter().map(|r| String::from_utf8(r.bytes.clone()).unwrap()).collect();
     assert_eq!(
