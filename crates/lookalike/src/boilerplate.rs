@@ -598,6 +598,27 @@ mod tests {
         assert_eq!((c.text.as_str(), c.only_template), ("", true));
     }
 
+    /// A site's menu lists its pages by title: on a stub page the title is much of what the
+    /// page says, and it stays.
+    #[test]
+    fn the_pages_title_is_never_template() {
+        let mut h = BlockHasher::default();
+        let mut counts = BlockCounts::default();
+        let s = counts.site("book");
+        let titles = ["Boot Memory", "Page Cache", "Slab Allocation", "Swap", "Page Tables"];
+        let menu = titles.join("\n");
+        for t in titles {
+            let page = format!("{menu}\n{t}\nThe chapter on {t} is still to be written, by someone.");
+            counts.add(s, &PageBlocks::of_texts(&mut h, [page.as_str()]));
+        }
+        let t = counts.finish(BoilerplateRule::default());
+        let main = "Swap\nThe chapter on Swap is still to be written, by someone.".to_owned();
+        let c = t.clean_page(&[s], &main, None, Some("Swap"), &mut h);
+        assert_eq!(c.text, main);
+        let c = t.clean_page(&[s], &main, None, None, &mut h);
+        assert_eq!(c.text, "The chapter on Swap is still to be written, by someone.");
+    }
+
     #[test]
     fn pruning_keeps_the_frequent_blocks() {
         let mut h = BlockHasher::default();
