@@ -261,7 +261,12 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                                 Some(payload_json(&doc.id, doc, title.as_deref(), lang))
                                     .map(|p| (p, true))
                             }
-                            (Decoded::Skip { id, reason }, None) if want_payload => {
+                            // A page skipped for having nothing of its own (the reader's
+                            // skips have their line from the first pass, or none: WARC
+                            // records that are not responses).
+                            (Decoded::Skip { id, reason }, None)
+                                if want_payload && second.removed.is_some() =>
+                            {
                                 let line = serde_json::json!({"id": id, "skipped": reason});
                                 Some((serde_json::to_vec(&line).unwrap_or_default(), false))
                             }

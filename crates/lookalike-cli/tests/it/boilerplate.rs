@@ -226,3 +226,35 @@ fn jsonl_lines_are_blocks_with_all_and_a_site_field() {
         .collect();
     assert_eq!(sites, ["a.example", "b.example"]);
 }
+
+/// Regression (issue 32): on the real crawl samples, the default extraction reduced three
+/// directory pages of 00perdomain.com to their footer and two netsolhost.com pages to their
+/// privacy notice, and reported them as exact copies.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn crawl_samples_pages_reduced_to_chrome_are_not_exact_copies() {
+    let dir = shared("data").join("data/warc-samples");
+    let dir = dir.to_str().unwrap();
+    let o = run(
+        &["dedup", dir, "--boilerplate", "off", "--pairs", "-"],
+        None,
+        std::path::Path::new("."),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let off = pairs(&stdout(&o));
+    assert!(off.iter().any(|(a, b, s)| a.contains("netsolhost.com/category.php")
+        && b.contains("netsolhost.com/color_customization.php")
+        && *s == 1.0));
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&["dedup", dir, "--pairs", "-", "--report", "r.jsonl"], None, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "", "no pair in the crawl samples");
+    // The directory page is compared by its own listing, not by the footer.
+    let report = std::fs::read_to_string(tmp.path().join("r.jsonl")).unwrap();
+    let arts = report
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["id"] == "http://00perdomain.com/arts/")
+        .unwrap();
+    assert_eq!(arts["boilerplate"]["source"], "visible", "{arts}");
+}
