@@ -17,7 +17,7 @@ use lookalike::boilerplate::{
     BlockCounts, BlockHasher, BoilerplateRule, PageBlocks, SiteId, Source, Template,
 };
 use lookalike_io::{
-    BoilerplateRemoved, Decoded, Format, InputError, Origin, RawRecord, ReadOptions,
+    BoilerplateRemoved, Decoded, Format, Input, InputError, Origin, RawRecord, ReadOptions,
 };
 use rayon::prelude::*;
 
@@ -111,15 +111,21 @@ thread_local! {
     pub static HASHER: std::cell::RefCell<BlockHasher> = std::cell::RefCell::default();
 }
 
-/// Whether `args` ask for removal on `opts`'s input at all.
-pub fn enabled(args: &BoilerplateArgs, opts: &ReadOptions) -> bool {
+/// Whether `args` ask for removal on `inputs` read with `opts` at all.
+pub fn enabled(args: &BoilerplateArgs, opts: &ReadOptions, inputs: &[Input]) -> bool {
+    let no_pages = |f: Option<Format>| matches!(f, Some(Format::Jsonl | Format::Parquet));
     match args.boilerplate {
         BoilerplateMode::Off => false,
         BoilerplateMode::All => true,
-        // A forced format without pages has nothing to clean.
-        BoilerplateMode::Auto => {
-            !matches!(opts.format, Some(Format::Text | Format::Jsonl | Format::Parquet))
-        }
+        // A forced format without pages, or inputs that are all JSONL or Parquet by name, have
+        // nothing to clean: no second pass for them.
+        BoilerplateMode::Auto => match opts.format {
+            Some(f) => !matches!(f, Format::Text | Format::Jsonl | Format::Parquet),
+            None => !inputs.iter().all(|i| match i {
+                Input::Path(p) => no_pages(Format::from_path(p)),
+                Input::Stdin => false,
+            }),
+        },
     }
 }
 

@@ -197,7 +197,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
             Ok(())
         };
     let mut removal = None;
-    if crate::boilerplate::enabled(&args.boilerplate, &opts) {
+    if crate::boilerplate::enabled(&args.boilerplate, &opts, &expanded.inputs) {
         // Two passes: every page's blocks counted per site while the texts go to a temporary
         // file, then the pages cleaned of their site's template and run.
         let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, run_dir.path())

@@ -138,7 +138,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
         }
         Ok(())
     };
-    if crate::boilerplate::enabled(&args.boilerplate, &opts) {
+    if crate::boilerplate::enabled(&args.boilerplate, &opts, &expanded.inputs) {
         // As `dedup` does: every page's blocks counted per site first, the texts held in a
         // temporary file, then each page printed without its site's template.
         let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, &std::env::temp_dir())
