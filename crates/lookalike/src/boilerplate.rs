@@ -608,7 +608,8 @@ mod tests {
         let titles = ["Boot Memory", "Page Cache", "Slab Allocation", "Swap", "Page Tables"];
         let menu = titles.join("\n");
         for t in titles {
-            let page = format!("{menu}\n{t}\nThe chapter on {t} is still to be written, by someone.");
+            let page =
+                format!("{menu}\n{t}\nThe chapter on {t} is still to be written, by someone.");
             counts.add(s, &PageBlocks::of_texts(&mut h, [page.as_str()]));
         }
         let t = counts.finish(BoilerplateRule::default());
