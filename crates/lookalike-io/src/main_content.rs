@@ -152,7 +152,9 @@ pub fn extract_main_and_visible(html: &str, url: Option<&str>) -> (Extracted, St
 const SHORT_EXTRACTION: usize = 400;
 
 /// The visible text of the page's first `<main>` element, when the extraction `found` is short
-/// and `<main>` holds clearly more text (half as much again, and 40 characters more).
+/// and `<main>` holds clearly more text (half as much again, and 40 characters more), or when
+/// `found` has a line that is not in `<main>` (a banner or a "printed from" line above it, taken
+/// with the content because the page has so little) and `<main>` has 40 characters or more.
 ///
 /// On short reference pages (a rustdoc item: its signature in a `<pre>`, perhaps a one-line
 /// description, a stability banner) the scorer can keep one small block of several, and then
@@ -170,7 +172,17 @@ fn main_element_text(markup: &str, found: &str) -> Option<String> {
     let end = find_tag(markup, b"</main", start + 5).unwrap_or(markup.len());
     let text = html::extract(&markup[start..end]);
     let in_main = visible(&text);
-    (2 * in_main >= 3 * got && in_main >= got + 40).then_some(text)
+    // The extraction took paragraphs from outside `<main>` (a printed-from line, a banner
+    // above it): on so short a page they are a large part of what is compared, and the
+    // author's `<main>` is the content.
+    let squash = |s: &str| s.split_whitespace().collect::<String>();
+    let main_squashed = squash(&text);
+    let outside = found.lines().any(|l| {
+        let l = squash(l);
+        !l.is_empty() && !main_squashed.contains(&l)
+    });
+    let more = 2 * in_main >= 3 * got && in_main >= got + 40;
+    ((more || outside) && in_main >= 40).then_some(text)
 }
 
 /// The work [`extract_main`]'s extractor does on `html`, counted (see [`crate::Work`]): for
@@ -267,6 +279,28 @@ mod tests {
         assert_eq!(find_tag("<titles><title>", b"<title", 0), Some(8));
         assert_eq!(find_tag("<TiTlE\n>", b"<title", 0), Some(0));
         assert_eq!(find_tag("<title", b"<title", 0), None);
+    }
+
+    /// Measured on rustdoc pages with a "Printed from URL on DATE" line before the content
+    /// (bench/boilerplate.sh): the extractor took it with the short item documentation (the
+    /// page's body won over its `<main>`), and the copy no longer matched its page.
+    #[test]
+    fn a_short_extraction_with_a_line_from_outside_main_is_main() {
+        let page = "<html><body><p class='printed'>Printed from https://doc.example/fn.f.html on \
+                    2024-10-16 11:52</p><nav><a href='/'>std</a></nav><main><section>\
+                    <pre>pub fn f(dst: *mut T, src: T) -&gt; T</pre>\
+                    <p>Bitwise nand with the current value, returning the previous value.</p>\
+                    </section></main></body></html>";
+        let doc = "pub fn f(dst: *mut T, src: T) -> T\n\
+                   Bitwise nand with the current value, returning the previous value.";
+        let with_banner =
+            format!("Printed from https://doc.example/fn.f.html on 2024-10-16 11:52\n{doc}");
+        assert_eq!(main_element_text(page, &with_banner).as_deref(), Some(doc));
+        // An extraction made of lines of <main> (all of them, here) stays as it is.
+        assert_eq!(main_element_text(page, doc), None);
+        // A long extraction is never second-guessed.
+        let long = format!("{with_banner}\n{}", "More text of the article. ".repeat(20));
+        assert_eq!(main_element_text(page, &long), None);
     }
 
     #[test]
