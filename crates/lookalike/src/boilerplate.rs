@@ -193,9 +193,11 @@ impl Default for BlockCounts {
     }
 }
 
-/// [`BlockCounts::default`]'s bound: 16 Mi entries, about 300 MB at most. 228,000 pages of
-/// documentation (5.8 GB of HTML) made about 25 million (site, block) pairs, most of them seen once.
-pub const DEFAULT_MAX_ENTRIES: usize = 16 << 20;
+/// [`BlockCounts::default`]'s bound: just under 14 Mi entries, what a hash table of 2^24 slots
+/// holds before it grows (at 17 bytes a slot, 285 MB; one more entry would double it). 228,000
+/// pages of documentation (5.8 GB of HTML) made about 25 million (site, block) pairs, most of
+/// them seen once.
+pub const DEFAULT_MAX_ENTRIES: usize = (14 << 20) - 1024;
 
 impl BlockCounts {
     /// Counts with at most about `max_entries` (site, block) entries in memory (16 bytes each
