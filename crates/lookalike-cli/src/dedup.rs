@@ -58,7 +58,6 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let dedup = Dedup::new(config)?;
 
     crate::setup::check_method_options(&args, matches)?;
-    check_distinct_outputs(&args)?;
     if args.run_file.is_some() {
         for (flag, file) in
             [("--pairs", &args.pairs), ("--clusters", &args.clusters), ("--report", &args.report)]
@@ -72,6 +71,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         }
     }
     let expanded = crate::setup::expand_nonempty(&args.inputs)?;
+    check_distinct_outputs(&args, &expanded.inputs)?;
     // Open the outputs before the long work, so a bad path fails at once.
     let pairs = args.pairs.as_deref().map(OutputFile::open).transpose()?;
     let clusters = args.clusters.as_deref().map(OutputFile::open).transpose()?;
@@ -492,8 +492,14 @@ fn in_spill_dir(e: lookalike::Error, dir: Option<&std::path::Path>) -> anyhow::E
     }
 }
 
-/// Two outputs naming one file would overwrite each other: a usage error.
-fn check_distinct_outputs(args: &DedupArgs) -> Result<()> {
+/// Two outputs naming one file would overwrite each other, and an output naming an input would
+/// replace it: a usage error. The one exception is `--output` naming the only input: an in-place
+/// rewrite of a file with its deduplicated version (committed after everything was read, so
+/// nothing is lost: skipped records are kept). Files are compared as the file system sees them (issue 33): by
+/// canonical path (`a.tsv` and `sub/../a.tsv`, a symbolic link and its target) and, on Unix, by
+/// device and inode (hard links); a file that does not exist yet by its folder's canonical path
+/// and its name.
+fn check_distinct_outputs(args: &DedupArgs, inputs: &[lookalike_io::Input]) -> Result<()> {
     let named = [
         ("--pairs", &args.pairs),
         ("--clusters", &args.clusters),
@@ -503,22 +509,67 @@ fn check_distinct_outputs(args: &DedupArgs) -> Result<()> {
         ("--html", &args.html),
         ("--run", &args.run_file),
     ];
-    let files: Vec<(&str, std::path::PathBuf)> = named
+    let files: Vec<(&str, &str, FileIdentity)> = named
         .iter()
         .filter_map(|(flag, t)| t.as_deref().filter(|t| *t != "-").map(|t| (*flag, t)))
-        .map(|(flag, t)| {
-            let p = std::path::Path::new(t);
-            (flag, std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
-        })
+        .map(|(flag, t)| (flag, t, FileIdentity::of(std::path::Path::new(t))))
         .collect();
-    for (i, (a, pa)) in files.iter().enumerate() {
-        if let Some((b, _)) = files[i + 1..].iter().find(|(_, pb)| pb == pa) {
-            return Err(
-                UsageError(format!("{a} and {b} name the same file {}", pa.display())).into()
-            );
+    for (i, (a, name, ia)) in files.iter().enumerate() {
+        if let Some((b, _, _)) = files[i + 1..].iter().find(|(_, _, ib)| ib.same(ia)) {
+            return Err(UsageError(format!("{a} and {b} name the same file {name}")).into());
+        }
+    }
+    for input in inputs {
+        let lookalike_io::Input::Path(path) = input else { continue };
+        let id = FileIdentity::of(path);
+        let in_place = |flag: &str| flag == "--output" && inputs.len() == 1;
+        let clash = files.iter().find(|(flag, _, o)| o.same(&id) && !in_place(flag));
+        if let Some((flag, name, _)) = clash {
+            return Err(UsageError(format!(
+                "{flag} {name} is the input {}: writing it would replace what is read",
+                path.display()
+            ))
+            .into());
         }
     }
     Ok(())
+}
+
+/// What tells two paths naming one file apart from two files.
+#[derive(Debug)]
+struct FileIdentity {
+    /// The canonical path (of the folder, and the name, when the file does not exist yet).
+    path: std::path::PathBuf,
+    /// Device and inode of an existing file (Unix), which hard links share.
+    inode: Option<(u64, u64)>,
+}
+
+impl FileIdentity {
+    fn of(path: &std::path::Path) -> Self {
+        let canonical = std::fs::canonicalize(path).ok().or_else(|| {
+            let absolute = std::path::absolute(path).ok()?;
+            let parent = std::fs::canonicalize(absolute.parent()?).ok()?;
+            Some(parent.join(absolute.file_name()?))
+        });
+        let path = canonical
+            .or_else(|| std::path::absolute(path).ok())
+            .unwrap_or_else(|| path.to_path_buf());
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(&path).ok().map(|m| (m.dev(), m.ino()))
+        };
+        #[cfg(not(unix))]
+        let inode = None;
+        FileIdentity { path, inode }
+    }
+}
+
+impl FileIdentity {
+    /// Whether the two name one file: the same canonical path, or the same inode.
+    fn same(&self, other: &FileIdentity) -> bool {
+        self.path == other.path || self.inode.is_some() && self.inode == other.inode
+    }
 }
 
 /// A decoded record, the line `--output` writes for it (with whether it was built here rather

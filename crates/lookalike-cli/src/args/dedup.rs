@@ -69,7 +69,9 @@ Outputs:
   over the old file only when every output is complete; a failed or interrupted run (Ctrl-C,
   SIGTERM) leaves the old files as they were and removes its temporary files, and the next run
   writing into a folder removes those of a killed run. A new file gets 0666 less the umask; a
-  replaced file keeps its mode.
+  replaced file keeps its mode. Two outputs naming one file, or an output naming an input (by
+  any path: .., symbolic or hard links), are refused, except --output naming the only input: an
+  in-place rewrite with the deduplicated version.
   A summary goes to stderr. Exit codes: 0 done, 1 failure (also: no document could be read, or
   --strict and a problem), 2 bad usage, 130/143 interrupted by SIGINT/SIGTERM.";
 

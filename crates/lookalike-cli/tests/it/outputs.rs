@@ -325,6 +325,45 @@ fn two_outputs_naming_one_file_are_refused() {
     assert!(stderr(&o).contains("--pairs and --report name the same file"), "{}", stderr(&o));
 }
 
+/// Regression (issue 33, item 4): `dedup in.jsonl --pairs in.jsonl` replaced the input, and
+/// `--pairs a.tsv --clusters sub/../a.tsv` kept only the clusters. Files are compared as the file
+/// system sees them: through `..`, symbolic links and hard links.
+#[test]
+fn an_output_naming_an_input_or_another_output_through_other_paths_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    corpus(tmp.path());
+    std::fs::create_dir(tmp.path().join("sub")).unwrap();
+    let before = std::fs::read(tmp.path().join("corpus.jsonl")).unwrap();
+    std::os::unix::fs::symlink("corpus.jsonl", tmp.path().join("link.jsonl")).unwrap();
+    std::fs::hard_link(tmp.path().join("corpus.jsonl"), tmp.path().join("hard.jsonl")).unwrap();
+    for target in ["corpus.jsonl", "sub/../corpus.jsonl", "link.jsonl", "hard.jsonl"] {
+        let o = run(&["dedup", "corpus.jsonl", "--pairs", target], None, tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{target}: {}", stderr(&o));
+        assert!(stderr(&o).contains("is the input"), "{target}: {}", stderr(&o));
+    }
+    // --output may rewrite the only input in place (see the test above), not one of several: an
+    // input found in a folder is an input too.
+    let o = run(&["dedup", ".", "--output", "./sub/../corpus.jsonl"], None, tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is the input"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(tmp.path().join("corpus.jsonl")).unwrap(), before);
+    let o = run(
+        &["dedup", "corpus.jsonl", "--pairs", "a.tsv", "--clusters", "sub/../a.tsv"],
+        None,
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--pairs and --clusters name the same file"), "{}", stderr(&o));
+    assert!(!tmp.path().join("a.tsv").exists());
+    // Distinct files are still fine.
+    let o = run(
+        &["dedup", "corpus.jsonl", "--pairs", "a.tsv", "--clusters", "sub/a.tsv"],
+        None,
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 /// Leftovers of a killed run (`.lookalike-tmp-<pid>-…` of a process that is gone) are removed by
 /// the next run writing into that folder; those of a live process are not.
 #[test]
