@@ -449,14 +449,20 @@ fn read_line_limited(
 const PARQUET: &str = "application/vnd.apache.parquet";
 
 /// Why the first bytes of a JSONL input say it is not JSON Lines: binary by its magic bytes,
-/// or NUL bytes (binary data, or UTF-16 text: JSON Lines are UTF-8).
+/// or NUL bytes that make it binary data or UTF-16 text (JSON Lines are UTF-8): a byte order
+/// mark, NULs at one parity, or more than one byte in a hundred. A stray NUL in a line is not
+/// that (issue 33: one on line 2 lost the other 99 records): the line is skipped as invalid
+/// JSON, with its number, and reading goes on.
 fn jsonl_binary(prefix: &[u8]) -> Option<String> {
     if let Some(media) = sniff::magic_type(prefix) {
         return Some(format!("binary data ({media}), not JSON Lines; not read"));
     }
     let head = &prefix[..prefix.len().min(1024)];
-    let utf16 = head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF");
-    (utf16 || head.contains(&0)).then(|| {
+    let utf16 = head.starts_with(b"\xFF\xFE")
+        || head.starts_with(b"\xFE\xFF")
+        || sniff::utf16_without_bom(head).is_some();
+    let nuls = head.iter().filter(|&&b| b == 0).count();
+    (utf16 || nuls * 100 > head.len()).then(|| {
         "NUL bytes: binary data or UTF-16 text, not JSON Lines (which are UTF-8); not read"
             .to_owned()
     })

@@ -183,6 +183,32 @@ fn utf16_without_a_byte_order_mark_is_read_as_utf16() {
     }
 }
 
+/// Regression (issue 33, item 6): a NUL byte on line 2 refused the whole file (99 good records
+/// lost); the line is skipped, with its number, and the other records are read.
+#[test]
+fn a_nul_byte_in_a_jsonl_line_loses_only_that_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bytes = Vec::new();
+    for i in 1..=100 {
+        let text = if i == 2 { "broken \0 line".to_owned() } else { format!("record {i}") };
+        bytes.extend(format!("{{\"id\":\"r{i}\",\"text\":\"{text}\"}}\n").into_bytes());
+    }
+    let path = write(tmp.path(), "nul.jsonl", &bytes);
+    let records: Vec<_> = read_paths(&[&path]).into_iter().map(|r| r.unwrap()).collect();
+    assert_eq!(records.len(), 100);
+    let opts = ReadOptions::default();
+    let decoded: Vec<Decoded> = records.iter().map(|r| decode(r, &opts)).collect();
+    let docs = decoded.iter().filter(|d| matches!(d, Decoded::Doc { .. })).count();
+    assert_eq!(docs, 99);
+    match &decoded[1] {
+        Decoded::Skip { id, reason } => {
+            assert!(id.ends_with("nul.jsonl:2"), "{id}");
+            assert!(reason.starts_with("invalid JSON"), "{reason}");
+        }
+        other => panic!("line 2 should be skipped: {other:?}"),
+    }
+}
+
 /// A JSONL input that is binary (or UTF-16) is one error, not one skipped "line" per newline
 /// byte in it.
 #[test]
