@@ -44,6 +44,10 @@ pub const DB_FILE: &str = "index.redb";
 
 const META_FORMAT: &[u8] = b"format";
 const META_SETTINGS: &[u8] = b"settings";
+/// The xxh3-64 of the settings record (little-endian), checked on every open: the settings
+/// decide every answer, and a changed character in them (a seed, a threshold) would otherwise
+/// give wrong answers with exit 0 (issue 33). Indexes written before it have none.
+const META_SETTINGS_SUM: &[u8] = b"settings-xxh3";
 const META_NEXT: &[u8] = b"next";
 
 /// In fast durability, the longest a commit stays without fsync.
@@ -204,7 +208,9 @@ impl Index {
         let mut w = Writes::new();
         w.insert((Table::Meta, META_FORMAT.to_vec()), Some(FORMAT_VERSION.to_le_bytes().to_vec()));
         let json = serde_json::to_vec(settings).expect("settings serialize");
+        let sum = xxhash_rust::xxh3::xxh3_64(&json).to_le_bytes().to_vec();
         w.insert((Table::Meta, META_SETTINGS.to_vec()), Some(json));
+        w.insert((Table::Meta, META_SETTINGS_SUM.to_vec()), Some(sum));
         w.insert((Table::Meta, META_NEXT.to_vec()), Some(0u64.to_le_bytes().to_vec()));
         storage.commit(&w, Durability::Immediate)?;
         Index::with_storage(dir, storage)
@@ -246,6 +252,20 @@ impl Index {
         let json = snap
             .get(Table::Meta, META_SETTINGS)?
             .ok_or_else(|| Error::Corrupt { table: "meta", message: "no settings".into() })?;
+        if let Some(sum) = snap.get(Table::Meta, META_SETTINGS_SUM)? {
+            let want = xxhash_rust::xxh3::xxh3_64(&json).to_le_bytes();
+            if sum.as_slice() != want {
+                return Err(Error::Corrupt {
+                    table: "meta",
+                    message: format!(
+                        "the settings record of {} does not match its checksum: the index is \
+                         damaged (rebuild it from its documents, `lookalike index export` of a \
+                         backup, or recreate it)",
+                        path.display()
+                    ),
+                });
+            }
+        }
         let settings: IndexSettings = serde_json::from_slice(&json)
             .map_err(|e| Error::Corrupt { table: "meta", message: format!("settings: {e}") })?;
         let current = crate::settings::normalizer_fingerprint(settings.segmentation);

@@ -104,3 +104,26 @@ fn format_2_stores_no_shingles_and_its_records_and_keys_cost_less() {
     assert!(per_head < 800, "{per_head} bytes a record");
     assert!(tables["texts"] > 0 && tables["keys"] > 0 && tables["ids"] > 0);
 }
+
+/// Regression (issue 33, item 2): one changed character of the stored settings (a threshold of
+/// 0.8 made 0.3) was trusted on the normal open path, and queries answered wrongly with exit 0;
+/// only `index verify` noticed. The settings record has a checksum, checked on every open.
+#[test]
+fn a_changed_settings_record_is_refused_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = DedupConfig { threshold: 0.8, ..DedupConfig::default() };
+    let settings = IndexSettings::from_config(&config).unwrap();
+    drop(Index::create(dir.path(), &settings).unwrap());
+    assert!(Index::open(dir.path()).is_ok());
+    let db = dir.path().join(DB_FILE);
+    let mut bytes = std::fs::read(&db).unwrap();
+    let needle = b"\"threshold\":0.8";
+    let at = bytes.windows(needle.len()).position(|w| w == needle).expect("settings in the file");
+    bytes[at + needle.len() - 1] = b'3';
+    std::fs::write(&db, &bytes).unwrap();
+    let Err(err) = Index::open(dir.path()) else {
+        panic!("a damaged settings record is refused");
+    };
+    let message = err.to_string();
+    assert!(message.contains("does not match its checksum"), "{message}");
+}
