@@ -18,8 +18,25 @@ use crate::args::{Cli, Command, ReportArgs};
 use crate::html::data::{Fate, Member, RunData};
 use crate::output::OutputFile;
 
+/// The largest run file read. A run file is the run's command line and its `--stats` figures
+/// (kilobytes); without a bound, `--run /dev/zero` read until the kernel killed the process
+/// (issue 33).
+const MAX_RUN_FILE: u64 = 64 << 20;
+
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
-    let text = fs_err::read_to_string(&args.run)?;
+    let mut text = String::new();
+    fs_err::File::open(&args.run)?
+        .take(MAX_RUN_FILE + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {} as text", args.run.display()))?;
+    if text.len() as u64 > MAX_RUN_FILE {
+        return Err(UsageError(format!(
+            "{} is larger than {} MiB: not a run file of `lookalike dedup --run`",
+            args.run.display(),
+            MAX_RUN_FILE >> 20
+        ))
+        .into());
+    }
     let run: Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not JSON", args.run.display()))?;
     if run["lookalike_run"].as_u64() != Some(1) {

@@ -321,6 +321,21 @@ fn dedup_run_without_its_files_is_a_usage_error() {
     assert!(!tmp.path().join("x.html").exists());
 }
 
+/// Regression (issue 33, item 11): `report --run /dev/zero` read until the kernel killed it.
+#[test]
+fn an_endless_run_file_is_refused_after_a_bounded_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_within(
+        &["report", "--run", "/dev/zero", "-o", "x.html"],
+        None,
+        tmp.path(),
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("larger than 64 MiB"), "{}", stderr(&out));
+    assert!(!tmp.path().join("x.html").exists());
+}
+
 #[test]
 fn html_report_stays_under_its_size_cap() {
     let tmp = tempfile::tempdir().unwrap();
