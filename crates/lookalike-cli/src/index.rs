@@ -266,6 +266,14 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
             if errors > 0 { format!(", {errors} input errors") } else { String::new() },
         );
     }
+    // As `dedup`: a run that could read no document at all fails (issue 33, item 13).
+    if kept + dups == 0 && (errors > 0 || skipped > 0) {
+        eprintln!(
+            "lookalike: error: no document could be read ({errors} input errors, {skipped} \
+             records skipped)"
+        );
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -360,7 +368,21 @@ fn export(args: &IndexExportArgs) -> Result<ExitCode> {
 }
 
 fn verify(args: &IndexDirArgs) -> Result<ExitCode> {
-    let mut index = open(&args.dir, &ExpectArgs::default())?;
+    // An index that cannot even be opened is a damaged one: exit 1 as the help promises, not
+    // the usage error's 2 (issue 33, item 13). A folder that is not there is a usage error.
+    if !args.dir.is_dir() {
+        return Err(UsageError(format!("{}: no such index folder", args.dir.display())).into());
+    }
+    let mut index = match open(&args.dir, &ExpectArgs::default()) {
+        Ok(index) => index,
+        Err(e) => {
+            eprintln!(
+                "lookalike: {}: cannot be opened, the index is damaged: {e:#}",
+                args.dir.display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+    };
     let report = index.verify().map_err(index_error)?;
     for p in &report.problems {
         eprintln!("lookalike: {}: {p}", args.dir.display());

@@ -19,7 +19,9 @@ Examples:
 
   # What dedup compares on a documentation mirror: each folder's repeated lines (its template)
   # removed; --jsonl says per page how much was removed
-  lookalike extract ./docs/ --jsonl | jq -c '{id, boilerplate}'";
+  lookalike extract ./docs/ --jsonl | jq -c '{id, boilerplate}'
+
+Exit codes: 0 done, 1 failure (also: no document could be read), 2 bad usage.";
 
 /// `lookalike extract`.
 #[derive(Debug, Args)]

@@ -27,7 +27,10 @@ Examples:
 
 Adding an id the index holds replaces that document (it is checked again and becomes the
 latest). Each batch (--batch documents) is one transaction: when its report lines are printed,
-it is on disk (--durability safe) and a crash never leaves part of it.";
+it is on disk (--durability safe) and a crash never leaves part of it.
+
+Exit codes: 0 done, 1 failure (also: add or query could read no document, verify found damage or
+could not open the index), 2 bad usage.";
 
 /// `lookalike index`.
 #[derive(Debug, Args)]

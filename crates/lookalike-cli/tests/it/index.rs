@@ -147,6 +147,34 @@ fn index_refuses_other_settings_and_collection_statistics_methods() {
     assert!(stderr(&o).contains("no index here"), "{}", stderr(&o));
 }
 
+/// Regression (issue 33, item 13): `extract`, `index add` and `index query` exited 0 when nothing
+/// could be read, and `index verify` exited 2 (a usage error) for a damaged index where its help
+/// promises 1.
+#[test]
+fn nothing_read_fails_and_a_damaged_index_fails_verify_with_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&run(&["index", "create", "idx"], None, d));
+    std::fs::write(d.join("broken.jsonl"), "{not json\n{\"id\": 1}\n").unwrap();
+    for args in [
+        &["extract", "broken.jsonl"][..],
+        &["index", "add", "idx", "broken.jsonl"],
+        &["index", "query", "idx", "broken.jsonl"],
+    ] {
+        let o = run(args, None, d);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("no document could be read"), "{args:?}: {}", stderr(&o));
+    }
+    // The index file cut to nothing: damaged, not a usage error.
+    let db = std::fs::read_dir(d.join("idx")).unwrap().next().unwrap().unwrap().path();
+    std::fs::write(&db, b"").unwrap();
+    let o = run(&["index", "verify", "idx"], None, d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("damaged"), "{}", stderr(&o));
+    let o = run(&["index", "verify", "no-such-index"], None, d);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 #[test]
 fn index_query_inserts_nothing_and_remove_keeps_verify_passing() {
     let dir = tempfile::tempdir().unwrap();
