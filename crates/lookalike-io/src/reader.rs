@@ -374,7 +374,13 @@ impl Lines {
                     }));
                 }
                 Err((e, partial)) => {
-                    let gap = GzipGap::of(&e).is_some();
+                    // The compressed bytes a gzip gap skipped, as an id for the report: what
+                    // they held is lost, and a report reader must see that (issue 33).
+                    let skipped_bytes = GzipGap::of(&e).map(|g| {
+                        let end = g.resumed_at.unwrap_or(g.start + g.skipped);
+                        format!("{}#gzip-bytes-{}-{}", self.source, g.start, end)
+                    });
+                    let gap = skipped_bytes.is_some();
                     // After a gzip gap, reading goes on with the next member; after any other
                     // error the rest of the stream is not trusted.
                     self.finished = !gap;
@@ -384,8 +390,12 @@ impl Lines {
                                     here on count the lines read)";
                     }
                     if partial == 0 {
-                        // Between two lines: no line was started.
-                        return Some(Err(error(self.line + 1, message)));
+                        // Between two lines: no line was started; a gap still lost bytes.
+                        let e = error(self.line + 1, message);
+                        return Some(Err(match skipped_bytes {
+                            Some(lost) => e.losing(lost),
+                            None => e,
+                        }));
                     }
                     self.line += 1;
                     let lost = format!("{}:{}", self.source, self.line);
