@@ -351,12 +351,14 @@ impl<R: Read> WarcReader<R> {
 
         // The block must be followed by a separator and the next record (or the end).
         let block_end = block_start + length;
+        let mut separator = 0;
         loop {
             let avail = self.input.fill(1);
             let blank = avail.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
             if blank == 0 {
                 break;
             }
+            separator += blank;
             self.input.consume(blank);
         }
         let next = self.input.fill(5);
@@ -375,6 +377,16 @@ impl<R: Read> WarcReader<R> {
         } else if !next.starts_with(b"WARC/") {
             if keep && let Some(at) = embedded_record(&bytes, self.input.fill(MAX_HEADER)) {
                 return self.cut(number, offset, fields, length, bytes, at);
+            }
+            // The block ended where its length said, with the separator after it: the record is
+            // whole, and what follows is garbage between records, reported and skipped by the
+            // next step (issue 33: a stray byte there lost this record and the next).
+            if separator >= 2 {
+                if !is_response {
+                    bytes = Vec::new();
+                }
+                let header = self.header(number, offset, fields, kind, is_response, length, skip);
+                return Step::Record(self.record(bytes, header));
             }
             let (skipped, found) = self.resync();
             let to = if found {
@@ -541,22 +553,27 @@ impl<R: Read> WarcReader<R> {
         last
     }
 
-    /// Skips to the next line that starts with `WARC/`: the number of bytes skipped and whether
-    /// such a line was found (else the input is at its end, or an error stopped it).
+    /// Skips to the next record header: a line that starts with `WARC/`, or a `WARC/` with a
+    /// version and a line end after it anywhere (garbage written without a newline before the
+    /// next record must not hide it). Returns the number of bytes skipped and whether such a
+    /// header was found (else the input is at its end, or an error stopped it).
     fn resync(&mut self) -> (u64, bool) {
         let mut skipped = 0u64;
         loop {
-            let avail = self.input.fill(6);
+            let avail = self.input.fill(MAX_HEADER.min(64));
             if avail.len() < 6 {
                 let len = avail.len();
                 self.input.consume(len);
                 return (skipped + len as u64, false);
             }
-            if let Some(at) = memmem::find(avail, b"\nWARC/") {
-                self.input.consume(at + 1);
-                return (skipped + at as u64 + 1, true);
+            let found = memmem::find_iter(avail, b"WARC/")
+                .find(|&at| (at > 0 && avail[at - 1] == b'\n') || version_line(&avail[at..]));
+            if let Some(at) = found {
+                self.input.consume(at);
+                return (skipped + at as u64, true);
             }
-            let len = avail.len() - 5;
+            // Keep the last bytes: a header may begin in them.
+            let len = avail.len().saturating_sub(16).max(1);
             self.input.consume(len);
             skipped += len as u64;
         }
@@ -582,6 +599,18 @@ impl<R: Read> WarcReader<R> {
             },
         }
     }
+}
+
+/// Whether `rest` (which starts with `WARC/`) goes on with a version (`1.0`, `0.18`) and a line
+/// end: a record header, even where no newline came before it.
+fn version_line(rest: &[u8]) -> bool {
+    let Some(line) = rest.get(5..).map(|r| &r[..r.len().min(12)]) else { return false };
+    let end = line.iter().position(|&b| b == b'\r' || b == b'\n');
+    let Some(end) = end else { return false };
+    let version = &line[..end];
+    let Some(dot) = version.iter().position(|&b| b == b'.') else { return false };
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    digits(&version[..dot]) && digits(&version[dot + 1..])
 }
 
 /// Where a WARC record starts inside `block` (a line that starts with a `WARC/1.0`-like version
@@ -1090,6 +1119,40 @@ mod tests {
 
     fn read(bytes: &[u8]) -> Vec<Result<RawRecord, InputError>> {
         WarcReader::new("t.warc", Cursor::new(bytes.to_vec())).collect()
+    }
+
+    /// Regression (issue 33, item 1): garbage without a newline between records 3 and 4 lost
+    /// record 4 unreported and record 3 as "wrong WARC Content-Length"; junk before the first
+    /// record lost it too. Every record is read, and the garbage is one error.
+    #[test]
+    fn a_stray_byte_between_records_loses_nothing() {
+        let page = |i: usize| {
+            let body = format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\npage {i}");
+            record("response", &format!("http://a.example/{i}"), body.as_bytes())
+        };
+        for (junk_at, junk) in [(3, &b"X"[..]), (3, b"garbage!"), (0, b"junk before"), (6, b"Z")] {
+            let mut bytes = Vec::new();
+            for i in 1..=6 {
+                if i - 1 == junk_at {
+                    bytes.extend_from_slice(junk);
+                }
+                bytes.extend(page(i));
+            }
+            if junk_at == 6 {
+                bytes.extend_from_slice(junk);
+            }
+            let got = read(&bytes);
+            let records: Vec<&RawRecord> = got.iter().filter_map(|r| r.as_ref().ok()).collect();
+            let ids: Vec<String> = records
+                .iter()
+                .map(|r| String::from_utf8_lossy(&r.bytes).rsplit(' ').next().unwrap().to_owned())
+                .collect();
+            assert_eq!(ids, ["1", "2", "3", "4", "5", "6"], "junk at {junk_at}: {got:?}");
+            assert!(records.iter().all(|r| r.warc.as_ref().unwrap().skip.is_none()), "{got:?}");
+            let errors: Vec<&InputError> = got.iter().filter_map(|r| r.as_ref().err()).collect();
+            assert_eq!(errors.len(), 1, "junk at {junk_at}: {errors:?}");
+            assert!(errors[0].message.contains("are not a WARC record"), "{}", errors[0].message);
+        }
     }
 
     #[test]
