@@ -165,22 +165,11 @@ pub fn page_of(
     Some((sites, PageBlocks::of_texts(hasher, [text])))
 }
 
-/// The host of a URL (lower case, without `www.`, port or user), or `None` when `id` is not one.
+/// The host of a URL id (lower case, without `www.`; the report's own [`crate::html::data::host`]),
+/// or `None` when `id` is not an http(s) URL.
 fn host(id: &str) -> Option<String> {
-    let (scheme, rest) = id.split_once("://")?;
-    if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+') {
-        return None;
-    }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = match host.rfind(':') {
-        Some(i) if !host.ends_with(']') => &host[..i],
-        _ => host,
-    };
-    let host = host.to_ascii_lowercase();
-    let host = host.strip_prefix("www.").map_or_else(|| host.clone(), str::to_owned);
-    (!host.is_empty()).then_some(host)
+    let host = crate::html::data::host(id)?;
+    Some(host.strip_prefix("www.").map_or_else(|| host.clone(), str::to_owned))
 }
 
 /// How many folders above a file are its sites.

@@ -20,8 +20,7 @@ use lookalike::paragraphs::{
     BloomConfig, DocOutcome, Paragraph, ParagraphConfig, ParagraphDedup, ParagraphHasher,
 };
 use lookalike_io::{
-    BatchLimits, Decoded, DecodedBatches, Format, InputError, Origin, Position, RawRecord, Reader,
-    UniqueIds,
+    BatchLimits, Decoded, DecodedBatches, Format, InputError, Origin, RawRecord, Reader, UniqueIds,
 };
 use rayon::prelude::*;
 
@@ -320,13 +319,7 @@ struct RemovedSpan<'a> {
 
 impl<'a> ReportLine<'a> {
     fn new(id: &'a str, status: &'static str, origin: &'a Origin) -> Self {
-        let (mut line, mut row, mut record) = (None, None, None);
-        match origin.position {
-            Position::Whole => {}
-            Position::Line(n) => line = Some(n),
-            Position::Row(n) => row = Some(n),
-            Position::Record(n) => record = Some(n),
-        }
+        let (line, row, record) = origin.position.fields();
         ReportLine {
             id,
             status,

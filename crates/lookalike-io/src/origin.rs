@@ -32,6 +32,18 @@ pub enum Position {
     Record(u64),
 }
 
+impl Position {
+    /// The position as the report's three optional fields: `(line, row, record)`.
+    pub fn fields(self) -> (Option<u64>, Option<u64>, Option<u64>) {
+        match self {
+            Position::Whole => (None, None, None),
+            Position::Line(n) => (Some(n), None, None),
+            Position::Row(n) => (None, Some(n), None),
+            Position::Record(n) => (None, None, Some(n)),
+        }
+    }
+}
+
 impl Origin {
     /// The whole input `source`.
     pub fn whole(source: impl Into<Arc<str>>) -> Origin {

@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use lookalike::{Cluster, Contained, DocId, DocStatus, ScoredPair, Sink};
 
-use crate::{Origin, Position};
+use crate::Origin;
 
 /// An error of a sink: writing failed, or the run itself failed.
 #[derive(Debug, thiserror::Error)]
@@ -258,13 +258,7 @@ struct ReportLine<'a> {
 impl<'a> ReportLine<'a> {
     /// A line with the id, status and origin; the rest empty.
     fn new(id: &'a str, status: &'static str, origin: &'a Origin) -> Self {
-        let (mut line, mut row, mut record) = (None, None, None);
-        match origin.position {
-            Position::Whole => {}
-            Position::Line(n) => line = Some(n),
-            Position::Row(n) => row = Some(n),
-            Position::Record(n) => record = Some(n),
-        }
+        let (line, row, record) = origin.position.fields();
         ReportLine {
             id,
             status,

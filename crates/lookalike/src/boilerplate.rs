@@ -150,9 +150,9 @@ fn pair_key(site: SiteId, block: u64) -> u64 {
 }
 
 /// Hashes a key that is already a uniform 64-bit value: the table takes its bits as they are
-/// (SipHash over them cost a tenth of the first pass).
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
+/// (SipHash over them cost a tenth of the first pass). Also the paragraph table's hasher.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {

@@ -58,6 +58,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
+use crate::boilerplate::KeyHasher;
+
 use rayon::prelude::*;
 
 use crate::boilerplate::BlockHasher;
@@ -213,6 +215,7 @@ pub struct ParagraphDedup {
 #[derive(Debug)]
 enum Seen {
     /// Every distinct key, with the number of the document that first had it.
+    // The boilerplate module's hasher: a [`Key`]'s low half is its hash.
     Exact(HashMap<Key, u64, BuildHasherDefault<KeyHasher>>),
     Bloom(BloomFilter),
 }
@@ -312,27 +315,6 @@ impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
         // The key is a hash already: its low half is the table's hash.
         state.write_u64(self.0);
-    }
-}
-
-/// Passes a [`Key`]'s low half through as its hash.
-#[derive(Debug, Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not called for `Key`; a fold that is correct for anything else.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
     }
 }
 

@@ -64,26 +64,26 @@ impl Work {
 
 /// Extracts the title and article text of `markup`, counting the work done into `work`.
 pub(crate) fn extract(markup: &str, work: &mut Work) -> Found {
-    let dom = dom::parse(markup, false);
-    work.bytes += markup.len() as u64 + dom.attr_bytes as u64;
-    work.nodes += dom.nodes.len() as u64;
-    let title = title(&dom);
-    let scored = score::score(&dom, work);
-    let text = write::write(&dom, &scored, work);
-    Found { title, text }
+    extract_parts(markup, false, work).0
 }
 
 /// As [`extract`], and also all the page's visible text, one paragraph a line, cut as the
 /// article's paragraphs are (for the collection's block statistics, see
 /// [`crate::extract_main_and_visible`]); from the same parse.
 pub(crate) fn extract_with_visible(markup: &str, work: &mut Work) -> (Found, String) {
+    let (found, visible) = extract_parts(markup, true, work);
+    (found, visible.unwrap_or_default())
+}
+
+/// One parse, the article, and the visible text when `visible` asks for it.
+fn extract_parts(markup: &str, visible: bool, work: &mut Work) -> (Found, Option<String>) {
     let dom = dom::parse(markup, false);
     work.bytes += markup.len() as u64 + dom.attr_bytes as u64;
     work.nodes += dom.nodes.len() as u64;
     let title = title(&dom);
     let scored = score::score(&dom, work);
     let text = write::write(&dom, &scored, work);
-    let visible = write::write_visible(&dom, &scored, work);
+    let visible = visible.then(|| write::write_visible(&dom, &scored, work));
     (Found { title, text }, visible)
 }
 
