@@ -17,7 +17,8 @@ use lookalike::boilerplate::{
     BlockCounts, BlockHasher, BoilerplateRule, PageBlocks, SiteId, Source, Template,
 };
 use lookalike_io::{
-    BoilerplateRemoved, Decoded, Format, Input, InputError, Origin, RawRecord, ReadOptions,
+    BoilerplateRemoved, Decoded, ExtractMethod, Format, Input, InputError, Origin, RawRecord,
+    ReadOptions,
 };
 use rayon::prelude::*;
 
@@ -83,6 +84,9 @@ pub struct Removal {
     pub visible_fallbacks: u64,
     /// Pages made of nothing but template lines (skipped: they say nothing of their own).
     pub only_template: u64,
+    /// Pages whose main content has nothing but template lines (stubs, notices), compared as
+    /// they are.
+    pub template_pages: u64,
     /// Rounds of pruning of the block counts (0: the counts were exact).
     pub pruned_rounds: u32,
     /// The sites with the most pages (at most 1,000), with their figures.
@@ -287,7 +291,7 @@ impl SitePass {
         let mut file = self.spill.into_inner().map_err(|e| e.into_error())?;
         file.rewind()?;
         Ok(Cleaned {
-            per_site: vec![[0; 4]; template.sites().count()],
+            per_site: vec![[0; 5]; template.sites().count()],
             pages: self.pages,
             distinct: self.distinct,
             template,
@@ -301,8 +305,9 @@ impl SitePass {
 /// The second pass: the held records in input order, pages cleaned, in batches.
 pub struct Cleaned {
     template: Template,
-    /// Per site: removed bytes, bytes before, visible fallbacks, pages with only template.
-    per_site: Vec<[u64; 4]>,
+    /// Per site: removed bytes, bytes before, visible fallbacks, pages with only template,
+    /// pages compared as they are.
+    per_site: Vec<[u64; 5]>,
     pages: u64,
     distinct: u64,
     held: std::vec::IntoIter<Result<Held, InputError>>,
@@ -324,7 +329,7 @@ impl Cleaned {
         };
         let mut rows = Vec::new();
         for (i, (site, pages, blocks)) in self.template.sites().enumerate() {
-            let [removed, before, fallbacks, only] = self.per_site[i];
+            let [removed, before, fallbacks, only, as_they_are] = self.per_site[i];
             r.sites += 1;
             r.sites_with_template += u64::from(self.template.has_template(i as SiteId));
             r.template_blocks += u64::from(blocks);
@@ -332,6 +337,7 @@ impl Cleaned {
             r.before_bytes += before;
             r.visible_fallbacks += fallbacks;
             r.only_template += only;
+            r.template_pages += as_they_are;
             rows.push(SiteRemoval {
                 site: site.to_owned(),
                 pages,
@@ -404,6 +410,7 @@ impl Cleaned {
                 s[1] += r.before_bytes;
                 s[2] += u64::from(r.source == Source::Visible.as_str());
                 s[3] += u64::from(second.only_template);
+                s[4] += u64::from(r.source == Source::Template.as_str());
             }
         }
         Ok(Some(out))
@@ -421,9 +428,10 @@ fn clean(
     let First { mut decoded, origin, format, payload, .. } = first;
     let mut removed = None;
     let mut only_template = false;
-    if let (false, Decoded::Doc { doc, title, .. }) = (sites.is_empty(), &mut decoded) {
-        let c =
-            template.clean_page(&sites, &doc.text, visible.as_deref(), title.as_deref(), hasher);
+    if let (false, Decoded::Doc { doc, title, extraction, .. }) = (sites.is_empty(), &mut decoded) {
+        let found = *extraction == ExtractMethod::Main.as_str();
+        let (visible, title) = (visible.as_deref(), title.as_deref());
+        let c = template.clean_page(&sites, &doc.text, found, visible, title, hasher);
         removed = Some(BoilerplateRemoved {
             source: c.source.as_str(),
             removed_bytes: c.removed_bytes as u64,

@@ -218,12 +218,14 @@ impl Summary {
                 s,
                 "  site boilerplate: {} of {} sites have a template ({} template lines); {:.1}% of \
                  the pages' text removed; {} pages compared by their visible text (main content \
-                 was template), {} skipped as nothing but template",
+                 was template), {} stubs compared as they are (nothing but template in their main \
+                 content), {} skipped as nothing but template",
                 b.sites_with_template,
                 b.sites,
                 b.template_blocks,
                 100.0 * share,
                 b.visible_fallbacks,
+                b.template_pages,
                 b.only_template,
             );
         }

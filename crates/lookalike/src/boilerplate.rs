@@ -299,6 +299,8 @@ pub struct Stripped {
     pub removed_bytes: usize,
     /// Lines removed.
     pub removed_lines: usize,
+    /// Bytes of the kept lines that are the page's title.
+    pub title_bytes: usize,
 }
 
 /// Which text [`Template::clean_page`] kept for a page.
@@ -310,14 +312,19 @@ pub enum Source {
     /// All the visible text, template lines removed: the main content was mostly the site's
     /// template or much smaller than the page's own text.
     Visible,
+    /// The main content as it is, template included: the extractor found a main content, and
+    /// besides the page's title every line of the page repeats across its site (a stub, a
+    /// moved-page notice), so what the page says is that text.
+    Template,
 }
 
 impl Source {
-    /// `main` or `visible`.
+    /// `main`, `visible` or `template`.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Main => "main",
             Source::Visible => "visible",
+            Source::Template => "template",
         }
     }
 }
@@ -333,11 +340,12 @@ pub struct Cleaned {
     pub removed_bytes: usize,
     /// Bytes of the text before removal (the source's).
     pub before_bytes: usize,
-    /// Every line of the page is template: the page says nothing of its own (a stub whose own
-    /// text is only a title that the site's menu repeats, a page reduced to a notice); the text
-    /// is then empty. Measured on documentation sites, such pages compared by their template
-    /// made most of the false pairs that remained (a sidebar is no content), so they are not
-    /// compared; the caller reports them.
+    /// Every line of the page but its title is template and the extractor found no main
+    /// content: the page says nothing of its own, its text is empty, and the caller skips it
+    /// (compared by its template, such pages, a title above a site's sidebar, made most of the
+    /// false pairs on documentation sites). When a main content was found, such a page (a
+    /// stub, a moved-page notice) is compared as it is instead ([`Source::Template`]):
+    /// stripped to their titles, a book's moved-chapter stubs lost every pair among them.
     pub only_template: bool,
 }
 
@@ -390,10 +398,14 @@ impl Template {
         for line in text.lines() {
             let template =
                 |k: u128| Some(k) != keep && sites.iter().any(|&s| self.is_template(s, k));
-            if hasher.key(line).is_some_and(template) {
+            let key = hasher.key(line);
+            if key.is_some_and(template) {
                 out.removed_bytes += line.len();
                 out.removed_lines += 1;
             } else {
+                if key.is_some() && key == keep {
+                    out.title_bytes += line.len();
+                }
                 if !out.text.is_empty() {
                     out.text.push('\n');
                 }
@@ -413,14 +425,19 @@ impl Template {
     /// again (rustdoc 98.7% → 83.2% precision).
     pub const OWN_RATIO: usize = 8;
 
-    /// The text to compare for a page of `sites` whose main content is `main` and whose visible
-    /// text (one block a line) is `visible` (`None` for a text that is not a web page).
+    /// The text to compare for a page of `sites` whose main content is `main` (`found`: the
+    /// extractor found one; otherwise `main` is the visible text, or the text of a document
+    /// that is not a web page) and whose visible text (one block a line) is `visible` (`None`
+    /// for a text that is not a web page).
     ///
     /// The main content without its template lines, unless that is not the page's content: when
     /// nothing of the main content is the page's own, or when its own text is less than an
     /// eighth ([`Template::OWN_RATIO`]) of the page's own visible text, the extractor took the
     /// site's chrome (a footer, a notice, a sidebar) for the content, and the visible text
-    /// without its template lines is compared instead. A site without a template
+    /// without its template lines is compared instead. When neither has text of its own
+    /// besides the title, a main content the extractor found is compared as it is
+    /// ([`Source::Template`]) and a page without one is skipped ([`Cleaned::only_template`]).
+    /// A site without a template
     /// keeps its main content as it is. A line that is the page's `title` is never removed: a
     /// site's menu lists its pages by their titles, and a short page's title is much of what
     /// it says (measured: stub pages of one book told apart only by their headings became
@@ -429,15 +446,17 @@ impl Template {
         &self,
         sites: &[SiteId],
         main: &str,
+        found: bool,
         visible: Option<&str>,
         title: Option<&str>,
         hasher: &mut BlockHasher,
     ) -> Cleaned {
         let keep = title.and_then(|t| hasher.key(t));
         let stripped = self.strip_except(sites, main, keep, hasher);
-        let own = |s: &Stripped| s.text.lines().map(str::len).sum::<usize>();
+        // The page's own text, without its title: a title alone is no content.
+        let own = |s: &Stripped| s.text.lines().map(str::len).sum::<usize>() - s.title_bytes;
         let main_own = own(&stripped);
-        let main_all = main_own + stripped.removed_bytes;
+        let main_all = main_own + stripped.title_bytes + stripped.removed_bytes;
         let templated = sites.iter().any(|&s| self.has_template(s));
         // The page's own text is at most its visible text: when the main content's own text
         // holds an eighth of that, the visible text need not be looked at.
@@ -456,8 +475,17 @@ impl Template {
                 };
             }
         }
+        if main_own == 0 && stripped.removed_bytes > 0 && found {
+            return Cleaned {
+                text: main.to_owned(),
+                source: Source::Template,
+                removed_bytes: 0,
+                before_bytes: main_all,
+                only_template: false,
+            };
+        }
         Cleaned {
-            only_template: main_own == 0 && main_all > 0,
+            only_template: main_own == 0 && stripped.removed_bytes > 0,
             text: stripped.text,
             source: Source::Main,
             removed_bytes: stripped.removed_bytes,
@@ -545,7 +573,7 @@ mod tests {
         assert!(t.is_template(s, h.key("Menu").unwrap()));
         // Five copies of one article, dated differently, are one page: its text stays.
         assert!(!t.is_template(s, h.key(body[0]).unwrap()));
-        let c = t.clean_page(&[s], &format!("Menu\n{}", body[0]), None, None, &mut h);
+        let c = t.clean_page(&[s], &format!("Menu\n{}", body[0]), true, None, None, &mut h);
         assert_eq!(c.text, body[0]);
         assert_eq!(c.removed_bytes, 4);
     }
@@ -566,7 +594,7 @@ mod tests {
         let s = t.site("tiny.example").unwrap();
         assert!(!t.has_template(s));
         let text = "Shared footer line\nPage a says something of its own";
-        assert_eq!(t.clean_page(&[s], text, Some(text), None, &mut h).text, text);
+        assert_eq!(t.clean_page(&[s], text, true, Some(text), None, &mut h).text, text);
     }
 
     /// A short body inside a large template: the extractor's choice was the footer; the
@@ -589,15 +617,23 @@ mod tests {
         }
         let t = counts.finish(BoilerplateRule::default());
         let s = t.site("dir.example").unwrap();
-        let c = t.clean_page(&[s], footer, Some(&visible(&owns[3])), None, &mut h);
+        let c = t.clean_page(&[s], footer, true, Some(&visible(&owns[3])), None, &mut h);
         assert_eq!((c.text.as_str(), c.source), (owns[3].as_str(), Source::Visible));
         // A real main content is kept, without the template line it contains.
         let main = format!("{}\n{footer}", owns[5]);
-        let c = t.clean_page(&[s], &main, Some(&visible(&owns[5])), None, &mut h);
+        let c = t.clean_page(&[s], &main, true, Some(&visible(&owns[5])), None, &mut h);
         assert_eq!((c.text.as_str(), c.source), (owns[5].as_str(), Source::Main));
-        // A page made only of template says nothing of its own.
-        let c = t.clean_page(&[s], footer, Some(&nav.join("\n")), None, &mut h);
+        // A page made only of template says nothing of its own: without a main content it
+        // is skipped; the main content found (a notice, a stub) is compared as it is.
+        let c = t.clean_page(&[s], footer, false, Some(&nav.join("\n")), None, &mut h);
         assert_eq!((c.text.as_str(), c.only_template), ("", true));
+        let c = t.clean_page(&[s], footer, true, Some(&nav.join("\n")), None, &mut h);
+        assert_eq!((c.text.as_str(), c.source, c.only_template), (footer, Source::Template, false));
+        // So is a page whose own text is only its title (a stub under its heading).
+        let stub = format!("Category games\n{footer}");
+        let c =
+            t.clean_page(&[s], &stub, true, Some(&nav.join("\n")), Some("Category games"), &mut h);
+        assert_eq!((c.text.as_str(), c.source), (stub.as_str(), Source::Template));
     }
 
     /// A site's menu lists its pages by title: on a stub page the title is much of what the
@@ -616,9 +652,9 @@ mod tests {
         }
         let t = counts.finish(BoilerplateRule::default());
         let main = "Swap\nThe chapter on Swap is still to be written, by someone.".to_owned();
-        let c = t.clean_page(&[s], &main, None, Some("Swap"), &mut h);
+        let c = t.clean_page(&[s], &main, true, None, Some("Swap"), &mut h);
         assert_eq!(c.text, main);
-        let c = t.clean_page(&[s], &main, None, None, &mut h);
+        let c = t.clean_page(&[s], &main, true, None, None, &mut h);
         assert_eq!(c.text, "The chapter on Swap is still to be written, by someone.");
     }
 

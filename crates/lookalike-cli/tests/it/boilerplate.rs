@@ -163,8 +163,47 @@ fn same_answer_whatever_the_threads_the_order_or_the_input() {
     assert_eq!(temporary_files(tmp.path()), Vec::<String>::new());
 }
 
+/// Stubs (a moved-chapter notice under each old chapter's title) say nothing but what the
+/// site's template says: they are compared as they are, found as the copies of each other they
+/// are, and never paired with the pages that have text of their own.
 #[test]
-fn a_page_with_nothing_of_its_own_is_skipped_with_its_reason() {
+fn pages_with_nothing_of_their_own_are_compared_as_they_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    site(tmp.path(), 8);
+    let notice = "This chapter has moved to the new edition of the manual; follow the link \
+                  from the table of contents to read the current version of it.";
+    for k in 0..4 {
+        let title = format!("Old chapter {}", words(900 + k, 1));
+        write(tmp.path(), &format!("site/old{k}.html"), page(&title, notice).as_bytes());
+    }
+    let args = ["dedup", "site", "-t", "0.5", "--pairs", "-", "--report", "report.jsonl"];
+    let o = run(&args, None, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut found: Vec<_> = pairs(&stdout(&o)).into_iter().map(|(a, b, _)| (a, b)).collect();
+    found.sort();
+    let mut want = vec![("site/p03.html".to_owned(), "site/p3-print.html".to_owned())];
+    for a in 0..4 {
+        for b in a + 1..4 {
+            want.push((format!("site/old{a}.html"), format!("site/old{b}.html")));
+        }
+    }
+    want.sort();
+    assert_eq!(found, want, "{}", stdout(&o));
+    let report = std::fs::read_to_string(tmp.path().join("report.jsonl")).unwrap();
+    let rows: Vec<serde_json::Value> =
+        report.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let source = |id: &str| {
+        let row = rows.iter().find(|r| r["id"] == id).unwrap();
+        assert_ne!(row["status"], "skipped", "{row}");
+        row["boilerplate"]["source"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(source("site/old2.html"), "template");
+    assert_eq!(source("site/p05.html"), "main");
+    assert!(stderr(&o).contains("4 stubs compared as they are"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_page_with_nothing_of_its_own_and_no_main_content_is_skipped_with_its_reason() {
     let tmp = tempfile::tempdir().unwrap();
     site(tmp.path(), 8);
     // The same template around a body that is itself one of the menu's entries.

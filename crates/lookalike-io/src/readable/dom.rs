@@ -324,7 +324,9 @@ impl State {
                     return;
                 }
                 let parent = self.current();
-                self.append(parent, Tag::Text, 0, 0, at, end);
+                // Text inside `<pre>` keeps its line breaks when written out.
+                let pre = self.dom.nodes[parent as usize].flags & PRE;
+                self.append(parent, Tag::Text, pre, 0, at, end);
                 self.text_open = true;
             }
         }
