@@ -100,7 +100,7 @@ pub fn extract_main(html: &str, url: Option<&str>) -> Extracted {
         let found = crate::readable::extract(html, &mut work);
         title = found.title;
         if !found.text.is_empty() {
-            let text = main_element_text(html, &found.text).unwrap_or(found.text);
+            let text = found.text;
             return Extracted { title, text, method: ExtractMethod::Main };
         }
     }
@@ -134,7 +134,7 @@ pub fn extract_main_and_visible(html: &str, url: Option<&str>) -> (Extracted, St
         let mut work = crate::readable::Work::default();
         let (found, visible) = crate::readable::extract_with_visible(html, &mut work);
         if !found.text.is_empty() {
-            let text = main_element_text(html, &found.text).unwrap_or(found.text);
+            let text = found.text;
             return (Extracted { title: found.title, text, method: ExtractMethod::Main }, visible);
         }
         // No main content: the visible text, cut into lines as the statistics count them.
@@ -146,46 +146,6 @@ pub fn extract_main_and_visible(html: &str, url: Option<&str>) -> (Extracted, St
     let (title, text) = visible_text(html);
     let visible = text.clone();
     (Extracted { title, text, method: ExtractMethod::FallbackText }, visible)
-}
-
-/// Below this many visible characters, an extraction is checked against the page's `<main>`.
-const SHORT_EXTRACTION: usize = 400;
-
-/// The visible text of the page's first `<main>` element, when the extraction `found` is short
-/// and `<main>` holds more text, or when `found` has a line that is not in `<main>` (a banner or
-/// a "printed from" line above it, taken with the content because the page has so little), and
-/// `<main>` has 40 characters or more.
-///
-/// On short reference pages (a rustdoc item: its signature in a `<pre>`, perhaps a one-line
-/// description, a stability banner) the scorer can keep one small block of several, and then
-/// pages that differ only in the blocks left out read the same: hundreds of distinct functions
-/// became exact duplicates of each other. The author marked `<main>` as the content; on a page
-/// with so little text, all of it is safer than a fragment. `<main>` is taken whenever it holds
-/// more, not only when it holds much more: a page and its near-copy fell on either side of a
-/// "half as much again" bar and were compared by different parts of the page (measured on the
-/// labelled rustdoc pages: planted near-copies found at J 0.8, 81.8% → 86.4%; the article
-/// benchmark's F1 stays 0.978). One extra scan of the markup for
-/// `<main` (memchr), and a visible-text pass over the element only when the check fires.
-fn main_element_text(markup: &str, found: &str) -> Option<String> {
-    let visible = |s: &str| s.chars().filter(|c| !c.is_whitespace()).count();
-    let got = visible(found);
-    if got >= SHORT_EXTRACTION {
-        return None;
-    }
-    let start = find_tag(markup, b"<main", 0)?;
-    let end = find_tag(markup, b"</main", start + 5).unwrap_or(markup.len());
-    let text = html::extract(&markup[start..end]);
-    let in_main = visible(&text);
-    // The extraction took paragraphs from outside `<main>` (a printed-from line, a banner
-    // above it): on so short a page they are a large part of what is compared, and the
-    // author's `<main>` is the content.
-    let squash = |s: &str| s.split_whitespace().collect::<String>();
-    let main_squashed = squash(&text);
-    let outside = found.lines().any(|l| {
-        let l = squash(l);
-        !l.is_empty() && !main_squashed.contains(&l)
-    });
-    ((in_main > got || outside) && in_main >= 40).then_some(text)
 }
 
 /// The work [`extract_main`]'s extractor does on `html`, counted (see [`crate::Work`]): for
@@ -289,21 +249,28 @@ mod tests {
     /// page's body won over its `<main>`), and the copy no longer matched its page.
     #[test]
     fn a_short_extraction_with_a_line_from_outside_main_is_main() {
-        let page = "<html><body><p class='printed'>Printed from https://doc.example/fn.f.html on \
-                    2024-10-16 11:52</p><nav><a href='/'>std</a></nav><main><section>\
-                    <pre>pub fn f(dst: *mut T, src: T) -&gt; T</pre>\
+        let body = "<main><section><pre>pub fn f(dst: *mut T, src: T) -&gt; T</pre>\
                     <p>Bitwise nand with the current value, returning the previous value.</p>\
-                    </section></main></body></html>";
+                    </section></main>";
         let doc = "pub fn f(dst: *mut T, src: T) -> T\n\
                    Bitwise nand with the current value, returning the previous value.";
-        let with_banner =
-            format!("Printed from https://doc.example/fn.f.html on 2024-10-16 11:52\n{doc}");
-        assert_eq!(main_element_text(page, &with_banner).as_deref(), Some(doc));
-        // An extraction made of lines of <main> (all of them, here) stays as it is.
-        assert_eq!(main_element_text(page, doc), None);
-        // A long extraction is never second-guessed.
-        let long = format!("{with_banner}\n{}", "More text of the article. ".repeat(20));
-        assert_eq!(main_element_text(page, &long), None);
+        let printed = "<p class='printed'>Printed from https://doc.example/fn.f.html on \
+                       2024-10-16 11:52</p>";
+        for page in [
+            format!("<html><body>{printed}<nav><a href='/'>std</a></nav>{body}</body></html>"),
+            format!("<html><body><nav><a href='/'>std</a></nav>{body}</body></html>"),
+        ] {
+            assert_eq!(extract_main(&page, None).text, doc, "{page}");
+            assert_eq!(extract_main_and_visible(&page, None).0.text, doc, "{page}");
+        }
+        // A long extraction is never second-guessed, though `<main>` holds more.
+        let long = format!(
+            "<html><body><main><nav><ul><li><a href='/'>Home</a></li><li><a href='/a'>About</a>\
+             </li></ul></nav><article><p>{}</p></article></main></body></html>",
+            "More text of the article, with a comma. ".repeat(20)
+        );
+        let text = extract_main(&long, None).text;
+        assert!(text.starts_with("More text") && !text.contains("Home"), "{text}");
     }
 
     /// The code of a `<pre>` keeps its lines in the article and in the visible text alike

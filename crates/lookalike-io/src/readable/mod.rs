@@ -82,9 +82,62 @@ fn extract_parts(markup: &str, visible: bool, work: &mut Work) -> (Found, Option
     work.nodes += dom.nodes.len() as u64;
     let title = title(&dom);
     let scored = score::score(&dom, work);
-    let text = write::write(&dom, &scored, work);
+    let mut text = write::write(&dom, &scored, work);
+    if let Some(main) = main_element_text(&dom, &scored, &text, work) {
+        text = main;
+    }
     let visible = visible.then(|| write::write_visible(&dom, &scored, work));
     (Found { title, text }, visible)
+}
+
+/// Below this many visible characters, an extraction is checked against the page's `<main>`.
+const SHORT_EXTRACTION: usize = 400;
+
+/// The visible text of the page's first `<main>` element, when the extraction `found` is short
+/// (some text, under [`SHORT_EXTRACTION`] visible characters) and `<main>` holds more text, or
+/// when `found` has a line that is not in `<main>` (a banner or a "printed from" line above it,
+/// taken with the content because the page has so little), and `<main>` has 40 characters or
+/// more.
+///
+/// On short reference pages (a rustdoc item: its signature in a `<pre>`, perhaps a one-line
+/// description, a stability banner) the scorer can keep one small block of several, and then
+/// pages that differ only in the blocks left out read the same: hundreds of distinct functions
+/// became exact duplicates of each other. The author marked `<main>` as the content; on a page
+/// with so little text, all of it is safer than a fragment. `<main>` is taken whenever it holds
+/// more, not only when it holds much more, and its text is cut into lines as the visible text
+/// is: a page and its near-copy fell on either side of a "half as much again" bar, or were
+/// written by two different writers, and were compared by different texts (measured on the
+/// labelled rustdoc pages: planted near-copies found at J 0.8, 81.8% → 86.4%; the article
+/// benchmark's F1 stays 0.978). A scan of the nodes for `<main>` and a pass over its subtree,
+/// only on short extractions.
+fn main_element_text(
+    dom: &Dom,
+    scored: &score::Scored,
+    found: &str,
+    work: &mut Work,
+) -> Option<String> {
+    let visible = |s: &str| s.chars().filter(|c| !c.is_whitespace()).count();
+    let got = visible(found);
+    if got == 0 || got >= SHORT_EXTRACTION {
+        return None;
+    }
+    let main = dom.nodes.iter().position(|n| n.tag == Tag::Main)? as u32;
+    work.nodes += u64::from(main);
+    if scored.skipped[main as usize] {
+        return None;
+    }
+    let text = write::write_all(dom, scored, main, work);
+    let in_main = visible(&text);
+    // The extraction took paragraphs from outside `<main>` (a printed-from line, a banner
+    // above it): on so short a page they are a large part of what is compared, and the
+    // author's `<main>` is the content.
+    let squash = |s: &str| s.split_whitespace().collect::<String>();
+    let main_squashed = squash(&text);
+    let outside = found.lines().any(|l| {
+        let l = squash(l);
+        !l.is_empty() && !main_squashed.contains(&l)
+    });
+    ((in_main > got || outside) && in_main >= 40).then_some(text)
 }
 
 /// The page's title: its metadata title, else its only `h1`, else its `<title>`.

@@ -39,7 +39,12 @@ pub(crate) fn write_visible(dom: &Dom, scored: &Scored, work: &mut Work) -> Stri
     if dom.nodes.is_empty() {
         return String::new();
     }
-    let paras = paragraphs(dom, scored, &[0], false, work);
+    write_all(dom, scored, 0, work)
+}
+
+/// All the visible text under `root`, one paragraph a line, cut as [`write_visible`] cuts it.
+pub(crate) fn write_all(dom: &Dom, scored: &Scored, root: u32, work: &mut Work) -> String {
+    let paras = paragraphs(dom, scored, &[root], false, work);
     let mut out = String::with_capacity(paras.iter().map(|p| p.text.len() + 1).sum());
     for p in &paras {
         if !out.is_empty() {
