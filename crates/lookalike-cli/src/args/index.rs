@@ -201,25 +201,27 @@ pub const SERVE_EXAMPLES: &str = "\
 Examples:
   lookalike index create pages.idx
   lookalike serve pages.idx --addr 127.0.0.1:8080
-  curl -s localhost:8080/v1/check -d '{\"id\": \"u1\", \"text\": \"some page text\", \"insert\": true}'
+  curl -s localhost:8080/v1/check -H 'content-type: application/json' \\
+    -d '{\"id\": \"u1\", \"text\": \"some page text\", \"insert\": true}'
   curl -s localhost:8080/v1/documents/u1
   curl -s localhost:8080/openapi.json
 
-  # Writes only with a token (needed to listen on anything but loopback)
+  # Writes only with the token (needed to listen on anything but loopback)
   head -c 32 /dev/urandom | base64 > token; chmod 600 token
   lookalike serve pages.idx --addr 0.0.0.0:8080 --token-file token
-  curl -s host:8080/v1/documents/u1 -X PUT -H \"Authorization: Bearer $(cat token)\" -d '{\"text\": \"...\"}'
+  curl -s -X PUT host:8080/v1/documents/u1 -H \"Authorization: Bearer $(cat token)\" \\
+    -H 'content-type: application/json' -d '{\"text\": \"...\"}'
 
 Endpoints: POST /v1/check, POST /v1/check:batch (JSON array or NDJSON, answered in order), GET,
 PUT and DELETE /v1/documents/{id}, GET /v1/index/stats, /healthz, /readyz, /metrics,
 /openapi.json. Every error answer is JSON {\"error\": \"...\"}.
 
 What it protects against: with a token, writes (PUT, DELETE, checks with \"insert\": true) from
-anyone without it (compared in constant time; 401); ids over 4096 bytes (422), bodies over
+anyone without it (401; compared in constant time); ids over 4096 bytes (422), bodies over
 --max-body (413); clients that stall (--header-timeout, --write-timeout). What it does not: reads
 (checks, GET, stats, metrics) are open to anyone who can connect; no TLS (the token crosses the
-network in clear unless a reverse proxy terminates TLS in front of it); no rate limits or per-client
-quotas. Without a token it listens on loopback addresses only.
+network in clear unless a reverse proxy terminates TLS in front of it); no rate limits or
+per-client quotas. Without a token it listens on loopback addresses only.
 
 Answers can be trusted: an insert or removal answered 408 (--timeout) was not applied; once the
 writer has taken a write, its request waits for the commit and is answered with it.
