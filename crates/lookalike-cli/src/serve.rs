@@ -423,6 +423,14 @@ fn internal(msg: impl std::fmt::Display) -> ApiError {
     ApiError(StatusCode::INTERNAL_SERVER_ERROR, msg.to_string())
 }
 
+/// The answer to writes once the writer thread has failed.
+fn writer_failed() -> ApiError {
+    ApiError(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the index writer failed: no write is taken until the service is restarted".into(),
+    )
+}
+
 /// An id within [`MAX_ID_BYTES`].
 fn check_id(id: &str) -> Result<(), ApiError> {
     if id.len() > MAX_ID_BYTES {
@@ -519,10 +527,7 @@ impl AppState {
 
     fn sender(&self) -> Result<mpsc::Sender<Job>, ApiError> {
         if self.writer_failed.load(Ordering::SeqCst) {
-            return Err(ApiError(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the index writer failed: no write is taken until the service is restarted".into(),
-            ));
+            return Err(writer_failed());
         }
         self.writer
             .lock()
@@ -537,7 +542,7 @@ impl AppState {
         let (reply, rx) = oneshot::channel();
         if self.sender()?.send(job(reply)).is_err() {
             self.writer_failed.store(true, Ordering::SeqCst);
-            return Err(self.sender().err().unwrap_or_else(|| internal("the writer is gone")));
+            return Err(writer_failed());
         }
         match rx.await {
             Ok(answer) => answer.map_err(internal),

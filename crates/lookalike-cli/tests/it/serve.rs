@@ -518,8 +518,6 @@ fn serve_answers_408_only_for_writes_it_did_not_apply() {
         }
         assert_eq!(holds(&a, &format!("s{i}")), *s == 200, "s{i} was answered {s}: {v}");
     }
-    let statuses: Vec<u16> = smalls.iter().map(|(s, _)| *s).collect();
-    eprintln!("heavy batch: {hs}; small inserts: {statuses:?}");
     let (status, log) = stop(server);
     assert!(status.success(), "{status:?}: {log}");
 
