@@ -27,6 +27,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
         IndexCommand::Add(a) => add(&a, true),
         IndexCommand::Query(a) => add(&a, false),
         IndexCommand::Remove(a) => remove(&a),
+        IndexCommand::Get(a) => get(&a),
         IndexCommand::Stats(a) => stats(&a),
         IndexCommand::Export(a) => export(&a),
         IndexCommand::Verify(a) => verify(&a),
@@ -287,6 +288,31 @@ fn remove(args: &IndexRemoveArgs) -> Result<ExitCode> {
         eprintln!("lookalike: warning: not in the index: {missing:?}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn get(args: &IndexRemoveArgs) -> Result<ExitCode> {
+    let index = open(&args.dir, &ExpectArgs::default())?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut missing = Vec::new();
+    for id in &args.ids {
+        match index.get(id).map_err(index_error)? {
+            Some(doc) => {
+                serde_json::to_writer(
+                    &mut out,
+                    &serde_json::json!({"id": doc.id, "text": doc.text}),
+                )
+                .map_err(std::io::Error::from)?;
+                out.write_all(b"\n")?;
+            }
+            None => missing.push(id),
+        }
+    }
+    out.flush()?;
+    if missing.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!("lookalike: not in the index: {missing:?}");
+    Ok(ExitCode::from(1))
 }
 
 fn stats(args: &IndexDirArgs) -> Result<ExitCode> {

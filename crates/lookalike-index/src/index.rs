@@ -729,6 +729,25 @@ impl Index {
         })
     }
 
+    /// The document held under `id` (its id, text and raw figures, as
+    /// [`Index::for_each_document`] gives it), or `None` when the index holds no such id.
+    pub fn get(&self, id: &str) -> Result<Option<Document>> {
+        let snap = self.storage.snapshot()?;
+        let Some(key) = snap.get(Table::Ids, id.as_bytes())? else { return Ok(None) };
+        let doc = doc_of(&key)?;
+        let bytes = snap.get(Table::Docs, &doc_key(doc))?.ok_or_else(|| Error::Corrupt {
+            table: "ids",
+            message: format!("id {id:?} points at document {doc}, which is missing"),
+        })?;
+        let rec = DocRecord::decode(&bytes)?;
+        Ok(Some(Document {
+            text: read_text(snap.as_ref(), doc)?,
+            id: rec.id,
+            raw_fingerprint: rec.raw_fingerprint,
+            raw_len: rec.raw_len,
+        }))
+    }
+
     /// Every document in insertion order, rebuilt from the stored text, to `f`.
     pub fn for_each_document(&self, f: &mut dyn FnMut(Document) -> Result<()>) -> Result<()> {
         let snap = self.storage.snapshot()?;

@@ -30,8 +30,8 @@ fn index_err(e: lookalike_index::Error) -> PyErr {
 ///
 /// `Index(path)` opens an index; `Index(path, create=True, method=..., threshold=...,
 /// **options)` creates one, freezing its settings (options are `lookalike dedup`'s, as in
-/// `lookalike.dedup`). `check` asks without inserting, `add` checks and inserts, `remove`
-/// deletes by id. Each `add` and `remove` is one committed transaction.
+/// `lookalike.dedup`). `check` asks without inserting, `add` checks and inserts, `get` looks an
+/// id up, `remove` deletes by id. Each `add` and `remove` is one committed transaction.
 #[pyclass(module = "lookalike._lookalike", name = "Index")]
 #[derive(Debug)]
 pub struct Index {
@@ -193,6 +193,17 @@ impl Index {
         let inner = &self.inner;
         let removed = py.detach(|| inner.remove(&[id])).map_err(index_err)?;
         Ok(removed.first().copied().unwrap_or(false))
+    }
+
+    /// The document held under `id` as a dict (`id`, `text`: the text compared, an HTML page's
+    /// main content), or None when the index holds no such id.
+    fn get<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let inner = &self.inner;
+        let Some(doc) = py.detach(|| inner.get(id)).map_err(index_err)? else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("id", doc.id)?;
+        d.set_item("text", doc.text)?;
+        Ok(Some(d))
     }
 
     /// Number of documents held.

@@ -49,6 +49,22 @@ def test_check_inserts_nothing_add_replaces_and_remove_deletes(tmp_path):
     assert len(index) == 0
 
 
+def test_get_gives_the_document_held_under_an_id_or_none(cli, tmp_path):
+    """Issue 33 item 16: an id can be looked up, from Python as from `lookalike index get`."""
+    text = "near duplicate detection finds documents that are almost the same in a large collection of pages"
+    index = lookalike.Index(str(tmp_path / "idx"), create=True)
+    index.add("a", html=f"<html><body><nav>menu</nav><article><p>{text}</p></article></body></html>")
+    held = index.get("a")
+    assert held == {"id": "a", "text": held["text"]} and text in held["text"]
+    assert index.get("b") is None
+    del index
+    out = subprocess.run([cli, "index", "get", str(tmp_path / "idx"), "a"], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == held
+    index = lookalike.Index(str(tmp_path / "idx"))
+    index.remove("a")
+    assert index.get("a") is None
+
+
 def test_the_cli_reads_what_python_wrote(cli, tmp_path):
     path = tmp_path / "idx"
     index = lookalike.Index(path, create=True, threshold=0.7)

@@ -21,6 +21,7 @@ Examples:
   # Check without adding; remove documents; figures; everything's pairs and clusters
   lookalike index query crawl.idx page.html
   lookalike index remove crawl.idx https://example.com/old
+  lookalike index get crawl.idx https://example.com/new
   lookalike index stats crawl.idx
   lookalike index export crawl.idx --pairs pairs.tsv --clusters clusters.jsonl
   lookalike index verify crawl.idx
@@ -30,7 +31,7 @@ latest). Each batch (--batch documents) is one transaction: when its report line
 it is on disk (--durability safe) and a crash never leaves part of it.
 
 Exit codes: 0 done, 1 failure (also: add or query could read no document, verify found damage or
-could not open the index), 2 bad usage.";
+could not open the index, get found an id not in the index), 2 bad usage.";
 
 /// `lookalike index`.
 #[derive(Debug, Args)]
@@ -53,6 +54,9 @@ pub enum IndexCommand {
     Query(IndexAddArgs),
     /// Remove documents by id.
     Remove(IndexRemoveArgs),
+    /// Print the documents held under these ids (JSONL: id and text, in the order given); exit 1
+    /// when one is not in the index (named on stderr).
+    Get(IndexRemoveArgs),
     /// Print the index's figures and settings (JSON).
     Stats(IndexDirArgs),
     /// Write the pairs and clusters of everything in the index: `lookalike dedup`'s answer for
@@ -158,12 +162,12 @@ pub struct IndexAddArgs {
     pub input: InputArgs,
 }
 
-/// `lookalike index remove`.
+/// `lookalike index remove` and `lookalike index get`.
 #[derive(Debug, Args)]
 pub struct IndexRemoveArgs {
     /// The index directory.
     pub dir: PathBuf,
-    /// Ids of the documents to remove.
+    /// Ids of the documents.
     #[arg(required = true, value_name = "ID")]
     pub ids: Vec<String>,
 }
@@ -197,12 +201,36 @@ pub const SERVE_EXAMPLES: &str = "\
 Examples:
   lookalike index create pages.idx
   lookalike serve pages.idx --addr 127.0.0.1:8080
-  curl -s localhost:8080/v1/check -d '{\"id\": \"u1\", \"text\": \"some page text\", \"insert\": true}'
+  curl -s localhost:8080/v1/check -H 'content-type: application/json' \\
+    -d '{\"id\": \"u1\", \"text\": \"some page text\", \"insert\": true}'
+  curl -s localhost:8080/v1/documents/u1
   curl -s localhost:8080/openapi.json
 
-Endpoints: POST /v1/check, POST /v1/check:batch (JSON array or NDJSON), PUT and DELETE
-/v1/documents/{id}, GET /v1/index/stats, /healthz, /readyz, /metrics, /openapi.json.
-SIGINT or SIGTERM stop it gracefully: requests in flight are answered and committed.";
+  # Writes only with the token (needed to listen on anything but loopback)
+  head -c 32 /dev/urandom | base64 > token; chmod 600 token
+  lookalike serve pages.idx --addr 0.0.0.0:8080 --token-file token
+  curl -s -X PUT host:8080/v1/documents/u1 -H \"Authorization: Bearer $(cat token)\" \\
+    -H 'content-type: application/json' -d '{\"text\": \"...\"}'
+
+Endpoints: POST /v1/check, POST /v1/check:batch (JSON array or NDJSON, answered in order), GET,
+PUT and DELETE /v1/documents/{id}, GET /v1/index/stats, /healthz, /readyz, /metrics,
+/openapi.json. Every error answer is JSON {\"error\": \"...\"}.
+
+What it protects against: with a token, writes (PUT, DELETE, checks with \"insert\": true) from
+anyone without it (401; compared in constant time); ids over 4096 bytes (422), bodies over
+--max-body (413); clients that stall (--header-timeout, --write-timeout). What it does not: reads
+(checks, GET, stats, metrics) are open to anyone who can connect; no TLS (the token crosses the
+network in clear unless a reverse proxy terminates TLS in front of it); no rate limits or
+per-client quotas. Without a token it listens on loopback addresses only.
+
+Answers can be trusted: an insert or removal answered 408 (--timeout) was not applied; once the
+writer has taken a write, its request waits for the commit and is answered with it.
+
+SIGINT or SIGTERM stop it gracefully: no new connections, requests in flight are answered and
+committed within --drain-timeout, then the remaining connections are closed, the writer commits
+what it was given and the index is closed. A second signal exits at once (what is acknowledged is
+on disk with --durability safe). Exit codes: 0 stopped cleanly, 1 failure (the index writer
+failed, a second signal), 2 bad usage.";
 
 /// `lookalike serve`.
 #[derive(Debug, Args)]
@@ -218,9 +246,27 @@ pub struct ServeArgs {
     /// Most documents in one /v1/check:batch request.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_batch: usize,
-    /// Seconds a request may take before it is answered 408.
+    /// Seconds a request may take before it is answered 408; a write answered 408 was not
+    /// applied (one the writer has taken is answered once committed, however long that takes).
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub timeout: u64,
+    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
+    /// may wait idle for its next request. Then the connection is closed.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout: u64,
+    /// Seconds a client may leave its answer unread (no byte taken) before the connection is
+    /// closed.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub write_timeout: u64,
+    /// After SIGINT or SIGTERM, seconds the requests in flight have to be answered before the
+    /// remaining connections are closed and the service exits (a second signal exits at once).
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub drain_timeout: u64,
+    /// A file holding the bearer token that writes need (PUT, DELETE, checks with "insert":
+    /// true): `Authorization: Bearer TOKEN`; at least 16 visible ASCII characters. Or set
+    /// LOOKALIKE_TOKEN. Reads stay open. Needed to listen on anything but a loopback address.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
     /// Longest wait, in milliseconds, to group inserts into one commit.
     #[arg(long, default_value_t = 5, value_name = "MS")]
     pub group_commit_ms: u64,

@@ -88,7 +88,8 @@ pub enum Command {
     /// query, remove, export its pairs and clusters, verify it.
     #[command(after_help = INDEX_EXAMPLES)]
     Index(IndexArgs),
-    /// Serve an index over HTTP: check documents, add and remove them, stats, metrics, OpenAPI.
+    /// Serve an index over HTTP: check documents, add, look up and remove them (writes behind a
+    /// bearer token), stats, metrics, OpenAPI.
     #[command(after_help = SERVE_EXAMPLES)]
     Serve(Box<ServeArgs>),
 }

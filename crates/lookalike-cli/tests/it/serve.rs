@@ -17,9 +17,18 @@ struct Server {
 
 /// Starts `lookalike serve` on 127.0.0.1:0 and reads the address it bound from its log.
 fn serve(dir: &Path, extra: &[&str]) -> Server {
+    serve_with(dir, extra, &[])
+}
+
+/// [`serve`] with environment variables (`--timeout 60` unless `extra` gives one).
+fn serve_with(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let timeout: &[&str] = if extra.contains(&"--timeout") { &[] } else { &["--timeout", "60"] };
     let mut child = lookalike()
-        .args(["serve", "idx", "--addr", "127.0.0.1:0", "--timeout", "60"])
+        .args(["serve", "idx", "--addr", "127.0.0.1:0"])
+        .args(timeout)
         .args(extra)
+        .env_remove("LOOKALIKE_TOKEN")
+        .envs(env.iter().copied())
         .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -48,14 +57,26 @@ fn request(
     ctype: Option<&str>,
     body: &[u8],
 ) -> (u16, String) {
+    let headers: Vec<(&str, &str)> = ctype.map(|c| ("Content-Type", c)).into_iter().collect();
+    request_with(addr, method, path, &headers, body)
+}
+
+/// [`request`] with any headers.
+fn request_with(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
-    if let Some(c) = ctype {
-        head.push_str(&format!("Content-Type: {c}\r\n"));
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
     s.write_all(head.as_bytes()).unwrap();
@@ -102,14 +123,36 @@ fn post(addr: &str, path: &str, v: &serde_json::Value) -> (u16, serde_json::Valu
     (status, json(&body))
 }
 
-/// Stops the server with SIGTERM (graceful) and returns its exit status and log.
-fn stop(mut server: Server) -> (std::process::ExitStatus, String) {
+/// How long a stopping server may take before the test fails: a hang guard, generous (debug
+/// builds on a loaded machine), far beyond the drain bounds the tests give.
+const STOP_GUARD: Duration = Duration::from_secs(60);
+
+/// Sends SIGTERM (or another signal) to the server.
+fn signal(server: &Server, sig: &str) {
     let pid = server.child.id().to_string();
-    let sent = std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let sent =
+        std::process::Command::new("kill").args([&format!("-{sig}"), &pid]).status().unwrap();
     assert!(sent.success());
-    let status = server.child.wait().unwrap();
+}
+
+/// Waits for the server to exit (failing the test after [`STOP_GUARD`]); its status and log.
+fn wait(mut server: Server) -> (std::process::ExitStatus, String) {
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < STOP_GUARD, "the server did not exit within {STOP_GUARD:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
     let log = server.log.take().map(|l| l.join().unwrap()).unwrap_or_default();
     (status, log)
+}
+
+/// Stops the server with SIGTERM (graceful) and returns its exit status and log.
+fn stop(server: Server) -> (std::process::ExitStatus, String) {
+    signal(&server, "TERM");
+    wait(server)
 }
 
 impl Drop for Server {
@@ -337,7 +380,7 @@ fn serve_answers_every_endpoint_and_refuses_bad_requests_clearly() {
         ("/readyz", vec!["get"]),
         ("/v1/check", vec!["post"]),
         ("/v1/check:batch", vec!["post"]),
-        ("/v1/documents/{id}", vec!["delete", "put"]),
+        ("/v1/documents/{id}", vec!["delete", "get", "put"]),
         ("/v1/index/stats", vec!["get"]),
     ]
     .into_iter()
@@ -414,4 +457,455 @@ fn serve_stopped_by_sigterm_under_writes_keeps_every_acknowledged_insert() {
     }
     let v = run(&["index", "verify", "idx"], None, d);
     assert!(v.status.success(), "{}", stderr(&v));
+}
+
+/// Whether the index behind the server holds `id` (`GET /v1/documents/{id}`).
+fn holds(addr: &str, id: &str) -> bool {
+    match request(addr, "GET", &format!("/v1/documents/{id}"), None, b"") {
+        (200, body) => json(&body)["id"] == id,
+        (404, _) => false,
+        (s, body) => panic!("GET {id}: {s} {body}"),
+    }
+}
+
+/// Issue 33 item 8: a write answered 408 was not applied, and one that was applied is answered
+/// with its commit. A heavy batch occupies the single writer while small inserts with a short
+/// deadline (--timeout 1) queue behind it; then each answer is compared with what the index
+/// holds. Second, a deterministic case: a commit window longer than the deadline.
+#[test]
+fn serve_answers_408_only_for_writes_it_did_not_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let server = serve(d, &["--timeout", "1", "--max-batch", "2000"]);
+    let a = server.addr.clone();
+    let heavy: Vec<serde_json::Value> = (0..2000u64)
+        .map(|i| serde_json::json!({"id": format!("h{i}"), "text": words(10_000 + i, 300), "insert": true}))
+        .collect();
+    let heavy = {
+        let a = a.clone();
+        std::thread::spawn(move || post(&a, "/v1/check:batch", &serde_json::Value::Array(heavy)))
+    };
+    let smalls: Vec<_> = (0..10u64)
+        .map(|i| {
+            let a = a.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200 + 150 * i));
+                let body = serde_json::json!({"id": format!("s{i}"), "text": words(i, 50), "insert": true});
+                post(&a, "/v1/check", &body)
+            })
+        })
+        .collect();
+    let (hs, hv) = heavy.join().unwrap();
+    let smalls: Vec<(u16, serde_json::Value)> =
+        smalls.into_iter().map(|t| t.join().unwrap()).collect();
+    // Every answer is a commit (200) or "nothing written" (408), and the index agrees with it.
+    assert!(hs == 200 || hs == 408, "{hs}: {hv}");
+    if hs == 200 {
+        assert_eq!(hv.as_array().unwrap().len(), 2000);
+    } else {
+        assert!(hv["error"].as_str().unwrap().contains("nothing was written"), "{hv}");
+    }
+    for i in (0..2000).step_by(97) {
+        assert_eq!(holds(&a, &format!("h{i}")), hs == 200, "h{i}: the batch was answered {hs}");
+    }
+    for (i, (s, v)) in smalls.iter().enumerate() {
+        assert!(*s == 200 || *s == 408, "s{i}: {s} {v}");
+        if *s == 200 {
+            assert_eq!(v["inserted"], true, "{v}");
+        } else {
+            assert!(v["error"].as_str().unwrap().contains("nothing was written"), "{v}");
+        }
+        assert_eq!(holds(&a, &format!("s{i}")), *s == 200, "s{i} was answered {s}: {v}");
+    }
+    let (status, log) = stop(server);
+    assert!(status.success(), "{status:?}: {log}");
+
+    // The writer waits 3 s to group a commit; the deadline is 1 s: the insert and the removal
+    // are answered 408 and not applied.
+    let server = serve(d, &["--timeout", "1", "--group-commit-ms", "3000"]);
+    let a = server.addr.clone();
+    let (s, v) = post(
+        &a,
+        "/v1/check",
+        &serde_json::json!({"id": "late", "text": words(7, 40), "insert": true}),
+    );
+    assert_eq!(s, 408, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("nothing was written"), "{v}");
+    let (s, body) = request(&a, "DELETE", "/v1/documents/h0", None, b"");
+    if hs == 200 {
+        assert_eq!(s, 408, "{body}");
+    }
+    let (status, log) = stop(server);
+    assert!(status.success(), "{status:?}: {log}");
+    let o = run(&["index", "get", "idx", "late"], None, d);
+    assert_eq!(o.status.code(), Some(1), "late is not held: {}", stderr(&o));
+    if hs == 200 {
+        let o = run(&["index", "get", "idx", "h0"], None, d);
+        assert!(o.status.success(), "h0 was not removed: {}", stderr(&o));
+    }
+}
+
+/// A client that sends part of a request's headers, then nothing.
+fn partial_headers(addr: &str) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes()).unwrap();
+    s
+}
+
+/// A client that asks for many answers (pipelined, about 40 MB) and never reads them.
+fn never_reads(addr: &str) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
+    let req = format!("GET /openapi.json HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    for _ in 0..3000 {
+        // The server stops reading once its answers fill the socket: so do we.
+        if s.write_all(req.as_bytes()).is_err() {
+            break;
+        }
+    }
+    s
+}
+
+/// Inserts `n` documents `k0`... through the server; their ids.
+fn insert_some(addr: &str, n: u64) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let id = format!("k{i}");
+            let body = serde_json::json!({"id": id, "text": words(500 + i, 60), "insert": true});
+            let (s, v) = post(addr, "/v1/check", &body);
+            assert_eq!(s, 200, "{v}");
+            id
+        })
+        .collect()
+}
+
+/// Every id is held by the (stopped) index in `dir`.
+fn assert_held(dir: &Path, ids: &[String]) {
+    let mut args = vec!["index", "get", "idx"];
+    args.extend(ids.iter().map(String::as_str));
+    let o = run(&args, None, dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), ids.len());
+}
+
+/// Issue 33 item 9: SIGTERM stops `serve` within the drain bound while a client holds partial
+/// headers and another never reads its answers (both bounds far away: 600 s), and the
+/// acknowledged writes are kept.
+#[test]
+fn serve_stops_within_the_drain_bound_despite_stuck_clients_and_keeps_acknowledged_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let server =
+        serve(d, &["--header-timeout", "600", "--write-timeout", "600", "--drain-timeout", "2"]);
+    let a = server.addr.clone();
+    let acked = insert_some(&a, 5);
+    let _partial = partial_headers(&a);
+    let _reader = never_reads(&a);
+    let (status, log) = stop(server);
+    assert!(status.success(), "{status:?}: {log}");
+    assert!(log.contains("still open after --drain-timeout 2 s were closed"), "{log}");
+    assert!(log.contains("stopped; the index is committed"), "{log}");
+    assert_held(d, &acked);
+}
+
+/// Issue 33 item 9: without any signal, a connection that stalls its headers is closed after
+/// --header-timeout and one that leaves its answers unread after --write-timeout; so SIGTERM
+/// then stops at once although the drain bound is 600 s.
+#[test]
+fn serve_closes_connections_that_stall_their_headers_or_their_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let server =
+        serve(d, &["--header-timeout", "1", "--write-timeout", "1", "--drain-timeout", "600"]);
+    let a = server.addr.clone();
+    let acked = insert_some(&a, 3);
+    let mut partial = partial_headers(&a);
+    let reader = never_reads(&a);
+    // The server closes the stalled one: end of stream (no answer), well before the guard.
+    partial.set_read_timeout(Some(STOP_GUARD)).unwrap();
+    let mut got = Vec::new();
+    let closed = partial.read_to_end(&mut got);
+    assert!(
+        closed.is_ok()
+            || closed.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "{closed:?}"
+    );
+    // The reader's connection is closed too: once it is, the service drains at once.
+    std::thread::sleep(Duration::from_secs(3));
+    let (status, log) = stop(server);
+    drop(reader);
+    assert!(status.success(), "{status:?}: {log}");
+    assert!(!log.contains("were closed"), "{log}");
+    assert_held(d, &acked);
+}
+
+/// Issue 33 item 9: a second signal exits at once, whatever the drain bound, saying so (exit 1).
+#[test]
+fn serve_exits_at_once_on_a_second_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let server = serve(d, &["--header-timeout", "600", "--drain-timeout", "600"]);
+    let a = server.addr.clone();
+    let acked = insert_some(&a, 3);
+    let _partial = partial_headers(&a);
+    signal(&server, "TERM");
+    // The first signal is being handled (the listener closes) before the second is sent.
+    let started = std::time::Instant::now();
+    while TcpStream::connect(&a).is_ok() {
+        assert!(started.elapsed() < STOP_GUARD, "the listener stays open after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(&server, "INT");
+    let (status, log) = wait(server);
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(log.contains("second signal: exiting now"), "{log}");
+    assert_held(d, &acked);
+}
+
+/// Issue 33 item 10: after the writer thread panics (the debug builds' test hook), `/readyz`
+/// says not ready, writes are refused, reads go on, and the exit code is 1 with the reason; what
+/// was acknowledged before is kept, the write it failed on is not applied.
+#[cfg(debug_assertions)]
+#[test]
+fn serve_reports_a_failed_writer_in_readyz_and_its_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let server = serve_with(d, &[], &[("LOOKALIKE_TEST_WRITER_PANIC_ID", "boom")]);
+    let a = server.addr.clone();
+    let acked = insert_some(&a, 2);
+    assert_eq!(request(&a, "GET", "/readyz", None, b"").0, 200);
+    let (s, v) = post(
+        &a,
+        "/v1/check",
+        &serde_json::json!({"id": "boom", "text": words(9, 40), "insert": true}),
+    );
+    assert_eq!(s, 500, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("writer failed"), "{v}");
+    let (s, body) = request(&a, "GET", "/readyz", None, b"");
+    assert_eq!(s, 503, "{body}");
+    assert!(json(&body)["error"].as_str().unwrap().contains("writer failed"), "{body}");
+    let (s, v) = post(
+        &a,
+        "/v1/check",
+        &serde_json::json!({"id": "after", "text": words(10, 40), "insert": true}),
+    );
+    assert_eq!(s, 503, "{v}");
+    let (s, v) = post(&a, "/v1/check", &serde_json::json!({"text": words(500, 60)}));
+    assert_eq!((s, &v["matches"][0]["id"]), (200, &"k0".into()), "{v}");
+    let (status, log) = stop(server);
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(log.contains("the index writer failed"), "{log}");
+    assert!(!log.contains("the index is committed"), "{log}");
+    assert_held(d, &acked);
+    let o = run(&["index", "get", "idx", "boom"], None, d);
+    assert_eq!(o.status.code(), Some(1), "boom is not held: {}", stdout(&o));
+}
+
+/// Issue 33 item 15: writes need the token when there is one (reads stay open), a non-loopback
+/// address needs one, ids have a limit, and `serve --help` says what is protected.
+#[test]
+fn serve_refuses_writes_without_the_token_and_a_public_address_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let refused = |args: &[&str], env: Option<&str>| {
+        let mut cmd = lookalike();
+        cmd.args(["serve", "idx"]).args(args).current_dir(d).env_remove("LOOKALIKE_TOKEN");
+        if let Some(t) = env {
+            cmd.env("LOOKALIKE_TOKEN", t);
+        }
+        let o = output_within(cmd, None, STOP_GUARD);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        stderr(&o)
+    };
+    // Refused before listening: nothing binds a public address here.
+    let e = refused(&["--addr", "0.0.0.0:0"], None);
+    assert!(e.contains("not a loopback address") && e.contains("--token-file"), "{e}");
+    write(d, "short", b"abc\n");
+    let e = refused(&["--token-file", "short"], None);
+    assert!(e.contains("at least 16"), "{e}");
+    let token = "s3cret-t0ken-0123456789";
+    write(d, "token", format!("{token}\n").as_bytes());
+    let e = refused(&["--token-file", "token"], Some(token));
+    assert!(e.contains("given twice"), "{e}");
+
+    let server = serve(d, &["--token-file", "token"]);
+    let a = server.addr.clone();
+    let good = format!("Bearer {token}");
+    let json_ct = ("Content-Type", "application/json");
+    let doc = serde_json::json!({"text": words(1, 60)}).to_string();
+    for auth in [None, Some("Bearer wrong-token-0123456789"), Some(token), Some("Basic xyz")] {
+        let mut h = vec![json_ct];
+        h.extend(auth.map(|v| ("Authorization", v)));
+        let (s, body) = request_with(&a, "PUT", "/v1/documents/p", &h, doc.as_bytes());
+        assert_eq!(s, 401, "{auth:?}: {body}");
+        assert!(json(&body)["error"].as_str().unwrap().contains("token"), "{body}");
+        assert_eq!(request_with(&a, "DELETE", "/v1/documents/p", &h, b"").0, 401);
+        let insert = serde_json::json!({"id": "p", "text": words(1, 60), "insert": true});
+        assert_eq!(request_with(&a, "POST", "/v1/check", &h, insert.to_string().as_bytes()).0, 401);
+        let batch = serde_json::json!([{"text": words(2, 60)}, insert]);
+        assert_eq!(
+            request_with(&a, "POST", "/v1/check:batch", &h, batch.to_string().as_bytes()).0,
+            401
+        );
+    }
+    assert!(!holds(&a, "p"), "a refused write was applied");
+    // Reads are open.
+    let (s, v) = post(&a, "/v1/check", &serde_json::json!({"text": words(1, 60)}));
+    assert_eq!((s, &v["inserted"]), (200, &false.into()), "{v}");
+    assert_eq!(request(&a, "GET", "/v1/index/stats", None, b"").0, 200);
+    // With the token (the scheme in any case), writes go through.
+    let lower = format!("bearer {token}");
+    for auth in [good.as_str(), lower.as_str()] {
+        let h = [json_ct, ("Authorization", auth)];
+        let (s, body) = request_with(&a, "PUT", "/v1/documents/p", &h, doc.as_bytes());
+        assert_eq!(s, 200, "{body}");
+        assert!(holds(&a, "p"));
+        assert_eq!(request_with(&a, "DELETE", "/v1/documents/p", &h, b"").0, 204);
+    }
+    // Ids: at most 4096 bytes, in a body or a path; 422 with a JSON error, nothing applied.
+    let h = [json_ct, ("Authorization", good.as_str())];
+    let long = "x".repeat(4097);
+    let (s, body) = request_with(&a, "PUT", &format!("/v1/documents/{long}"), &h, doc.as_bytes());
+    assert_eq!(s, 422, "{body}");
+    assert!(json(&body)["error"].as_str().unwrap().contains("at most 4096"), "{body}");
+    let insert = serde_json::json!({"id": long, "text": words(1, 60), "insert": true});
+    let (s, body) = request_with(&a, "POST", "/v1/check", &h, insert.to_string().as_bytes());
+    assert_eq!(s, 422, "{body}");
+    assert!(json(&body)["error"].as_str().unwrap().contains("document 0: the id is 4097 bytes"));
+    assert_eq!(request(&a, "GET", &format!("/v1/documents/{long}"), None, b"").0, 422);
+    let longest = "y".repeat(4096);
+    let (s, body) =
+        request_with(&a, "PUT", &format!("/v1/documents/{longest}"), &h, doc.as_bytes());
+    assert_eq!(s, 200, "{body}");
+    let (status, log) = stop(server);
+    assert!(status.success(), "{status:?}: {log}");
+
+    // The token from the environment.
+    let server = serve_with(d, &[], &[("LOOKALIKE_TOKEN", token)]);
+    let a = server.addr.clone();
+    assert_eq!(request_with(&a, "PUT", "/v1/documents/q", &[json_ct], doc.as_bytes()).0, 401);
+    assert_eq!(request_with(&a, "PUT", "/v1/documents/q", &h, doc.as_bytes()).0, 200);
+    let (status, log) = stop(server);
+    assert!(status.success(), "{status:?}: {log}");
+
+    let help = stdout(&run(&["serve", "--help"], None, d));
+    for says in
+        ["--token-file", "LOOKALIKE_TOKEN", "What it protects against", "TLS", "reverse proxy"]
+    {
+        assert!(help.contains(says), "serve --help does not say {says:?}");
+    }
+}
+
+/// Issue 33 item 16: every error answer is JSON `{"error": ...}`, whoever makes it, and
+/// `GET /v1/documents/{id}` (and `index get`) look an id up.
+#[test]
+fn serve_answers_every_error_in_json_and_looks_ids_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let server = serve(d, &["--max-body", "1K"]);
+    let a = server.addr.clone();
+    let big = vec![b' '; 2048];
+    let long_path = format!("/v1/documents/{}", "z".repeat(20_000));
+    // (method, path, content type, body, status, what the error says)
+    type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a [u8], u16, &'a str);
+    let cases: Vec<Case<'_>> = vec![
+        ("GET", "/nope", None, b"", 404, "/openapi.json"),
+        ("GET", "/v1/check", None, b"", 405, "method GET not allowed for /v1/check"),
+        ("PUT", "/v1/index/stats", None, b"", 405, "not allowed"),
+        ("GET", &long_path, None, b"", 414, "at most"),
+        ("POST", "/v1/check:batch", Some("application/json"), &big, 413, "limit"),
+        ("POST", "/v1/check", Some("application/json"), &big, 413, "limit"),
+        ("GET", "/v1/documents/missing", None, b"", 404, "\"missing\""),
+        ("DELETE", "/v1/documents/missing", None, b"", 404, "\"missing\""),
+        ("POST", "/v1/check", Some("application/json"), b"{", 400, "EOF"),
+        ("POST", "/v1/check", Some("text/plain"), b"{}", 415, "application/json"),
+        ("PUT", "/v1/documents/x", Some("application/json"), b"{\"txt\": 1}", 422, "unknown field"),
+        ("GET", "/v1/documents/%FF%FE", None, b"", 400, "UTF-8"),
+    ];
+    for (method, path, ctype, body, want, says) in cases {
+        let (s, got) = request(&a, method, path, ctype, body);
+        let shown = &path[..path.len().min(40)];
+        assert_eq!(s, want, "{method} {shown}: {got}");
+        let v: serde_json::Value = serde_json::from_str(&got)
+            .unwrap_or_else(|e| panic!("{method} {shown}: not JSON ({e}): {got:?}"));
+        let msg = v["error"].as_str().unwrap_or_else(|| panic!("{method} {shown}: {v}"));
+        assert!(msg.contains(says), "{method} {shown}: {msg:?} does not say {says:?}");
+    }
+    // Look an id up: the text as compared (an HTML page's main content).
+    let text = words(3, 80);
+    let page = format!("<html><body><nav>menu</nav><article><p>{text}</p></article></body></html>");
+    let (s, body) = request(
+        &a,
+        "PUT",
+        "/v1/documents/a%20b",
+        Some("application/json"),
+        serde_json::json!({"html": page}).to_string().as_bytes(),
+    );
+    assert_eq!(s, 200, "{body}");
+    let (s, body) = request(&a, "GET", "/v1/documents/a%20b", None, b"");
+    assert_eq!(s, 200, "{body}");
+    let v = json(&body);
+    assert_eq!(v["id"], "a b");
+    assert!(v["text"].as_str().unwrap().contains(&text[..40]), "{v}");
+    let (status, log) = stop(server);
+    assert!(status.success(), "{status:?}: {log}");
+    // The same from the command line: JSONL in the order given, exit 1 naming what is missing.
+    let o = run(&["index", "get", "idx", "a b"], None, d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(line, v);
+    let o = run(&["index", "get", "idx", "nope", "a b"], None, d);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o).lines().count(), 1);
+    assert!(stderr(&o).contains("\"nope\""), "{}", stderr(&o));
+}
+
+/// Issue 33 item 17: a batch is answered in order: a document is checked against the index as
+/// the batch's earlier documents left it, never against a later one it inserts.
+#[test]
+fn serve_batch_answers_in_order_never_against_a_later_insert() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(run(&["index", "create", "idx"], None, d).status.success());
+    let server = serve(d, &[]);
+    let a = server.addr.clone();
+    let (t, u) = (words(1, 100), words(2, 100));
+    let batch = serde_json::json!([
+        {"text": t},
+        {"id": "x", "text": t, "insert": true},
+        {"text": t},
+        {"id": "y", "text": u, "insert": true},
+        {"text": edit(&u, 50)},
+        {"id": "z", "text": u, "insert": true},
+    ]);
+    let (s, v) = post(&a, "/v1/check:batch", &batch);
+    assert_eq!(s, 200, "{v}");
+    let v = v.as_array().unwrap();
+    assert_eq!(
+        (&v[0]["duplicate"], v[0]["matches"].as_array().unwrap().len()),
+        (&false.into(), 0),
+        "{v:?}"
+    );
+    assert_eq!(
+        (&v[1]["status"], v[1]["matches"].as_array().unwrap().len()),
+        (&"kept".into(), 0),
+        "{v:?}"
+    );
+    assert_eq!(v[2]["matches"][0]["id"], "x", "{v:?}");
+    assert_eq!((&v[3]["status"], &v[3]["inserted"]), (&"kept".into(), &true.into()), "{v:?}");
+    assert_eq!(
+        v[4]["matches"].as_array().unwrap().iter().map(|m| &m["id"]).collect::<Vec<_>>(),
+        ["y"],
+        "{v:?}"
+    );
+    assert_eq!((&v[5]["status"], &v[5]["of"]), (&"duplicate".into(), &"y".into()), "{v:?}");
+    let (status, log) = stop(server);
+    assert!(status.success(), "{status:?}: {log}");
 }

@@ -58,6 +58,7 @@ const COMMANDS: &[&[&str]] = &[
     &["index", "add"],
     &["index", "query"],
     &["index", "remove"],
+    &["index", "get"],
     &["index", "stats"],
     &["index", "export"],
     &["index", "verify"],

@@ -222,6 +222,31 @@ fn re_adding_an_id_replaces_it_and_remove_keeps_the_index_sound() {
     assert_eq!(index.stats().unwrap().documents, remaining.len() as u64);
 }
 
+/// Issue 33 item 16: an id can be looked up (`Index::get`), through replacement and removal.
+#[test]
+fn get_gives_the_document_held_under_an_id_its_replacement_and_none_once_removed() {
+    let docs = corpus(20, 5);
+    let dir = tempfile::tempdir().unwrap();
+    let index =
+        Index::create(dir.path(), &IndexSettings::from_config(&DedupConfig::default()).unwrap())
+            .unwrap();
+    let added = index.add(&docs).unwrap();
+    let docs: Vec<&Document> =
+        docs.iter().zip(&added).filter(|(_, a)| a.inserted).map(|(d, _)| d).collect();
+    assert!(docs.len() > 10);
+    for d in &docs {
+        let held = index.get(&d.id).unwrap().expect("an added id is held");
+        assert_eq!((&held.id, &held.text, held.raw_len), (&d.id, &d.text, d.raw_len));
+    }
+    assert_eq!(index.get("not-there").unwrap(), None);
+    let again = Document::from_text(docs[0].id.clone(), docs[1].text.clone());
+    index.add(std::slice::from_ref(&again)).unwrap();
+    assert_eq!(index.get(&docs[0].id).unwrap().unwrap().text, docs[1].text);
+    index.remove(std::slice::from_ref(&docs[0].id)).unwrap();
+    assert_eq!(index.get(&docs[0].id).unwrap(), None);
+    assert!(index.get(&docs[1].id).unwrap().is_some());
+}
+
 #[test]
 fn other_settings_and_other_format_versions_are_refused_with_the_difference() {
     let dir = tempfile::tempdir().unwrap();
