@@ -299,8 +299,10 @@ pub struct Stripped {
     pub removed_bytes: usize,
     /// Lines removed.
     pub removed_lines: usize,
-    /// Bytes of the kept lines that are the page's title.
-    pub title_bytes: usize,
+    /// Bytes of the kept lines that say nothing of the page's own: its title, the title's
+    /// first part (before a separator such as ` — ` or ` | `, the site's name usually
+    /// after it), and lines without a letter or a digit.
+    pub not_own_bytes: usize,
 }
 
 /// Which text [`Template::clean_page`] kept for a page.
@@ -378,17 +380,20 @@ impl Template {
     /// `text` without the lines that are template on any of `sites` (a page may belong to
     /// several: its folder and the folders above it).
     pub fn strip(&self, sites: &[SiteId], text: &str, hasher: &mut BlockHasher) -> Stripped {
-        self.strip_except(sites, text, None, hasher)
+        self.strip_except(sites, text, (None, None), hasher)
     }
 
-    /// As [`Template::strip`], keeping the lines whose key is `keep`.
+    /// As [`Template::strip`], keeping the lines whose key is `title.0` (and counting the bytes
+    /// of those, of the lines whose key is `title.1` and of lines without a letter or digit as
+    /// [`Stripped::not_own_bytes`]).
     fn strip_except(
         &self,
         sites: &[SiteId],
         text: &str,
-        keep: Option<u128>,
+        title: (Option<u128>, Option<u128>),
         hasher: &mut BlockHasher,
     ) -> Stripped {
+        let keep = title.0;
         let mut out = Stripped::default();
         let sites: Vec<SiteId> = sites.iter().copied().filter(|&s| self.has_template(s)).collect();
         if sites.is_empty() {
@@ -403,8 +408,9 @@ impl Template {
                 out.removed_bytes += line.len();
                 out.removed_lines += 1;
             } else {
-                if key.is_some() && key == keep {
-                    out.title_bytes += line.len();
+                let wordless = !line.chars().any(char::is_alphanumeric);
+                if wordless || (key.is_some() && (key == title.0 || key == title.1)) {
+                    out.not_own_bytes += line.len();
                 }
                 if !out.text.is_empty() {
                     out.text.push('\n');
@@ -451,18 +457,25 @@ impl Template {
         title: Option<&str>,
         hasher: &mut BlockHasher,
     ) -> Cleaned {
-        let keep = title.and_then(|t| hasher.key(t));
-        let stripped = self.strip_except(sites, main, keep, hasher);
-        // The page's own text, without its title: a title alone is no content.
-        let own = |s: &Stripped| s.text.lines().map(str::len).sum::<usize>() - s.title_bytes;
+        let head = title.and_then(|t| {
+            let cut = [" — ", " – ", " - ", " | ", " · ", " :: ", " » "]
+                .iter()
+                .filter_map(|sep| t.find(sep))
+                .min()?;
+            hasher.key(&t[..cut])
+        });
+        let title = (title.and_then(|t| hasher.key(t)), head);
+        let stripped = self.strip_except(sites, main, title, hasher);
+        // The page's own text, without its title and punctuation: no content by themselves.
+        let own = |s: &Stripped| s.text.lines().map(str::len).sum::<usize>() - s.not_own_bytes;
         let main_own = own(&stripped);
-        let main_all = main_own + stripped.title_bytes + stripped.removed_bytes;
+        let main_all = main_own + stripped.not_own_bytes + stripped.removed_bytes;
         let templated = sites.iter().any(|&s| self.has_template(s));
         // The page's own text is at most its visible text: when the main content's own text
         // holds an eighth of that, the visible text need not be looked at.
         let may_fall_back = |v: &&str| main_own == 0 || main_own * Self::OWN_RATIO < v.len();
         if let Some(visible) = visible.filter(|_| templated).filter(may_fall_back) {
-            let page = self.strip_except(sites, visible, keep, hasher);
+            let page = self.strip_except(sites, visible, title, hasher);
             let page_own = own(&page);
             let chrome = main_own == 0 || main_own * Self::OWN_RATIO < page_own;
             if chrome && page_own > 0 {
@@ -656,6 +669,30 @@ mod tests {
         assert_eq!(c.text, main);
         let c = t.clean_page(&[s], &main, true, None, None, &mut h);
         assert_eq!(c.text, "The chapter on Swap is still to be written, by someone.");
+    }
+
+    /// An included fragment (a note that many pages include) published as a page of its own:
+    /// besides its note it has only a breadcrumb of its title and separators. Two such
+    /// fragments with different notes were exact copies by those leftovers; they are compared
+    /// by their notes.
+    #[test]
+    fn a_breadcrumb_of_the_title_and_punctuation_are_not_the_pages_own() {
+        let mut h = BlockHasher::default();
+        let mut counts = BlockCounts::default();
+        let s = counts.site("docs");
+        let menu: Vec<String> = (0..20).map(|i| format!("Module {i} reference")).collect();
+        let notes = ["Note: this module is deprecated.", "Availability: not WebAssembly."];
+        let page = |i: usize, note: &str| format!("{}\nmod{i} — Docs\n|\n{note}", menu.join("\n"));
+        for i in 0..10 {
+            counts.add(s, &PageBlocks::of_texts(&mut h, [page(i, notes[i % 2]).as_str()]));
+        }
+        let t = counts.finish(BoilerplateRule::default());
+        for note in notes {
+            let visible = format!("{}\n<no title>\n|\n{note}\n<no title>\n|", menu.join("\n"));
+            let title = Some("<no title> — Docs");
+            let c = t.clean_page(&[s], note, true, Some(&visible), title, &mut h);
+            assert_eq!((c.text.as_str(), c.source), (note, Source::Template));
+        }
     }
 
     #[test]
