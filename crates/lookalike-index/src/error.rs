@@ -76,7 +76,8 @@ pub enum Error {
          `index add` or `index remove`) holds it, or, for a command that writes, a reader \
          (`index query`, `stats`, `export`, `verify`) does. Wait for it or stop it; a served \
          index can be inspected through the service (`GET /v1/index/stats`, `POST /v1/check`): \
-         the index's store (redb) cannot open it read-only while a writer holds it"
+         the index's store (redb, in the exclusive-writer mode the index uses) cannot open it \
+         read-only while a writer holds it"
     )]
     Locked {
         /// The index file.
