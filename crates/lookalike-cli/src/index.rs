@@ -48,9 +48,20 @@ pub fn index_error(e: lookalike_index::Error) -> anyhow::Error {
     }
 }
 
-/// Opens the index in `dir`, refused when the settings `expect` states differ from its own.
+/// Opens the index in `dir` for reading and writing, refused when the settings `expect` states
+/// differ from its own.
 pub fn open(dir: &Path, expect: &ExpectArgs) -> Result<Index> {
-    let index = Index::open(dir).map_err(index_error)?;
+    expecting(Index::open(dir).map_err(index_error)?, expect)
+}
+
+/// Opens the index in `dir` for reading only (its file is left as it is), refused when the
+/// settings `expect` states differ from its own.
+fn open_read_only(dir: &Path, expect: &ExpectArgs) -> Result<Index> {
+    expecting(Index::open_read_only(dir).map_err(index_error)?, expect)
+}
+
+/// `index`, refused when the settings `expect` states differ from its own.
+fn expecting(index: Index, expect: &ExpectArgs) -> Result<Index> {
     let mut wanted = index.settings().clone();
     if let Some(m) = expect.method {
         wanted.method = m;
@@ -71,15 +82,15 @@ pub fn open(dir: &Path, expect: &ExpectArgs) -> Result<Index> {
                 return Err(UsageError(format!(
                     "{}: the index was created with other settings: num-perm: index none \
                      (method {}), given {n}",
-                    dir.display(),
+                    index.dir().display(),
                     index.settings().method
                 ))
                 .into());
             }
         }
     }
-    drop(index);
-    Index::open_expecting(dir, &wanted).map_err(index_error)
+    index.expect_settings(&wanted).map_err(index_error)?;
+    Ok(index)
 }
 
 fn create(args: &IndexCreateArgs) -> Result<ExitCode> {
@@ -156,7 +167,11 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
     if args.batch == 0 {
         return Err(UsageError("--batch must be at least 1".into()).into());
     }
-    let mut index = open(&args.dir, &args.expect)?;
+    let mut index = if insert {
+        open(&args.dir, &args.expect)?
+    } else {
+        open_read_only(&args.dir, &args.expect)?
+    };
     index.set_durability(match args.durability {
         DurabilityArg::Safe => Durability::Immediate,
         DurabilityArg::Fast => Durability::Fast,
@@ -222,8 +237,10 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
             })
             .collect();
         let checked = if insert { index.add(&docs) } else { index.query(&docs) };
-        let checked =
-            checked.with_context(|| format!("cannot add to the index {}", args.dir.display()))?;
+        let checked = checked.with_context(|| {
+            let verb = if insert { "add to" } else { "query" };
+            format!("cannot {verb} the index {}", args.dir.display())
+        })?;
         // Committed: now the lines may say so.
         let mut answers = checked.iter();
         for item in &items {
@@ -291,7 +308,7 @@ fn remove(args: &IndexRemoveArgs) -> Result<ExitCode> {
 }
 
 fn get(args: &IndexRemoveArgs) -> Result<ExitCode> {
-    let index = open(&args.dir, &ExpectArgs::default())?;
+    let index = open_read_only(&args.dir, &ExpectArgs::default())?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut missing = Vec::new();
     for id in &args.ids {
@@ -316,7 +333,7 @@ fn get(args: &IndexRemoveArgs) -> Result<ExitCode> {
 }
 
 fn stats(args: &IndexDirArgs) -> Result<ExitCode> {
-    let index = open(&args.dir, &ExpectArgs::default())?;
+    let index = open_read_only(&args.dir, &ExpectArgs::default())?;
     let stats = index.stats().map_err(index_error)?;
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &stats).map_err(std::io::Error::from)?;
@@ -371,7 +388,7 @@ fn export(args: &IndexExportArgs) -> Result<ExitCode> {
     if pairs.as_deref() == Some("-") && args.clusters.as_deref() == Some("-") {
         return Err(UsageError("only one of --pairs and --clusters can be -".into()).into());
     }
-    let index = open(&args.dir, &ExpectArgs::default())?;
+    let index = open_read_only(&args.dir, &ExpectArgs::default())?;
     let mut sinks = ExportSinks {
         pairs: pairs.as_deref().map(OutputFile::open).transpose()?.map(lookalike_io::PairsTsv::new),
         clusters: args
@@ -399,8 +416,12 @@ fn verify(args: &IndexDirArgs) -> Result<ExitCode> {
     if !args.dir.is_dir() {
         return Err(UsageError(format!("{}: no such index folder", args.dir.display())).into());
     }
-    let mut index = match open(&args.dir, &ExpectArgs::default()) {
+    let mut index = match open_read_only(&args.dir, &ExpectArgs::default()) {
         Ok(index) => index,
+        // Held by a writer (`serve`): not damaged, say so (issue 33, item 18).
+        Err(e) if matches!(e.downcast_ref(), Some(lookalike_index::Error::Locked { .. })) => {
+            return Err(e);
+        }
         Err(e) => {
             eprintln!(
                 "lookalike: {}: cannot be opened, the index is damaged: {e:#}",

@@ -305,4 +305,41 @@ mod tests {
             assert!(DocRecord::decode(&b).is_err(), "flipped byte {i}");
         }
     }
+
+    /// Regression (issue 33, item 3): decoding never panics, whatever the bytes, also when their
+    /// checksum holds (a damaged record whose checksum was recomputed, or a bug in a writer):
+    /// random bodies, and a valid record with each byte changed, under a valid checksum.
+    #[test]
+    fn decoding_never_panics_on_any_bytes_even_under_a_valid_checksum() {
+        let sealed = |body: &[u8]| {
+            let mut b = body.to_vec();
+            b.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+            b
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 120) as usize;
+            let mut body: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            if let Some(first) = body.first_mut() {
+                *first = DOC_RECORD;
+            }
+            let _ = DocRecord::decode(&body);
+            let _ = DocRecord::decode(&sealed(&body));
+        }
+        let good = record().encode();
+        let body = &good[..good.len() - 8];
+        for i in 1..body.len() {
+            for v in [0u8, 0x7f, 0x80, 0xff] {
+                let mut b = body.to_vec();
+                b[i] = v;
+                let _ = DocRecord::decode(&sealed(&b));
+            }
+        }
+    }
 }

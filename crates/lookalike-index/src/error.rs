@@ -55,6 +55,40 @@ pub enum Error {
         /// What the store said.
         message: String,
     },
+    /// The index file is damaged: the store found a page whose checksum or structure does not
+    /// hold (every page is checked when an index is opened), or failed on it.
+    #[error(
+        "{path}: the index file is damaged ({message}); it cannot be used: rebuild the index \
+         from its documents (`lookalike index create`, then `index add`) or restore a copy \
+         (`lookalike index verify` checks an index without changing it)"
+    )]
+    Damaged {
+        /// The index file.
+        path: PathBuf,
+        /// What the store said.
+        message: String,
+    },
+    /// Another process has the index file open in a way that excludes this open: a writer
+    /// (`serve`, `add`, `remove`) excludes every other open; readers share the file with each
+    /// other and exclude a writer.
+    #[error(
+        "{path}: the index is in use by another process: a writer (a running `lookalike serve`, \
+         `index add` or `index remove`) holds it, or, for a command that writes, a reader \
+         (`index query`, `stats`, `export`, `verify`) does. Wait for it or stop it; a served \
+         index can be inspected through the service (`GET /v1/index/stats`, `POST /v1/check`): \
+         the index's store (redb, in the exclusive-writer mode the index uses) cannot open it \
+         read-only while a writer holds it"
+    )]
+    Locked {
+        /// The index file.
+        path: PathBuf,
+    },
+    /// A write on an index opened read-only.
+    #[error("{path}: the index was opened read-only")]
+    ReadOnly {
+        /// The index file.
+        path: PathBuf,
+    },
     /// A stored record could not be decoded (torn or corrupt).
     #[error("corrupt record in table {table}: {message}")]
     Corrupt {

@@ -216,24 +216,35 @@ impl Index {
         Index::with_storage(dir, storage)
     }
 
-    /// Opens the index in `dir` with the settings it was created with.
+    /// Opens the index in `dir` with the settings it was created with, for reading and writing.
+    /// Every open checks the whole file first (see [`RedbStorage`]): a damaged index is refused
+    /// with [`Error::Damaged`].
     pub fn open(dir: &Path) -> Result<Index> {
-        let path = dir.join(DB_FILE);
-        if !path.is_file() {
-            return Err(Error::NotAnIndex { path: dir.into() });
-        }
-        Index::with_storage(dir, Box::new(RedbStorage::open(&path)?))
+        Index::with_storage(dir, Box::new(RedbStorage::open(&db_file(dir)?)?))
+    }
+
+    /// Opens the index in `dir` for reading only (queries, figures, export, verify): its file is
+    /// never written, and other read-only opens may share it. Writes are refused.
+    pub fn open_read_only(dir: &Path) -> Result<Index> {
+        Index::with_storage(dir, Box::new(RedbStorage::open_read_only(&db_file(dir)?)?))
     }
 
     /// Opens the index in `dir`, refusing it when its settings differ from `expected` (the
     /// message names every difference).
     pub fn open_expecting(dir: &Path, expected: &IndexSettings) -> Result<Index> {
         let index = Index::open(dir)?;
-        let diff = index.settings.differences(expected);
-        if !diff.is_empty() {
-            return Err(Error::SettingsDiffer { path: dir.into(), differences: diff.join("; ") });
-        }
+        index.expect_settings(expected)?;
         Ok(index)
+    }
+
+    /// Refuses the index when its settings differ from `expected`, naming every difference.
+    pub fn expect_settings(&self, expected: &IndexSettings) -> Result<()> {
+        let diff = self.settings.differences(expected);
+        if !diff.is_empty() {
+            let differences = diff.join("; ");
+            return Err(Error::SettingsDiffer { path: self.dir.clone(), differences });
+        }
+        Ok(())
     }
 
     /// An index on any store that holds one (the crash tests' simulated disks).
@@ -964,6 +975,19 @@ impl Index {
             }
         }
         Ok(())
+    }
+}
+
+/// The database file of the index in `dir`: refused when there is none, or when it is empty
+/// (a store would make a new database of it).
+fn db_file(dir: &Path) -> Result<PathBuf> {
+    let path = dir.join(DB_FILE);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() && m.len() == 0 => {
+            Err(Error::Damaged { path, message: "the file is empty".into() })
+        }
+        Ok(m) if m.is_file() => Ok(path),
+        _ => Err(Error::NotAnIndex { path: dir.into() }),
     }
 }
 

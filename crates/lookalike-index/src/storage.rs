@@ -14,9 +14,13 @@
 //! chosen fsync. Why it stays the index's store, with the measurements:
 //! `bench/results/index-storage-2026-11-24.md`.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::fs::File;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::Once;
 
 use redb::{ReadableDatabase, ReadableTableMetadata, TableDefinition};
 
@@ -26,6 +30,7 @@ use crate::error::{Error, Result};
 mod fjall;
 #[cfg(feature = "lmdb")]
 mod lmdb;
+mod read_only_file;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
@@ -33,6 +38,7 @@ mod sqlite;
 pub use self::fjall::FjallStorage;
 #[cfg(feature = "lmdb")]
 pub use self::lmdb::LmdbStorage;
+use self::read_only_file::ReadOnlyFile;
 #[cfg(feature = "sqlite")]
 pub use self::sqlite::SqliteStorage;
 
@@ -205,123 +211,264 @@ pub trait Storage: fmt::Debug + Send + Sync {
 }
 
 /// [`Storage`] on a redb database file.
+///
+/// Every open verifies the checksum of every page the file's last commit holds (redb's integrity
+/// check; it reads the whole file once): redb does not check checksums on ordinary reads, so a
+/// flipped bit would otherwise be answered from, or make redb panic. A damaged file is refused
+/// with [`Error::Damaged`]; a panic inside redb, the last line of defence, becomes that error too.
 pub struct RedbStorage {
-    db: redb::Database,
+    db: Quiet<redb::Database>,
     path: PathBuf,
+    read_only: bool,
 }
 
 impl fmt::Debug for RedbStorage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RedbStorage").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("RedbStorage")
+            .field("path", &self.path)
+            .field("read_only", &self.read_only)
+            .finish_non_exhaustive()
     }
 }
 
+/// redb's settings for an index file: the integrity check on every open.
+fn builder() -> redb::Builder {
+    let mut b = redb::Builder::new();
+    b.set_check_integrity_on_open(true);
+    b
+}
+
 impl RedbStorage {
-    /// Creates or opens the database file at `path`.
+    /// Creates the database file at `path`, or opens the one there for reading and writing.
     pub fn open(path: &Path) -> Result<RedbStorage> {
-        let db = redb::Database::create(path).map_err(|e| storage_error(path, e))?;
+        let db = guarded(path, || builder().create(path).map_err(|e| storage_error(path, e)))?;
         RedbStorage::with_database(db, path)
+    }
+
+    /// Opens the database file at `path` for reading only: the file is never written (what redb
+    /// writes on open, a repair after a crash included, stays in memory), other read-only opens
+    /// share it, a writer excludes it ([`Error::Locked`]). [`Storage::commit`] is refused.
+    pub fn open_read_only(path: &Path) -> Result<RedbStorage> {
+        let file =
+            File::open(path).map_err(|source| Error::Io { path: path.to_owned(), source })?;
+        let backend = ReadOnlyFile::new(file)
+            .map_err(|source| Error::Io { path: path.to_owned(), source })?;
+        let db = guarded(path, || {
+            builder().create_with_backend(backend).map_err(|e| storage_error(path, e))
+        })?;
+        Ok(RedbStorage { db: Quiet::new(db), path: path.to_owned(), read_only: true })
     }
 
     /// A store on any redb backend (the crash tests use one that loses unsynced writes);
     /// `path` only names it in messages.
     pub fn with_backend(backend: impl redb::StorageBackend, path: &Path) -> Result<RedbStorage> {
-        let db = redb::Database::builder()
-            .create_with_backend(backend)
-            .map_err(|e| storage_error(path, e))?;
+        let db = guarded(path, || {
+            builder().create_with_backend(backend).map_err(|e| storage_error(path, e))
+        })?;
         RedbStorage::with_database(db, path)
     }
 
     fn with_database(db: redb::Database, path: &Path) -> Result<RedbStorage> {
-        let s = RedbStorage { db, path: path.to_owned() };
+        let s = RedbStorage { db: Quiet::new(db), path: path.to_owned(), read_only: false };
         // Every table exists from the first commit on, so readers never meet a missing table.
-        let tx = s.db.begin_write().map_err(|e| s.err(e))?;
-        for t in Table::ALL {
-            tx.open_table(t.def()).map_err(|e| s.err(e))?;
-        }
-        tx.commit().map_err(|e| s.err(e))?;
+        s.guarded(|| {
+            let tx = s.db.begin_write().map_err(|e| s.err(e))?;
+            for t in Table::ALL {
+                tx.open_table(t.def()).map_err(|e| s.err(e))?;
+            }
+            tx.commit().map_err(|e| s.err(e))
+        })?;
         Ok(s)
     }
 
-    fn err(&self, e: impl fmt::Display) -> Error {
+    fn err(&self, e: impl Into<redb::Error>) -> Error {
         storage_error(&self.path, e)
+    }
+
+    fn guarded<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        guarded(&self.path, f)
     }
 }
 
-fn storage_error(path: &Path, e: impl fmt::Display) -> Error {
-    Error::Storage { path: path.to_owned(), message: e.to_string() }
+/// A redb error as the index's: a lock held elsewhere, a damaged file, or another failure.
+fn storage_error(path: &Path, e: impl Into<redb::Error>) -> Error {
+    let path = path.to_owned();
+    match e.into() {
+        redb::Error::DatabaseAlreadyOpen => Error::Locked { path },
+        redb::Error::Corrupted(message) => Error::Damaged { path, message },
+        redb::Error::RepairAborted => {
+            Error::Damaged { path, message: "the store could not repair it".into() }
+        }
+        // What redb says of a file that holds no redb database.
+        redb::Error::Io(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            Error::Damaged { path, message: e.to_string() }
+        }
+        e => Error::Storage { path, message: e.to_string() },
+    }
+}
+
+thread_local! {
+    /// Calls into redb under way on this thread: their panics are caught, not printed.
+    static QUIET: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Runs `f`, which calls into redb, with a panic inside it caught and returned as its message.
+/// The process's panic hook is wrapped once so that it stays silent for these panics (the error
+/// reports them) and reports every other panic as before.
+fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if QUIET.with(Cell::get) == 0 {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(q.get() + 1));
+    let result = std::panic::catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(q.get() - 1));
+    result.map_err(|p| {
+        let message = p.downcast_ref::<&str>().map(|s| s.to_string());
+        message.or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+    })
+}
+
+/// Runs `f`, a call into redb on the file at `path`; a panic inside it is [`Error::Damaged`].
+fn guarded<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_quietly(f).unwrap_or_else(|panic| {
+        Err(Error::Damaged {
+            path: path.to_owned(),
+            message: format!("the store failed reading it: {panic}"),
+        })
+    })
+}
+
+/// A redb handle dropped with its panics caught: redb may panic closing a damaged file.
+struct Quiet<T>(Option<T>);
+
+impl<T> Quiet<T> {
+    fn new(inner: T) -> Quiet<T> {
+        Quiet(Some(inner))
+    }
+}
+
+impl<T> std::ops::Deref for Quiet<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.0.as_ref().expect("present until dropped")
+    }
+}
+
+impl<T> std::ops::DerefMut for Quiet<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0.as_mut().expect("present until dropped")
+    }
+}
+
+impl<T> Drop for Quiet<T> {
+    fn drop(&mut self) {
+        let inner = self.0.take();
+        let _ = catch_quietly(move || drop(inner));
+    }
 }
 
 struct RedbSnapshot {
-    tx: redb::ReadTransaction,
+    tx: Quiet<redb::ReadTransaction>,
     path: PathBuf,
 }
 
 impl RedbSnapshot {
     fn table(&self, t: Table) -> Result<redb::ReadOnlyTable<&'static [u8], &'static [u8]>> {
-        self.tx.open_table(t.def()).map_err(|e| storage_error(&self.path, e))
+        self.tx.open_table(t.def()).map_err(|e| self.err(e))
+    }
+
+    fn err(&self, e: impl Into<redb::Error>) -> Error {
+        storage_error(&self.path, e)
+    }
+
+    fn guarded<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        guarded(&self.path, f)
     }
 }
 
 impl Snapshot for RedbSnapshot {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let t = self.table(table)?;
-        let v = t.get(key).map_err(|e| storage_error(&self.path, e))?;
-        Ok(v.map(|g| g.value().to_vec()))
+        self.guarded(|| {
+            let v = self.table(table)?.get(key).map_err(|e| self.err(e))?;
+            Ok(v.map(|g| g.value().to_vec()))
+        })
     }
 
     fn scan(&self, table: Table, prefix: &[u8], f: &mut Visit<'_>) -> Result<()> {
-        let t = self.table(table)?;
-        let range = t.range(prefix..).map_err(|e| storage_error(&self.path, e))?;
-        for item in range {
-            let (k, v) = item.map_err(|e| storage_error(&self.path, e))?;
-            if !k.value().starts_with(prefix) || !f(k.value(), v.value())? {
-                break;
+        let t = Quiet::new(self.guarded(|| self.table(table))?);
+        let mut range = Quiet::new(self.guarded(|| t.range(prefix..).map_err(|e| self.err(e)))?);
+        loop {
+            // Only redb's part is guarded: a panic of `f` is not the file's.
+            let item = self.guarded(|| {
+                let next = range.next().transpose().map_err(|e| self.err(e))?;
+                Ok(next.map(|(k, v)| (k.value().to_vec(), v.value().to_vec())))
+            })?;
+            match item {
+                Some((k, v)) if k.starts_with(prefix) => {
+                    if !f(&k, &v)? {
+                        break;
+                    }
+                }
+                _ => break,
             }
         }
         Ok(())
     }
 
     fn len(&self, table: Table) -> Result<u64> {
-        self.table(table)?.len().map_err(|e| storage_error(&self.path, e))
+        self.guarded(|| self.table(table)?.len().map_err(|e| self.err(e)))
     }
 }
 
 impl Storage for RedbStorage {
     fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
-        let tx = self.db.begin_read().map_err(|e| self.err(e))?;
-        Ok(Box::new(RedbSnapshot { tx, path: self.path.clone() }))
+        let tx = self.guarded(|| self.db.begin_read().map_err(|e| self.err(e)))?;
+        Ok(Box::new(RedbSnapshot { tx: Quiet::new(tx), path: self.path.clone() }))
     }
 
     fn commit(&self, writes: &Writes, durability: Durability) -> Result<()> {
-        let mut tx = self.db.begin_write().map_err(|e| self.err(e))?;
-        tx.set_durability(match durability {
-            Durability::Immediate => redb::Durability::Immediate,
-            Durability::Fast => redb::Durability::None,
-        })
-        .map_err(|e| self.err(e))?;
-        {
-            let mut open = Vec::new();
-            for t in Table::ALL {
-                open.push((t, tx.open_table(t.def()).map_err(|e| self.err(e))?));
-            }
-            for ((t, key), value) in writes {
-                let table = &mut open.iter_mut().find(|(x, _)| x == t).expect("every table").1;
-                match value {
-                    Some(v) => {
-                        table.insert(key.as_slice(), v.as_slice()).map_err(|e| self.err(e))?;
-                    }
-                    None => {
-                        table.remove(key.as_slice()).map_err(|e| self.err(e))?;
+        if self.read_only {
+            return Err(Error::ReadOnly { path: self.path.clone() });
+        }
+        self.guarded(|| {
+            let mut tx = self.db.begin_write().map_err(|e| self.err(e))?;
+            tx.set_durability(match durability {
+                Durability::Immediate => redb::Durability::Immediate,
+                Durability::Fast => redb::Durability::None,
+            })
+            .map_err(|e| self.err(e))?;
+            {
+                let mut open = Vec::new();
+                for t in Table::ALL {
+                    open.push((t, tx.open_table(t.def()).map_err(|e| self.err(e))?));
+                }
+                for ((t, key), value) in writes {
+                    let table = &mut open.iter_mut().find(|(x, _)| x == t).expect("every table").1;
+                    match value {
+                        Some(v) => {
+                            table.insert(key.as_slice(), v.as_slice()).map_err(|e| self.err(e))?;
+                        }
+                        None => {
+                            table.remove(key.as_slice()).map_err(|e| self.err(e))?;
+                        }
                     }
                 }
             }
-        }
-        tx.commit().map_err(|e| self.err(e))
+            tx.commit().map_err(|e| self.err(e))
+        })
     }
 
     fn check(&mut self) -> Result<bool> {
-        self.db.check_integrity().map_err(|e| self.err(e))
+        let path = self.path.clone();
+        let db = &mut self.db;
+        guarded(&path, || db.check_integrity().map_err(|e| storage_error(&path, e)))
     }
 
     fn disk_bytes(&self) -> u64 {
@@ -369,5 +516,23 @@ impl Overlay<'_> {
             };
         }
         Ok(found.into_iter().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (issue 33, item 3): redb panicked on damaged files; a panic inside a call into
+    /// the store is an error naming the file, and a panic elsewhere still unwinds as one.
+    #[test]
+    fn a_panic_inside_the_store_is_an_error_naming_the_file() {
+        let path = Path::new("some/index.redb");
+        let e = guarded::<()>(path, || panic!("page 7 is not a branch")).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("some/index.redb: the index file is damaged"), "{e}");
+        assert!(e.contains("page 7 is not a branch"), "{e}");
+        assert_eq!(guarded(path, || Ok(3)).unwrap(), 3);
+        assert!(std::panic::catch_unwind(|| panic!("not the store's")).is_err());
     }
 }

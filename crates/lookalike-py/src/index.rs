@@ -21,7 +21,9 @@ fn index_err(e: lookalike_index::Error) -> PyErr {
         E::NotAnIndex { .. } | E::Exists { .. } | E::Storage { .. } | E::Io { .. } => {
             PyOSError::new_err(e.to_string())
         }
-        E::Corrupt { .. } => PyOSError::new_err(e.to_string()),
+        E::Corrupt { .. } | E::Damaged { .. } | E::Locked { .. } | E::ReadOnly { .. } => {
+            PyOSError::new_err(e.to_string())
+        }
         other => PyValueError::new_err(other.to_string()),
     }
 }

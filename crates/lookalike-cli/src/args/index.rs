@@ -30,6 +30,12 @@ Adding an id the index holds replaces that document (it is checked again and bec
 latest). Each batch (--batch documents) is one transaction: when its report lines are printed,
 it is on disk (--durability safe) and a crash never leaves part of it.
 
+Every open checks the checksum of every page of the index file (it reads the whole file once): a
+damaged index is refused with a message naming the file, never answered from. query, get,
+stats, export and verify open the index read-only (they never change its file, and can run side by
+side); add and remove hold it alone, as serve does: while serve runs, inspect the index through
+the service (GET /v1/index/stats, POST /v1/check).
+
 Exit codes: 0 done, 1 failure (also: add or query could read no document, verify found damage or
 could not open the index, get found an id not in the index), 2 bad usage.";
 
@@ -50,20 +56,21 @@ pub enum IndexCommand {
     /// Check documents against the index and the batch's earlier documents, then insert them;
     /// print each document's fate (JSONL, as `dedup --report`, with its matches).
     Add(IndexAddArgs),
-    /// Check documents against the index without inserting them.
+    /// Check documents against the index without inserting them (the index is opened
+    /// read-only).
     Query(IndexAddArgs),
     /// Remove documents by id.
     Remove(IndexRemoveArgs),
     /// Print the documents held under these ids (JSONL: id and text, in the order given); exit 1
     /// when one is not in the index (named on stderr).
     Get(IndexRemoveArgs),
-    /// Print the index's figures and settings (JSON).
+    /// Print the index's figures and settings (JSON; the index is opened read-only).
     Stats(IndexDirArgs),
     /// Write the pairs and clusters of everything in the index: `lookalike dedup`'s answer for
     /// the documents held, in the order they were added.
     Export(IndexExportArgs),
-    /// Check the store's checksums and every record and invariant of the index; exit 1 if any
-    /// fails.
+    /// Check the store's checksums and every record and invariant of the index, without
+    /// changing it; exit 1 if any fails or the index cannot be opened.
     Verify(IndexDirArgs),
 }
 

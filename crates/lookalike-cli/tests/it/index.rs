@@ -299,3 +299,173 @@ fn held_count(d: &Path, idx: &str) -> u64 {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     v["documents"].as_u64().unwrap()
 }
+
+/// Regression (issue 33, item 14): `index stats`, `query`, `verify` and `export` changed the
+/// database file, and `verify` turned a 0-byte file into an empty index. They open the index
+/// read-only: the file's bytes and modification time stay as they were, and an empty file is
+/// refused by every command, not made an index.
+#[test]
+fn read_only_commands_leave_the_index_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d, 60);
+    ok(&run(&["index", "create", "idx"], None, d));
+    ok(&run(&["index", "add", "idx", "corpus.jsonl"], None, d));
+    let db = d.join("idx/index.redb");
+    // A time in the past, so that a write within the same clock tick would show too.
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().write(true).open(&db).unwrap().set_modified(past).unwrap();
+    let bytes = std::fs::read(&db).unwrap();
+    let read_only: [&[&str]; 4] = [
+        &["index", "stats", "idx"],
+        &["index", "query", "idx", "corpus.jsonl"],
+        &["index", "verify", "idx"],
+        &["index", "export", "idx", "--pairs", "pairs.tsv"],
+    ];
+    for args in read_only {
+        ok(&run(args, None, d));
+        assert!(std::fs::read(&db).unwrap() == bytes, "{args:?} changed the file's bytes");
+        let modified = std::fs::metadata(&db).unwrap().modified().unwrap();
+        assert_eq!(modified, past, "{args:?} changed the file's modification time");
+    }
+    std::fs::write(&db, b"").unwrap();
+    for args in read_only.iter().copied().chain([&["index", "add", "idx", "corpus.jsonl"][..]]) {
+        let o = run(args, None, d);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("index.redb") && e.contains("the file is empty"), "{args:?}: {e}");
+        assert_eq!(std::fs::metadata(&db).unwrap().len(), 0, "{args:?} wrote to the empty file");
+    }
+}
+
+/// Regression (issue 33, item 3): one flipped bit of the index file made `index query`,
+/// `verify`, `add` and `export` panic inside the storage engine (exit 101).
+#[test]
+fn a_damaged_index_is_refused_or_answered_right_never_a_panic() {
+    damaged_index_rounds(40, 33);
+}
+
+/// [`a_damaged_index_is_refused_or_answered_right_never_a_panic`] with many more rounds.
+#[test]
+#[ignore = "long: 300 rounds of every index command"]
+fn a_damaged_index_is_refused_or_answered_right_in_300_rounds() {
+    damaged_index_rounds(300, 3303);
+}
+
+/// Flips random bits and bytes of an index (`rounds` rounds, seeded: the same damage on every
+/// run) and runs every index command on each damaged copy: each either refuses the index (exit 1,
+/// a message naming its file, no panic) or answers exactly as on the undamaged index.
+fn damaged_index_rounds(rounds: usize, seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d, 80);
+    // Near and exact copies of indexed documents, and new ones: `add` looks up every table.
+    let mut more = String::new();
+    for i in 0..12u64 {
+        let text = match i % 3 {
+            0 => edit(&words(i, 80 + i as usize * 7), 30),
+            1 => words(i, 80 + i as usize * 7),
+            _ => words(1000 + i, 90),
+        };
+        more.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"id": format!("more{i}"), "text": text})
+        ));
+    }
+    write(d, "more.jsonl", more.as_bytes());
+    ok(&run(&["index", "create", "good"], None, d));
+    ok(&run(&["index", "add", "good", "corpus.jsonl", "--batch", "20", "-q"], None, d));
+    let good = std::fs::read(d.join("good/index.redb")).unwrap();
+    let commands: [&[&str]; 5] = [
+        &["index", "query", "idx", "corpus.jsonl"],
+        &["index", "stats", "idx"],
+        &["index", "verify", "idx"],
+        &["index", "export", "idx", "--pairs", "-"],
+        &["index", "add", "idx", "more.jsonl"],
+    ];
+    let place = |image: &[u8]| {
+        let _ = std::fs::remove_dir_all(d.join("idx"));
+        std::fs::create_dir(d.join("idx")).unwrap();
+        std::fs::write(d.join("idx/index.redb"), image).unwrap();
+    };
+    let answers: Vec<String> = commands
+        .iter()
+        .map(|args| {
+            place(&good);
+            let o = run(args, None, d);
+            ok(&o);
+            stdout(&o)
+        })
+        .collect();
+    let mut rng = Rng(seed);
+    let (mut refused, mut answered) = (0, 0);
+    for round in 0..rounds {
+        let mut image = good.clone();
+        let flips = [1, 1, 2, 8][(rng.next_f64() * 4.0) as usize];
+        let mut at = Vec::new();
+        for _ in 0..flips {
+            let i = (rng.next_f64() * image.len() as f64) as usize;
+            if rng.next_f64() < 0.5 {
+                image[i] ^= 1 << (rng.next_f64() * 8.0) as u32;
+            } else {
+                image[i] = (rng.next_f64() * 256.0) as u8;
+            }
+            at.push(i);
+        }
+        for (args, answer) in commands.iter().zip(&answers) {
+            place(&image);
+            let o = run(args, None, d);
+            let (code, e) = (o.status.code(), stderr(&o));
+            let what = format!("round {round}, bytes {at:?}, {args:?}: exit {code:?}\n{e}");
+            assert!(!e.contains("panicked") && code != Some(101), "a panic: {what}");
+            if code == Some(0) {
+                assert!(stdout(&o) == *answer, "a wrong answer: {what}");
+                answered += 1;
+            } else {
+                assert_eq!(code, Some(1), "{what}");
+                assert!(e.contains("idx/index.redb") && e.contains("damaged"), "unclear: {what}");
+                refused += 1;
+            }
+        }
+    }
+    // The damage reached the data (refusals) and missed it (answers) in some rounds each.
+    assert!(refused > 0 && answered > 0, "{refused} refused, {answered} answered");
+}
+
+/// Regression (issue 33, item 18): while `serve` held the index, `index verify`, `add` and
+/// `stats` failed with the store's "Database already open. Cannot acquire lock."; they now say
+/// that another process holds the index and how to inspect it, and `verify` does not call it
+/// damaged.
+#[test]
+fn an_index_held_by_serve_is_in_use_not_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d, 20);
+    ok(&run(&["index", "create", "idx"], None, d));
+    ok(&run(&["index", "add", "idx", "corpus.jsonl", "-q"], None, d));
+    let mut serve = lookalike()
+        .args(["serve", "idx", "--addr", "127.0.0.1:0"])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(serve.stderr.take().unwrap()).lines();
+    assert!(log.by_ref().map_while(Result::ok).any(|l| l.contains("http://")), "serve started");
+    for args in [
+        &["index", "verify", "idx"][..],
+        &["index", "stats", "idx"],
+        &["index", "query", "idx", "corpus.jsonl"],
+        &["index", "add", "idx", "corpus.jsonl"],
+        &["index", "remove", "idx", "doc1"],
+    ] {
+        let o = run(args, None, d);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {e}");
+        assert!(e.contains("idx/index.redb: the index is in use by another process"), "{e}");
+        assert!(e.contains("GET /v1/index/stats") && !e.contains("damaged"), "{e}");
+    }
+    serve.kill().unwrap();
+    serve.wait().unwrap();
+    ok(&run(&["index", "verify", "idx"], None, d));
+}
