@@ -263,6 +263,12 @@ mod tests {
             assert_eq!(extract_main(&page, None).text, doc, "{page}");
             assert_eq!(extract_main_and_visible(&page, None).0.text, doc, "{page}");
         }
+        // Up to 1,000 characters, a line from outside `<main>` still leaves the extraction.
+        let para = "The value is read once, checked against the limits, and stored. ".repeat(4);
+        let body = format!("<main><h1>f</h1><p>{para}</p><p>{para}</p><p>{para}</p></main>");
+        let page = format!("<html><body><div class='content'>{printed}{body}</div></body></html>");
+        let text = extract_main(&page, None).text;
+        assert!(text.len() > 600 && !text.contains("Printed"), "{text}");
         // A long extraction is never second-guessed, though `<main>` holds more.
         let long = format!(
             "<html><body><main><nav><ul><li><a href='/'>Home</a></li><li><a href='/a'>About</a>\

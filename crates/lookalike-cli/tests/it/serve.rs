@@ -550,7 +550,15 @@ fn serve_answers_408_only_for_writes_it_did_not_apply() {
 fn partial_headers(addr: &str) -> TcpStream {
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes()).unwrap();
+    accepted(addr);
     s
+}
+
+/// Waits until the connections opened before now are accepted: a later connection answered
+/// means they were (the accept queue is in order). Without it, a signal sent at once could
+/// find a stuck client still in the queue, closed with the listener, on a loaded machine.
+fn accepted(addr: &str) {
+    assert_eq!(request(addr, "GET", "/healthz", None, b"").0, 200);
 }
 
 /// A client that asks for many answers (pipelined, about 40 MB) and never reads them.
@@ -564,6 +572,7 @@ fn never_reads(addr: &str) -> TcpStream {
             break;
         }
     }
+    accepted(addr);
     s
 }
 
