@@ -357,23 +357,46 @@ pub struct Cleaned {
     pub removed: usize,
 }
 
-/// Whether a file name has the pattern of temporary files, `.lookalike-tmp-<pid>-…`.
-fn is_temporary(name: &str) -> bool {
-    name.strip_prefix(PREFIX)
-        .and_then(|rest| rest.split_once('-'))
-        .is_some_and(|(pid, _)| pid.parse::<u32>().is_ok())
+/// The pid in a temporary file's name, when the name has the pattern.
+fn pid_of(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let (pid, _) = rest.split_once('-')?;
+    pid.parse().ok()
+}
+
+/// Whether a process `pid` runs here (it may have another owner: then it runs too).
+fn alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+            return false;
+        };
+        match rustix::process::test_kill_process(pid) {
+            Ok(()) => true,
+            Err(e) => e != rustix::io::Errno::SRCH,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        // No portable check: the lock decides alone.
+        let _ = pid;
+        false
+    }
 }
 
 /// Finishes or removes what killed runs left in `dir`: the files (and spill directories) named
 /// `.lookalike-tmp-<pid>-…` whose lock can be taken (never a live run's, this one's included,
-/// whichever container or host it runs in, as far as the file system's locks reach).
+/// whichever container or host it runs in, as far as the file system's locks reach) and whose
+/// pid runs no process here (a version of lookalike that did not lock its files may be using
+/// them: such a leftover waits until that pid is gone).
 pub fn clean_dir(dir: &Path) -> io::Result<Cleaned> {
     let mut leftovers = Vec::new();
     // Held until the leftovers are gone.
     let mut locks = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
-        if !entry.file_name().to_str().is_some_and(is_temporary) {
+        let Some(pid) = entry.file_name().to_str().and_then(pid_of) else { continue };
+        if alive(pid) {
             continue;
         }
         let path = entry.path();
@@ -419,12 +442,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_have_the_pattern() {
-        assert!(is_temporary(".lookalike-tmp-1234-AbCd1234"));
-        assert!(is_temporary(".lookalike-tmp-1234-AbCd1234.commit"));
-        assert!(!is_temporary(".lookalike-XXXXXX"));
-        assert!(!is_temporary(".lookalike-tmp-x-1"));
-        assert!(!is_temporary("pairs.tsv"));
+    fn names_carry_the_pid() {
+        assert_eq!(pid_of(".lookalike-tmp-1234-AbCd1234"), Some(1234));
+        assert_eq!(pid_of(".lookalike-tmp-1234-AbCd1234.commit"), Some(1234));
+        assert_eq!(pid_of(".lookalike-XXXXXX"), None);
+        assert_eq!(pid_of("pairs.tsv"), None);
+    }
+
+    #[test]
+    fn this_process_is_alive() {
+        assert!(alive(std::process::id()));
     }
 
     /// A process that ended: the pid of a child that was waited for.
@@ -436,9 +463,10 @@ mod tests {
     }
 
     /// Regression (issue 33, item 12): a run's leftovers are told by their lock, not by the pid
-    /// in their name, which another container may reuse or may not see. A live run's spill
-    /// folder and file (locked through another handle) stay whatever their pid; stale ones go,
-    /// whatever their pid (this very process's included).
+    /// in their name alone, which another container may reuse or may not see. A live run's spill
+    /// folder and file (locked through another handle) stay under a pid that is gone here; stale
+    /// ones under such a pid go; an unlocked one under a live pid stays (a lookalike that did not
+    /// lock may be using it).
     #[test]
     fn cleanup_removes_what_it_can_lock_and_never_a_live_runs_folder() {
         let dir = tempfile::tempdir().unwrap();
@@ -457,10 +485,12 @@ mod tests {
                 f
             })
             .collect();
-        let stale_dir = d.join(format!("{PREFIX}{mine}-33333333"));
+        let stale_dir = d.join(format!("{PREFIX}{dead}-33333333"));
         std::fs::create_dir(&stale_dir).unwrap();
         std::fs::write(stale_dir.join("run-0"), b"spilled").unwrap();
-        std::fs::write(d.join(format!("{PREFIX}1-44444444")), b"partial").unwrap();
+        std::fs::write(d.join(format!("{PREFIX}{dead}-44444444")), b"partial").unwrap();
+        let unlocked_live = d.join(format!("{PREFIX}{mine}-55555555"));
+        std::fs::write(&unlocked_live, b"an older run's").unwrap();
         std::fs::write(d.join("pairs.tsv"), b"old").unwrap();
         let ours = RunDir::create_in(d).unwrap();
 
@@ -470,7 +500,7 @@ mod tests {
             std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).collect();
         left.sort();
         let mut want = vec![live_dir.clone(), live_file.clone(), d.join("pairs.tsv")];
-        want.push(ours.path().to_path_buf());
+        want.extend([ours.path().to_path_buf(), unlocked_live]);
         want.sort();
         assert_eq!(left, want);
         assert!(live_dir.join("run-0").exists());
@@ -479,7 +509,7 @@ mod tests {
         drop(held);
         assert_eq!(clean_dir(d).unwrap(), Cleaned { finished: 0, removed: 2 });
         drop(ours);
-        assert_eq!(std::fs::read_dir(d).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(d).unwrap().count(), 2);
     }
 
     /// A run killed between two renames of its commit: the journal finishes the commit.

