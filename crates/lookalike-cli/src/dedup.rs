@@ -83,7 +83,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let run_file = args.run_file.as_deref().map(OutputFile::open).transpose()?;
 
     let opts = args.input.read_options();
-    let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
+    let mut summary = Summary::new(expanded.inputs.len(), &expanded.ignored);
     let progress = Progress::new(args.quiet, known_input_bytes(&expanded.inputs));
 
     let spill = |e: lookalike::Error| in_spill_dir(e, args.spill_dir.as_deref());
@@ -111,6 +111,11 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let mut origins: Vec<Origin> = Vec::new();
     // Ids made unique over the run, in input order (a later copy gets `#` and its origin).
     let mut ids = UniqueIds::default();
+    // Files found in directories and not read (binary, empty, JSON documents): listed.
+    for file in &expanded.ignored {
+        let (path, reason) = (file.path.display().to_string(), file.reason.clone());
+        entries.push(ReportEntry::Ignored { path, reason });
+    }
     // Special files and link loops found in directories: not opened, each reported.
     for skipped in &expanded.skipped {
         let id = skipped.path.display().to_string();

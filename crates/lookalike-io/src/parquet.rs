@@ -404,6 +404,22 @@ impl Column {
     }
 }
 
+/// Every value of an Arrow id column as the readers make it an id (the CLI's ids for the same
+/// values in a Parquet column or a JSONL field): a string as it is, an integer, float, boolean
+/// or decimal as its JSON text (`7`, `2.5`, `true`); `None` for a null (and for binary that is
+/// not UTF-8). Plain or dictionary-encoded.
+///
+/// # Errors
+///
+/// A column of another type (a list, a struct, a date): the message says its type.
+pub fn arrow_ids(array: &ArrayRef) -> Result<Vec<Option<String>>, String> {
+    if !is_id(value_type(array.data_type())) {
+        return Err(format!("holds {}, which cannot be an id", array.data_type()));
+    }
+    let column = Column::new(array);
+    Ok((0..array.len()).map(|i| column.cell(i).as_ref().and_then(crate::decode::id_text)).collect())
+}
+
 /// The type of a column's values: a dictionary's value type, or the type itself.
 fn value_type(data_type: &DataType) -> &DataType {
     match data_type {

@@ -271,7 +271,7 @@ impl IndexCreateArgs {
             max_pairs_per_group: lookalike::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP,
             methods: self.methods.clone(),
             input: InputArgs {
-                id_field: "id".into(),
+                id_field: None,
                 text_field: "text".into(),
                 format: None,
                 extract: lookalike_io::Extract::Main,

@@ -640,6 +640,28 @@ fn corpus() -> Vec<Case> {
             .says("bad.parquet:5: row group 2: cannot read the row: corrupt Parquet data"),
     );
 
+    // A folder of text files under names the reader does not know, and binary files (issue 33,
+    // item 19: the text ones were ignored silently): the text is read, the rest listed.
+    let mut c = Case::new("unknown_names_in_a_folder").no_problems();
+    c.files[0].0 = "doc/README.Debian".to_owned();
+    c.args = vec!["doc".to_owned()];
+    c.report = vec![kept("doc/README.Debian", "doc/README.Debian", Pos::Whole)];
+    let ignored = |path: &str, reason: &'static str| Fate {
+        reason,
+        ..fate(path, "ignored", path, Pos::Whole)
+    };
+    cases.push(
+        c.file("doc/changelog.Debian.gz", gzip(words(95, 60).as_bytes()))
+            .file("doc/logo.png", png())
+            .file("doc/docs.tar.gz", gzip(&[0u8; 1024]))
+            .fates([
+                kept("doc/changelog.Debian.gz", "doc/changelog.Debian.gz", Pos::Whole),
+                ignored("doc/docs.tar.gz", "binary file: NUL bytes"),
+                ignored("doc/logo.png", "binary file: image/png"),
+            ])
+            .says("files ignored (found in folders, not read): 2"),
+    );
+
     // Parquet on stdin: one error, the input reported.
     let mut c = Case::new("parquet_on_stdin").arg("-");
     c.stdin = Some(dictionary_parquet());
