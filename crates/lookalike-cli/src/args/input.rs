@@ -10,10 +10,8 @@ use super::parse::{parse_extract, parse_format};
 /// corpus.
 #[derive(Debug, Args, Clone)]
 pub struct InputArgs {
-    /// JSONL/Parquet field holding the document id [default: id].
-    ///
-    /// A record without it gets file:line (file:row) as its id; when this option is given, such
-    /// records are warned about, with the fields they have.
+    /// JSONL/Parquet field holding the document id [default: id]; without it: file:line (a
+    /// warning when this option is given)
     #[arg(long, value_name = "ID_FIELD", help_heading = "Input options")]
     pub id_field: Option<String>,
     /// JSONL/Parquet field holding the text.
