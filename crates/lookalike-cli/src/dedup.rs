@@ -46,13 +46,14 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     // Every spill file of the run goes into one directory of its own, removed at the end, on a
     // signal, or (after a kill -9) by the next run using the same spill directory.
     let spill_parent = args.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
-    output::clean_once(&spill_parent);
     let run_dir =
         tmpfiles::RunDir::create_in(&spill_parent).map_err(|e| match &args.spill_dir {
-            // A bad directory fails now, named once, rather than after the reading.
+            // A bad directory fails now, named once, rather than after the reading (and before
+            // the cleanup, which would warn about it first).
             Some(d) => UsageError(format!("cannot use --spill-dir {}: {e}", d.display())).into(),
             None => anyhow::anyhow!("cannot create a directory in {}: {e}", spill_parent.display()),
         })?;
+    output::clean_once(&spill_parent);
     let mut config = DedupConfig::try_from(&args)?;
     config.spill_dir = Some(run_dir.path().to_path_buf());
     let dedup = Dedup::new(config)?;
@@ -82,18 +83,18 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let run_file = args.run_file.as_deref().map(OutputFile::open).transpose()?;
 
     let opts = args.input.read_options();
-    let mut summary = Summary::new(expanded.inputs.len(), expanded.ignored.len());
+    let mut summary = Summary::new(expanded.inputs.len(), &expanded.ignored);
     let progress = Progress::new(args.quiet, known_input_bytes(&expanded.inputs));
 
     let spill = |e: lookalike::Error| in_spill_dir(e, args.spill_dir.as_deref());
     let mut run = dedup.start().map_err(spill)?;
+    // The documents --output writes are held in a temporary file of the spill folder.
+    let payload_error = |e: std::io::Error| {
+        let dir = spill_dir_name(args.spill_dir.as_deref());
+        anyhow::anyhow!("cannot write the temporary file of --output in {dir}: {e}")
+    };
     let mut payloads = match args.output {
-        Some(_) => Some(PayloadStore::new(Some(run_dir.path())).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot create the temporary file of --output in {}: {e}",
-                spill_dir_name(args.spill_dir.as_deref())
-            )
-        })?),
+        Some(_) => Some(PayloadStore::new(Some(run_dir.path())).map_err(payload_error)?),
         None => None,
     };
     let want_payload = payloads.is_some();
@@ -110,6 +111,11 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let mut origins: Vec<Origin> = Vec::new();
     // Ids made unique over the run, in input order (a later copy gets `#` and its origin).
     let mut ids = UniqueIds::default();
+    // Files found in directories and not read (binary, empty, JSON documents): listed.
+    for file in &expanded.ignored {
+        let (path, reason) = (file.path.display().to_string(), file.reason.clone());
+        entries.push(ReportEntry::Ignored { path, reason });
+    }
     // Special files and link loops found in directories: not opened, each reported.
     for skipped in &expanded.skipped {
         let id = skipped.path.display().to_string();
@@ -150,7 +156,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                     }) => {
                         let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
                         if let (Some(store), Some((p, _))) = (payloads.as_mut(), payload) {
-                            store.push_skipped(&p)?;
+                            store.push_skipped(&p).map_err(payload_error)?;
                         }
                         summary.skip(&label(&id, &origin), &reason);
                         entries.push(ReportEntry::Skipped { id, reason, origin });
@@ -175,7 +181,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                             summary.warning(&label(&doc.id, &origin), &w);
                         }
                         if let (Some(store), Some((p, built))) = (payloads.as_mut(), payload) {
-                            store.push(&p, built)?;
+                            store.push(&p, built).map_err(payload_error)?;
                         }
                         entries.push(ReportEntry::Doc {
                             index: DocId((run.len() + docs.len()) as u32),
@@ -238,15 +244,27 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 {
                     read += doc.raw_len;
                 }
-                pass.hold(item).context("cannot write the temporary file of --boilerplate")?;
+                pass.hold(item).with_context(|| {
+                    format!(
+                        "cannot write the temporary file of --boilerplate in {}",
+                        spill_dir_name(args.spill_dir.as_deref())
+                    )
+                })?;
             }
             progress.counting(pass.pages, read, started.elapsed());
         }
-        let mut cleaned =
-            pass.finish(4096).context("cannot read the temporary file of --boilerplate")?;
-        while let Some(batch) =
-            cleaned.next_batch().context("cannot read the temporary file of --boilerplate")?
-        {
+        let mut cleaned = pass.finish(4096).with_context(|| {
+            format!(
+                "cannot read the temporary file of --boilerplate in {}",
+                spill_dir_name(args.spill_dir.as_deref())
+            )
+        })?;
+        while let Some(batch) = cleaned.next_batch().with_context(|| {
+            format!(
+                "cannot read the temporary file of --boilerplate in {}",
+                spill_dir_name(args.spill_dir.as_deref())
+            )
+        })? {
             let decoded: Vec<_> = batch
                 .into_par_iter()
                 .map(|item| {

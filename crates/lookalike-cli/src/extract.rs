@@ -142,7 +142,12 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
         // As `dedup` does: every page's blocks counted per site first, the texts held in a
         // temporary file, then each page printed without its site's template.
         let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, &std::env::temp_dir())
-            .context("cannot create the temporary file of --boilerplate")?;
+            .with_context(|| {
+                format!(
+                    "cannot create the temporary file of --boilerplate in {}",
+                    std::env::temp_dir().display()
+                )
+            })?;
         let mode = pass.mode();
         let first = |rec: &RawRecord, decoded: Decoded| {
             let page = crate::boilerplate::HASHER
@@ -155,13 +160,25 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
             DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::records(256), first)
                 .context("cannot start the reader thread")?;
         for item in batches.flatten() {
-            pass.hold(item).context("cannot write the temporary file of --boilerplate")?;
+            pass.hold(item).with_context(|| {
+                format!(
+                    "cannot write the temporary file of --boilerplate in {}",
+                    std::env::temp_dir().display()
+                )
+            })?;
         }
-        let mut cleaned =
-            pass.finish(256).context("cannot read the temporary file of --boilerplate")?;
-        while let Some(batch) =
-            cleaned.next_batch().context("cannot read the temporary file of --boilerplate")?
-        {
+        let mut cleaned = pass.finish(256).with_context(|| {
+            format!(
+                "cannot read the temporary file of --boilerplate in {}",
+                std::env::temp_dir().display()
+            )
+        })?;
+        while let Some(batch) = cleaned.next_batch().with_context(|| {
+            format!(
+                "cannot read the temporary file of --boilerplate in {}",
+                std::env::temp_dir().display()
+            )
+        })? {
             let batch = batch
                 .into_par_iter()
                 .map(|item| {
@@ -174,14 +191,14 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                     })
                 })
                 .collect();
-            print(batch)?;
+            print(batch).with_context(|| format!("cannot write {name}"))?;
         }
     } else {
         let batches =
             DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(256), with_lang)
                 .context("cannot start the reader thread")?;
         for decoded in batches {
-            print(decoded)?;
+            print(decoded).with_context(|| format!("cannot write {name}"))?;
         }
     }
     out.commit().with_context(|| format!("cannot write {name}"))?;

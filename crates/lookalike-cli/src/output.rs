@@ -110,10 +110,12 @@ enum Place {
     Special(PathBuf),
 }
 
-/// A temporary file and the target it will replace; removed when dropped uncommitted.
+/// A temporary file and the target it will replace; removed when dropped uncommitted. Its lock
+/// keeps other runs' cleanups away until then.
 struct Staged {
     tmp: PathBuf,
     path: PathBuf,
+    _lock: tmpfiles::Lock,
 }
 
 impl Drop for Staged {
@@ -158,9 +160,9 @@ impl OutputFile {
         }
         let dir = tmpfiles::parent_dir(&path);
         clean_once(&dir);
-        let (file, tmp) = tmpfiles::create_in(&dir)
+        let (file, lock, tmp) = tmpfiles::create_in(&dir)
             .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-        let staged = Staged { tmp, path };
+        let staged = Staged { tmp, path, _lock: lock };
         if let Some(meta) = existing {
             // The new file replaces the old one: it keeps the old one's mode.
             file.set_permissions(meta.permissions())

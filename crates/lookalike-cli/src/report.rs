@@ -117,6 +117,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         let r: Value =
             serde_json::from_str(&line).with_context(|| format!("{report}:{}: not JSON", n + 1))?;
         let id = r["id"].as_str().unwrap_or_default();
+        if r["status"] == "ignored" {
+            // A file not read is no record (the run's stats count them).
+            continue;
+        }
         let fate = match (r["status"].as_str(), r["match"].as_str()) {
             (Some("kept"), _) => Fate::Kept,
             (Some("duplicate"), Some("near")) => Fate::Near,

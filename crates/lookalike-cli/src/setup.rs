@@ -8,11 +8,19 @@ use crate::UsageError;
 use crate::args::DedupArgs;
 
 /// The files named by `inputs` (files, directories, globs, `-`); a usage error when there are
-/// none, saying how many files were ignored for their extension.
+/// none, saying how many files were ignored and why.
 pub fn expand_nonempty(inputs: &[String]) -> anyhow::Result<lookalike_io::Expanded> {
     let expanded = lookalike_io::expand_inputs(inputs).map_err(|e| UsageError(e.to_string()))?;
     if expanded.inputs.is_empty() {
-        let mut why = format!("{} files with other extensions ignored", expanded.ignored.len());
+        let mut by_reason = std::collections::BTreeMap::new();
+        for file in &expanded.ignored {
+            *by_reason.entry(file.reason.clone()).or_default() += 1;
+        }
+        let mut why = if by_reason.is_empty() {
+            "no file in them".to_owned()
+        } else {
+            crate::summary::ignored_line(&by_reason)
+        };
         if let Some(first) = expanded.skipped.first() {
             why += &format!(
                 "; {} special files or link loops not opened, e.g. {}: {}",

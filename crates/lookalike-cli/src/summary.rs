@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use lookalike::{Dedup, DedupStats, DocId, DocStatus};
-use lookalike_io::InputError;
+use lookalike_io::{InputError, SkippedPath};
 
 /// How many examples of each kind of problem the summary shows.
 const EXAMPLES: usize = 3;
@@ -27,7 +27,8 @@ impl Reason {
 
 pub struct Summary {
     inputs: usize,
-    ignored: usize,
+    /// Files found in directories and not read, by reason.
+    ignored: BTreeMap<String, u64>,
     pub records: u64,
     pub bytes: u64,
     pub read_time: Duration,
@@ -51,10 +52,14 @@ fn class(reason: &str) -> String {
 }
 
 impl Summary {
-    pub fn new(inputs: usize, ignored: usize) -> Self {
+    pub fn new(inputs: usize, ignored: &[SkippedPath]) -> Self {
+        let mut by_reason = BTreeMap::new();
+        for file in ignored {
+            *by_reason.entry(file.reason.clone()).or_default() += 1;
+        }
         Summary {
             inputs,
-            ignored,
+            ignored: by_reason,
             records: 0,
             bytes: 0,
             read_time: Duration::ZERO,
@@ -176,12 +181,8 @@ impl Summary {
                 if self.threads == 1 { "" } else { "s" },
             );
         }
-        if self.ignored > 0 {
-            let _ = writeln!(
-                s,
-                "  files ignored (not text, HTML or JSON Lines by name or content): {}",
-                self.ignored
-            );
+        if !self.ignored.is_empty() {
+            let _ = writeln!(s, "  {}", ignored_line(&self.ignored));
         }
         if warc_other > 0 {
             let kinds: Vec<String> = self
@@ -329,6 +330,7 @@ impl Summary {
             "skipped": skipped,
             "skipped_by_reason": self.skipped.iter().map(|(k, r)| (k.clone(), r.count)).collect::<BTreeMap<_, _>>(),
             "input_errors": self.errors.len(),
+            "files_ignored": self.ignored,
             "pipeline": self.stats,
             "seconds": secs,
             "read_seconds": self.read_time.as_secs_f64(),
@@ -348,6 +350,15 @@ impl Summary {
         let all: u64 = self.skipped.values().map(|r| r.count).sum();
         all.saturating_sub(pipeline)
     }
+}
+
+/// `files ignored (found in folders, not read): N (reason: n; ...)`, most frequent reason first.
+pub fn ignored_line(by_reason: &BTreeMap<String, u64>) -> String {
+    let total: u64 = by_reason.values().sum();
+    let mut reasons: Vec<(&String, &u64)> = by_reason.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let reasons: Vec<String> = reasons.iter().map(|(r, n)| format!("{r}: {n}")).collect();
+    format!("files ignored (found in folders, not read): {total} ({})", reasons.join("; "))
 }
 
 /// Peak resident set size of this process (VmHWM), where the OS tells it (Linux).

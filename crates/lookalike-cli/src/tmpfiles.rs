@@ -2,12 +2,16 @@
 //! recognise them, removed when the process is interrupted, and cleaned up (or finished) by the
 //! next run writing into the same folder when the process that made them was killed.
 //!
-//! Names: `.lookalike-tmp-<pid>-<random>` for an output being written, and
-//! `.lookalike-tmp-<pid>-<random>.commit` for the journal of a commit in progress (the list of
-//! temporary files and the outputs they replace). A run that opens an output in a folder first
-//! looks there for files of this pattern whose process is no longer alive: a journal is rolled
+//! Names: `.lookalike-tmp-<pid>-<random>` for an output being written (and a run's spill
+//! folder), and `.lookalike-tmp-<pid>-<random>.commit` for the journal of a commit in progress
+//! (the list of temporary files and the outputs they replace). Each is locked while its run uses
+//! it (an advisory lock on an open handle, `flock` on Unix), and the kernel releases the lock
+//! when the process ends, however it ends. A run that opens an output in a folder first looks
+//! there for names of this pattern whose lock it can take: their run is gone. A journal is rolled
 //! forward (the renames it lists that had not happened yet are done, so the killed run's outputs
-//! are all replaced, never some of them), then every other such file is removed.
+//! are all replaced, never some of them), then every other such file is removed. The pid in the
+//! name is for people only: pids are not unique across containers that share a folder such as
+//! `/tmp` (issue 33), locks are.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -61,31 +65,41 @@ pub fn handle_signals() -> io::Result<()> {
 }
 
 /// A new, empty temporary file in `dir` (mode 0666 less the umask, as any new file), registered
-/// for removal on a signal.
-pub fn create_in(dir: &Path) -> io::Result<(File, PathBuf)> {
+/// for removal on a signal, and its lock: keep it until the file is renamed or removed.
+pub fn create_in(dir: &Path) -> io::Result<(File, Lock, PathBuf)> {
     let mut files = registry();
-    let (file, path) = create_unregistered(dir, "")?;
+    let (file, lock, path) = create_unregistered(dir)?;
     files.push(path.clone());
-    Ok((file, path))
+    Ok((file, lock, path))
 }
 
-fn create_unregistered(dir: &Path, suffix: &str) -> io::Result<(File, PathBuf)> {
-    create_named(dir, suffix, |path| {
+fn create_unregistered(dir: &Path) -> io::Result<(File, Lock, PathBuf)> {
+    create_named(dir, |path| {
         let mut o = OpenOptions::new();
         o.write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o666);
-        o.open(path)
+        let file = o.open(path)?;
+        let handle = file.try_clone()?;
+        Ok((file, handle))
     })
 }
 
-/// Creates `.lookalike-tmp-<pid>-<random><suffix>` in `dir` with `make`, trying another random
-/// part when the name is taken. The error is the OS error alone (callers name the folder).
+/// The lock of a temporary file or folder that a run uses: while it is held (until it is
+/// dropped, or the process ends), other runs' cleanups leave the file alone.
+#[derive(Debug)]
+pub struct Lock {
+    _handle: File,
+}
+
+/// Creates `.lookalike-tmp-<pid>-<random>` in `dir` with `make` (which returns what it made and
+/// a handle to lock it by) and locks it, trying another random part when the name is taken or
+/// when another run's cleanup took the new name's lock first (it will remove that one). The
+/// error is the OS error alone (callers name the folder).
 fn create_named<T>(
     dir: &Path,
-    suffix: &str,
-    make: impl Fn(&Path) -> io::Result<T>,
-) -> io::Result<(T, PathBuf)> {
+    make: impl Fn(&Path) -> io::Result<(T, File)>,
+) -> io::Result<(T, Lock, PathBuf)> {
     use std::hash::BuildHasher;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -99,14 +113,53 @@ fn create_named<T>(
             n,
             pid,
         ));
-        let path = dir.join(format!("{PREFIX}{pid}-{:08x}{suffix}", r as u32));
+        let path = dir.join(format!("{PREFIX}{pid}-{:08x}", r as u32));
         match make(&path) {
-            Ok(t) => return Ok((t, path)),
+            Ok((t, handle)) => {
+                if lock_new(&handle, &path) {
+                    return Ok((t, Lock { _handle: handle }, path));
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
         }
     }
     Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// Locks `handle`, just created at `path`: false when another run's cleanup holds its lock (it
+/// found the new name between its creation and this lock, and will remove it) or removed it
+/// already. On a file system without locks the file stays unlocked: other runs cannot lock it
+/// either, so they leave it alone.
+fn lock_new(handle: &File, path: &Path) -> bool {
+    match handle.try_lock() {
+        Ok(()) => same_file(handle, path),
+        Err(std::fs::TryLockError::WouldBlock) => false,
+        Err(std::fs::TryLockError::Error(_)) => true,
+    }
+}
+
+/// Whether `path` is still the file `handle` was opened on.
+#[cfg(unix)]
+fn same_file(handle: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (handle.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &File, path: &Path) -> bool {
+    path.exists()
+}
+
+/// The lock of a leftover whose run is gone: `None` while a run holds it (this one included:
+/// a lock taken through another handle conflicts with it), or when it cannot be opened.
+fn take_stale(path: &Path) -> Option<File> {
+    let handle = File::open(path).ok()?;
+    handle.try_lock().ok()?;
+    Some(handle)
 }
 
 /// Removes a temporary file of this process (a failed or abandoned output).
@@ -125,26 +178,29 @@ fn remove_any(path: &Path) -> io::Result<()> {
     }
 }
 
-/// A directory of this run's spill files (`.lookalike-tmp-<pid>-<random>` in `parent`), removed
-/// with its content when dropped, on a signal, or by the next run after a kill.
+/// A directory of this run's spill files (`.lookalike-tmp-<pid>-<random>` in `parent`), locked
+/// while the run lasts; removed with its content when dropped, on a signal, or by a later run
+/// once the lock is free (the process ended).
 #[derive(Debug)]
 pub struct RunDir {
     path: PathBuf,
+    _lock: Lock,
 }
 
 impl RunDir {
-    /// Creates it in `parent`.
+    /// Creates it in `parent`, locked.
     pub fn create_in(parent: &Path) -> io::Result<RunDir> {
         let mut files = registry();
-        let ((), dir) = create_named(parent, "", |path| {
+        let ((), lock, dir) = create_named(parent, |path| {
             let mut b = std::fs::DirBuilder::new();
             // Private: the spill files hold the documents' text.
             #[cfg(unix)]
             std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-            b.create(path)
+            b.create(path)?;
+            Ok(((), File::open(path)?))
         })?;
         files.push(dir.clone());
-        Ok(RunDir { path: dir })
+        Ok(RunDir { path: dir, _lock: lock })
     }
 
     /// Its path.
@@ -170,7 +226,8 @@ pub struct Rename<'a> {
 /// Renames every temporary file to its target, as one commit: a journal listing the renames is
 /// written (and synced) first into the folder of each target, so that if the process is killed
 /// between two renames the next run writing into one of those folders finishes them. Signals
-/// wait until the renames are done. Returns the targets that could not be replaced, with why.
+/// wait until the renames are done. The temporary files must be locked by the caller until this
+/// returns. Returns the targets that could not be replaced, with why.
 pub fn commit(renames: &[Rename<'_>]) -> Vec<(PathBuf, io::Error)> {
     let mut files = registry();
     let mut dirs: Vec<PathBuf> = Vec::new();
@@ -188,7 +245,7 @@ pub fn commit(renames: &[Rename<'_>]) -> Vec<(PathBuf, io::Error)> {
             match write_journal(dir, renames) {
                 Ok(j) => journals.push(j),
                 Err(e) => {
-                    for j in &journals {
+                    for (j, _lock) in &journals {
                         let _ = std::fs::remove_file(j);
                     }
                     let e = io::Error::new(
@@ -210,7 +267,7 @@ pub fn commit(renames: &[Rename<'_>]) -> Vec<(PathBuf, io::Error)> {
     for dir in &dirs {
         let _ = sync_dir(dir);
     }
-    for j in &journals {
+    for (j, _lock) in &journals {
         let _ = std::fs::remove_file(j);
     }
     failed
@@ -229,9 +286,10 @@ pub fn parent_dir(path: &Path) -> PathBuf {
 }
 
 /// Writes `.lookalike-tmp-<pid>-<random>.commit` in `dir`: the absolute paths of each temporary
-/// file and its target, NUL-separated; synced, then made visible under its final name.
-fn write_journal(dir: &Path, renames: &[Rename<'_>]) -> io::Result<PathBuf> {
-    let (mut file, part) = create_unregistered(dir, "")?;
+/// file and its target, NUL-separated; synced, then made visible under its final name. Returned
+/// with its lock, to hold until it is removed.
+fn write_journal(dir: &Path, renames: &[Rename<'_>]) -> io::Result<(PathBuf, Lock)> {
+    let (mut file, lock, part) = create_unregistered(dir)?;
     let result = (|| {
         let mut bytes = Vec::new();
         for r in renames {
@@ -252,7 +310,7 @@ fn write_journal(dir: &Path, renames: &[Rename<'_>]) -> io::Result<PathBuf> {
     if result.is_err() {
         let _ = std::fs::remove_file(&part);
     }
-    result
+    result.map(|journal| (journal, lock))
 }
 
 #[cfg(unix)]
@@ -306,7 +364,7 @@ fn pid_of(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-/// Whether process `pid` still runs (it may have another owner: then it runs too).
+/// Whether a process `pid` runs here (it may have another owner: then it runs too).
 fn alive(pid: u32) -> bool {
     #[cfg(unix)]
     {
@@ -320,26 +378,32 @@ fn alive(pid: u32) -> bool {
     }
     #[cfg(not(unix))]
     {
-        // No portable check: leave the files of other processes alone.
+        // No portable check: the lock decides alone.
         let _ = pid;
-        true
+        false
     }
 }
 
 /// Finishes or removes what killed runs left in `dir`: the files (and spill directories) named
-/// `.lookalike-tmp-<pid>-…` of processes that are no longer alive (never this process's, never a
-/// live one's).
+/// `.lookalike-tmp-<pid>-…` whose lock can be taken (never a live run's, this one's included,
+/// whichever container or host it runs in, as far as the file system's locks reach) and whose
+/// pid runs no process here (a version of lookalike that did not lock its files may be using
+/// them: such a leftover waits until that pid is gone).
 pub fn clean_dir(dir: &Path) -> io::Result<Cleaned> {
-    let me = std::process::id();
     let mut leftovers = Vec::new();
+    // Held until the leftovers are gone.
+    let mut locks = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(pid_of) else { continue };
-        if pid == me || alive(pid) {
+        let Some(pid) = entry.file_name().to_str().and_then(pid_of) else { continue };
+        if alive(pid) {
             continue;
         }
-        leftovers.push(entry.path());
+        let path = entry.path();
+        if let Some(lock) = take_stale(&path) {
+            leftovers.push(path);
+            locks.push(lock);
+        }
     }
     leftovers.sort();
     let mut cleaned = Cleaned::default();
@@ -398,22 +462,54 @@ mod tests {
         pid
     }
 
+    /// Regression (issue 33, item 12): a run's leftovers are told by their lock, not by the pid
+    /// in their name alone, which another container may reuse or may not see. A live run's spill
+    /// folder and file (locked through another handle) stay under a pid that is gone here; stale
+    /// ones under such a pid go; an unlocked one under a live pid stays (a lookalike that did not
+    /// lock may be using it).
     #[test]
-    fn leftovers_of_a_dead_process_are_removed_and_live_ones_kept() {
+    fn cleanup_removes_what_it_can_lock_and_never_a_live_runs_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let dead = dead_pid();
-        let mine = std::process::id();
-        std::fs::write(dir.path().join(format!("{PREFIX}{dead}-abcdefgh")), b"partial").unwrap();
-        std::fs::write(dir.path().join(format!("{PREFIX}{mine}-abcdefgh")), b"mine").unwrap();
-        std::fs::write(dir.path().join("pairs.tsv"), b"old").unwrap();
-        let cleaned = clean_dir(dir.path()).unwrap();
-        assert_eq!(cleaned, Cleaned { finished: 0, removed: 1 });
-        let mut left: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
+        let d = dir.path();
+        let (dead, mine) = (dead_pid(), std::process::id());
+        let live_dir = d.join(format!("{PREFIX}{dead}-11111111"));
+        std::fs::create_dir(&live_dir).unwrap();
+        std::fs::write(live_dir.join("run-0"), b"spilled").unwrap();
+        let live_file = d.join(format!("{PREFIX}{dead}-22222222"));
+        std::fs::write(&live_file, b"partial").unwrap();
+        let held: Vec<File> = [&live_dir, &live_file]
+            .iter()
+            .map(|p| {
+                let f = File::open(p).unwrap();
+                f.try_lock().unwrap();
+                f
+            })
             .collect();
+        let stale_dir = d.join(format!("{PREFIX}{dead}-33333333"));
+        std::fs::create_dir(&stale_dir).unwrap();
+        std::fs::write(stale_dir.join("run-0"), b"spilled").unwrap();
+        std::fs::write(d.join(format!("{PREFIX}{dead}-44444444")), b"partial").unwrap();
+        let unlocked_live = d.join(format!("{PREFIX}{mine}-55555555"));
+        std::fs::write(&unlocked_live, b"an older run's").unwrap();
+        std::fs::write(d.join("pairs.tsv"), b"old").unwrap();
+        let ours = RunDir::create_in(d).unwrap();
+
+        let cleaned = clean_dir(d).unwrap();
+        assert_eq!(cleaned, Cleaned { finished: 0, removed: 2 });
+        let mut left: Vec<PathBuf> =
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).collect();
         left.sort();
-        assert_eq!(left, [format!("{PREFIX}{mine}-abcdefgh"), "pairs.tsv".to_owned()]);
+        let mut want = vec![live_dir.clone(), live_file.clone(), d.join("pairs.tsv")];
+        want.extend([ours.path().to_path_buf(), unlocked_live]);
+        want.sort();
+        assert_eq!(left, want);
+        assert!(live_dir.join("run-0").exists());
+
+        // Once the live run ends (its lock released), its leftovers go too.
+        drop(held);
+        assert_eq!(clean_dir(d).unwrap(), Cleaned { finished: 0, removed: 2 });
+        drop(ours);
+        assert_eq!(std::fs::read_dir(d).unwrap().count(), 2);
     }
 
     /// A run killed between two renames of its commit: the journal finishes the commit.

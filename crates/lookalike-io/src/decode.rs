@@ -259,7 +259,22 @@ fn decode_json(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
             return Decoded::Skip { id: position_id(rec), reason };
         }
     };
+    if opts.warn_missing_id && !picked.id_seen {
+        let missing = format!(
+            "no id field '{}' ({}); its id is its position",
+            opts.id_field,
+            fields_of(&rec.bytes)
+        );
+        warning = Some(match warning {
+            Some(w) => format!("{missing}; {w}"),
+            None => missing,
+        });
+    }
     let id = picked.id.unwrap_or_else(|| position_id(rec));
+    if !picked.text_seen {
+        let reason = format!("no string field '{}' ({})", opts.text_field, fields_of(&rec.bytes));
+        return Decoded::Skip { id, reason };
+    }
     match picked.text {
         Some(text) => Decoded::Doc {
             doc: Document {
@@ -338,6 +353,10 @@ struct Fields<'a> {
 struct Picked {
     /// `None` when absent or null.
     id: Option<String>,
+    /// Whether the id field is there (null included).
+    id_seen: bool,
+    /// Whether the text field is there (of any type).
+    text_seen: bool,
     /// `None` when absent or not a string.
     text: Option<String>,
     /// `None` when absent, null or not asked for.
@@ -368,6 +387,8 @@ impl<'de> Visitor<'de> for Fields<'_> {
                 continue;
             }
             let value: Value = map.next_value()?;
+            picked.id_seen |= key.id;
+            picked.text_seen |= key.text;
             if key.id {
                 picked.id = id_text(&value);
             }
@@ -385,7 +406,36 @@ impl<'de> Visitor<'de> for Fields<'_> {
     }
 }
 
-fn id_text(value: &Value) -> Option<String> {
+/// `the record's fields: a, b` for the messages about a missing field: the keys of a JSON object
+/// line, in their order (values skipped), read again only when a message needs them.
+fn fields_of(bytes: &[u8]) -> String {
+    struct Keys;
+    impl<'de> Visitor<'de> for Keys {
+        type Value = Vec<String>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<IgnoredAny>()?;
+                keys.push(key);
+            }
+            Ok(keys)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match de::Deserializer::deserialize_map(&mut de, Keys) {
+        Ok(keys) if keys.is_empty() => "the record has no field".to_owned(),
+        Ok(keys) => format!("the record's fields are {}", keys.join(", ")),
+        Err(_) => "the record's fields cannot be listed".to_owned(),
+    }
+}
+
+/// A JSON value as an id: a string as it is, another value as its JSON text; `None` for null.
+pub(crate) fn id_text(value: &Value) -> Option<String> {
     match value {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
@@ -506,7 +556,8 @@ mod tests {
     fn jsonl_text_field_must_be_a_string() {
         let opts = ReadOptions::default();
         let reason = "no string field 'text'".to_owned();
-        assert_eq!(skip(decode(&jsonl(r#"{"id":"a"}"#), &opts)), ("a".to_owned(), reason.clone()));
+        let absent = "no string field 'text' (the record's fields are id)".to_owned();
+        assert_eq!(skip(decode(&jsonl(r#"{"id":"a"}"#), &opts)), ("a".to_owned(), absent));
         assert_eq!(skip(decode(&jsonl(r#"{"text":3}"#), &opts)), ("in.jsonl:7".to_owned(), reason));
         let (id, reason) = skip(decode(&jsonl(r#"{"text":{"a":[1,2]}}"#), &opts));
         assert_eq!((id.as_str(), reason.as_str()), ("in.jsonl:7", "no string field 'text'"));
@@ -524,7 +575,32 @@ mod tests {
         let d = doc(decode(&jsonl(line), &opts));
         assert_eq!((d.id.as_str(), d.text.as_str()), ("http://a/", "Bé"));
         let (_, reason) = skip(decode(&jsonl(r#"{"text":"t"}"#), &opts));
-        assert_eq!(reason, "no string field 'body'");
+        assert_eq!(reason, "no string field 'body' (the record's fields are text)");
+    }
+
+    /// Regression (issue 33, item 20): an `--id-field` the records lack fell back to
+    /// `file:line` ids silently, and a wrong `--text-field` did not say which fields exist.
+    #[test]
+    fn a_missing_id_or_text_field_names_the_fields_the_record_has() {
+        let opts = ReadOptions { id_field: "uid".into(), ..ReadOptions::default() };
+        let line = r#"{"id":"a","text":"x","meta":{"uid":1}}"#;
+        let Decoded::Doc { doc, warning, .. } = decode(&jsonl(line), &opts) else { panic!() };
+        assert_eq!((doc.id.as_str(), warning), ("in.jsonl:7", None));
+        let warned = ReadOptions { warn_missing_id: true, ..opts.clone() };
+        let Decoded::Doc { doc, warning, .. } = decode(&jsonl(line), &warned) else { panic!() };
+        assert_eq!(doc.id, "in.jsonl:7");
+        assert_eq!(
+            warning.as_deref(),
+            Some(
+                "no id field 'uid' (the record's fields are id, text, meta); its id is its position"
+            )
+        );
+        // A null id is there: no warning.
+        let line = r#"{"uid":null,"text":"x"}"#;
+        assert!(matches!(decode(&jsonl(line), &warned), Decoded::Doc { warning: None, .. }));
+        let body = ReadOptions { text_field: "body".into(), ..opts };
+        let (_, reason) = skip(decode(&jsonl(r#"{"id":"a","content":"x"}"#), &body));
+        assert_eq!(reason, "no string field 'body' (the record's fields are id, content)");
     }
 
     #[test]

@@ -53,7 +53,8 @@ impl Error {
 /// corrupt gzip stream, an over-long JSONL line. The reader reports it and goes on with the next
 /// line or input.
 ///
-/// Displays as `source:line: message`, or `source: message` when no line applies.
+/// Displays as `source:line: message` (`source:row: message` for a Parquet row), or
+/// `source: message` when no line or row applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct InputError {
@@ -67,6 +68,8 @@ pub struct InputError {
     /// The 1-based number of the record the error is about, in formats of numbered records
     /// (docreader); its message says it too.
     pub record: Option<u64>,
+    /// The 1-based row of a Parquet file the error is about (the first, for several rows).
+    pub row: Option<u64>,
     /// When a record (or a whole input) is lost with the error: the id the report lists it
     /// under, `source:line` for a JSONL line, the input's name for a file that is one document or
     /// that could not be read at all; `None` when no record was lost (bytes between WARC
@@ -82,6 +85,7 @@ impl InputError {
             line,
             message: message.into(),
             record: None,
+            row: None,
             lost: None,
         }
     }
@@ -89,6 +93,12 @@ impl InputError {
     /// The same error, about record `number` of its input.
     pub fn at_record(mut self, number: u64) -> InputError {
         self.record = Some(number);
+        self
+    }
+
+    /// The same error, about row `number` of a Parquet file.
+    pub fn at_row(mut self, number: u64) -> InputError {
+        self.row = Some(number);
         self
     }
 
@@ -107,7 +117,7 @@ impl InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
+        match self.line.or(self.row) {
             Some(line) => write!(f, "{}:{}: {}", self.source, line, self.message),
             None => write!(f, "{}: {}", self.source, self.message),
         }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::sniff::{self, SNIFF_LEN};
 use crate::{Error, Format};
 
 /// One source of bytes to read.
@@ -32,16 +33,17 @@ impl Input {
 pub struct Expanded {
     /// The inputs to read, in argument order; a directory's files sorted by name, depth first.
     pub inputs: Vec<Input>,
-    /// Files found in directories that are not of a known extension: not read; the caller
-    /// reports how many.
-    pub ignored: Vec<PathBuf>,
+    /// Files found in directories that are not read, each with the reason: binary content
+    /// (images, executables, archives, compressed binary data), empty files of an unknown
+    /// extension, `.json` documents. The caller reports them.
+    pub ignored: Vec<SkippedPath>,
     /// Entries found in directories (or matched by a glob) that were not opened, each with the
     /// reason: special files (FIFOs, sockets, devices), which could block the run forever or
     /// never end, and symbolic link loops. The caller reports each one.
     pub skipped: Vec<SkippedPath>,
 }
 
-/// An entry [`expand_inputs`] found but did not open, and why.
+/// An entry [`expand_inputs`] found but did not open or read, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedPath {
     /// The entry, as found under its argument.
@@ -57,12 +59,15 @@ pub struct SkippedPath {
 /// - an existing file (any extension; the reader detects its format) is that file, and so is
 ///   a special file named explicitly (a FIFO such as `<(zcat x.gz)`, `/dev/stdin`): it is read;
 /// - an existing directory is every file under it, recursively, following symbolic links,
-///   sorted by file name; files whose extension (after stripping `.gz`) is not one of
-///   `txt text md html htm xhtml jsonl ndjson warc` go to [`Expanded::ignored`], except files
-///   without any extension (`README`, `LICENSE`, `copyright`, `changelog.gz`) whose first KiB
-///   has no NUL byte, which are read as text (or as WARC, when they start with `WARC/`); `.json` files are ignored too (
-///   in a directory they are almost always single JSON documents such as package metadata, not
-///   JSON Lines; name one explicitly, or use a glob, to read it as JSONL);
+///   sorted by file name. A file of a known extension (after stripping `.gz`: `txt text md html
+///   htm xhtml jsonl ndjson warc parquet pq`) is read; any other is read when its content is text
+///   (`README`, `README.Debian`, `changelog.Debian.gz`, `NEWS.md.orig`: read as text, or as WARC
+///   or docreader records when they start like them), and goes to [`Expanded::ignored`] with
+///   the reason when it is not: binary by its first bytes (after gzip decompression: images,
+///   executables, archives, PDF, NUL or control bytes that are not UTF-16 text), or empty.
+///   `.json` files are ignored too (in a directory they are almost always single JSON documents
+///   such as package metadata, not JSON Lines; name one explicitly, or use a glob, to read it as
+///   JSONL);
 /// - special files found in a directory or matched by a glob (FIFOs, sockets, block and
 ///   character devices) are never opened (a FIFO without a writer would block the run forever,
 ///   a device may never end): they go to [`Expanded::skipped`] with the reason, and so do
@@ -145,42 +150,56 @@ fn expand_glob(arg: &str, out: &mut Expanded) -> Result<(), Error> {
     Ok(())
 }
 
-/// Whether a file found in a directory is one to read.
-fn is_known_file(path: &Path) -> bool {
-    let Some(name) = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()) else {
-        return false;
-    };
-    let is_json = name.ends_with(".json") || name.ends_with(".json.gz");
-    if is_json {
-        return false;
+/// Why a file found in a directory is not read, or `None` to read it: by its name for known
+/// extensions and `.json`, else by its content ([`content_not_text`]).
+fn ignore_reason(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    if name.ends_with(".json") || name.ends_with(".json.gz") {
+        return Some(JSON_DOCUMENT.to_owned());
     }
     if Format::from_path(path).is_some() {
-        return true;
+        return None;
     }
-    // Files without an extension (README, LICENSE, copyright, changelog.gz) are read as text
-    // when their first bytes look like text.
-    let stem = name.strip_suffix(".gz").unwrap_or(&name);
-    !stem.contains('.') && looks_like_text(path)
+    content_not_text(path)
 }
 
-/// No NUL byte in the first KiB (after gzip decompression): the usual test for text files.
-fn looks_like_text(path: &Path) -> bool {
+/// The reason given for `.json` files found in directories.
+const JSON_DOCUMENT: &str = "JSON document (name it, or use a glob, to read it as JSON Lines)";
+
+/// Why a file's content is not text, judged from its first [`SNIFF_LEN`] bytes (decompressed when
+/// it is gzip): empty, binary by its magic bytes (`binary file: image/png`), or NUL or control
+/// bytes that are not UTF-16 text. `None` for text, and for a file that cannot be read (the
+/// reader reports why).
+fn content_not_text(path: &Path) -> Option<String> {
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
-        // Let the reader report why it cannot be opened.
-        return true;
-    };
-    let mut head = Vec::with_capacity(1024);
-    let mut raw = std::io::BufReader::new(file);
-    let mut magic = [0u8; 2];
-    let n = raw.read(&mut magic).unwrap_or(0);
-    let chained = std::io::Read::chain(&magic[..n], raw);
-    let ok = if crate::sniff::is_gzip(&magic[..n]) {
-        flate2::read::MultiGzDecoder::new(chained).take(1024).read_to_end(&mut head).is_ok()
-    } else {
-        chained.take(1024).read_to_end(&mut head).is_ok()
-    };
-    ok && !head.is_empty() && !head.contains(&0)
+    let file = std::fs::File::open(path).ok()?;
+    let mut raw = Vec::with_capacity(SNIFF_LEN);
+    file.take(SNIFF_LEN as u64).read_to_end(&mut raw).ok()?;
+    if raw.is_empty() {
+        return Some("empty file".to_owned());
+    }
+    if !sniff::is_gzip(&raw) {
+        return binary_reason(&raw);
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let mut head = Vec::with_capacity(SNIFF_LEN);
+    let decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+    // A gzip stream that is corrupt from the start is read, for the reader to report.
+    decoder.take(SNIFF_LEN as u64).read_to_end(&mut head).ok()?;
+    if head.is_empty() {
+        return Some("empty file (gzip)".to_owned());
+    }
+    binary_reason(&head).map(|reason| format!("{reason} (gzip-compressed)"))
+}
+
+/// Why these first bytes are not text (see [`content_not_text`]).
+fn binary_reason(head: &[u8]) -> Option<String> {
+    if let Some(reason) = sniff::binary_content(head) {
+        return Some(reason);
+    }
+    let utf16 =
+        encoding_rs::Encoding::for_bom(head).is_some() || sniff::utf16_without_bom(head).is_some();
+    (!utf16 && sniff::looks_binary(head)).then(|| "binary file: control bytes".to_owned())
 }
 
 fn walk_dir(root: &Path, out: &mut Expanded) {
@@ -198,10 +217,10 @@ fn walk_dir(root: &Path, out: &mut Expanded) {
                     // Never opened: a FIFO blocks until a writer comes, a device may not end.
                     let reason = special_file_reason(&file_type);
                     out.skipped.push(SkippedPath { path, reason });
-                } else if is_known_file(&path) {
-                    out.inputs.push(Input::Path(path));
+                } else if let Some(reason) = ignore_reason(&path) {
+                    out.ignored.push(SkippedPath { path, reason });
                 } else {
-                    out.ignored.push(path);
+                    out.inputs.push(Input::Path(path));
                 }
             }
             Err(e) => {
@@ -284,6 +303,81 @@ mod tests {
         let err = expand_inputs(&["/no/such/lookalike/[".to_owned()]).unwrap_err();
         assert!(matches!(err, Error::Pattern { .. }), "{err}");
         assert_eq!(err.arg(), "/no/such/lookalike/[");
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(bytes).unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// Regression (issue 33, item 19): a folder argument read `README` and `copyright` but
+    /// silently ignored `README.Debian` and `changelog.Debian.gz` (text files of names it did not
+    /// know). Files of unknown names are judged by their content; those not read are listed,
+    /// each with its reason.
+    #[test]
+    fn folder_files_are_read_by_content_and_the_others_listed_with_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let text = b"procps for Debian\n\nThis package has some notes.\n";
+        let utf16: Vec<u8> =
+            "A note in UTF-16.\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let mut tar = b"doc/notes.txt".to_vec();
+        tar.resize(512, 0);
+        let files: [(&str, Vec<u8>); 12] = [
+            ("README.Debian", text.to_vec()),
+            ("changelog.Debian.gz", gzip(text)),
+            ("copyright", text.to_vec()),
+            ("notes.txt", text.to_vec()),
+            ("utf16.log", utf16),
+            ("logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec()),
+            ("prog", b"\x7fELF\x02\x01\x01\0\0\0".to_vec()),
+            ("docs.tar.gz", gzip(&tar)),
+            ("data.bin", b"\x01\x02\x03\x04\x05\x06\x07\x08 ab".to_vec()),
+            ("empty.conf", Vec::new()),
+            ("package.json", b"{\"name\": \"x\"}".to_vec()),
+            ("x.gz", gzip(b"")),
+        ];
+        for (name, bytes) in &files {
+            std::fs::write(d.join(name), bytes).unwrap();
+        }
+        let got = expand_inputs(&[d.display().to_string()]).unwrap();
+        let names = |paths: Vec<&Path>| -> Vec<String> {
+            paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect()
+        };
+        let read: Vec<&Path> = got
+            .inputs
+            .iter()
+            .map(|i| match i {
+                Input::Path(p) => p.as_path(),
+                Input::Stdin => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            names(read),
+            ["README.Debian", "changelog.Debian.gz", "copyright", "notes.txt", "utf16.log"]
+        );
+        let ignored: Vec<(String, &str)> = got
+            .ignored
+            .iter()
+            .map(|s| (names(vec![s.path.as_path()]).remove(0), s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            ignored,
+            [
+                ("data.bin".to_owned(), "binary file: control bytes"),
+                (
+                    "docs.tar.gz".to_owned(),
+                    "binary file: NUL bytes (not text, and not UTF-16) (gzip-compressed)"
+                ),
+                ("empty.conf".to_owned(), "empty file"),
+                ("logo.png".to_owned(), "binary file: image/png"),
+                ("package.json".to_owned(), JSON_DOCUMENT),
+                ("prog".to_owned(), "binary file: application/x-executable"),
+                ("x.gz".to_owned(), "empty file (gzip)"),
+            ]
+        );
     }
 
     #[test]

@@ -50,7 +50,10 @@
 //!         Decoded::Skip { id, reason } => seen.push(format!("skipped {id}: {reason}")),
 //!     }
 //! }
-//! assert_eq!(seen, ["hello", "skipped 2: no string field 'text'", "T: Hi & bye"]);
+//! assert_eq!(
+//!     seen,
+//!     ["hello", "skipped 2: no string field 'text' (the record's fields are id)", "T: Hi & bye"]
+//! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
@@ -90,6 +93,7 @@ pub use main_content::{
 };
 pub use options::{Extract, ReadOptions};
 pub use origin::{Origin, Position, UniqueIds};
+pub use parquet::arrow_ids;
 pub use readable::Work;
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
 pub use sinks::{

@@ -10,6 +10,10 @@ pub struct ReadOptions {
     pub id_field: String,
     /// The JSONL field that holds a record's text (default `text`); it must be a string.
     pub text_field: String,
+    /// Warn about a record without the [`ReadOptions::id_field`] (its id is then its position):
+    /// the decoded document carries a warning naming the fields the record has. Default false
+    /// (a missing id is the position, silently); the CLI sets it when `--id-field` is given.
+    pub warn_missing_id: bool,
     /// Read every input in this format instead of detecting it (default `None`: detect by
     /// extension for files, by content for stdin).
     pub format: Option<Format>,
@@ -34,6 +38,7 @@ impl Default for ReadOptions {
         ReadOptions {
             id_field: "id".to_owned(),
             text_field: "text".to_owned(),
+            warn_missing_id: false,
             format: None,
             extract: Extract::default(),
             visible_text: false,

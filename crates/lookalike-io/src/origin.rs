@@ -82,10 +82,11 @@ impl RawRecord {
 impl InputError {
     /// Where the error is: its record, its line, or the whole input.
     pub fn origin(&self) -> Origin {
-        let position = match (self.record, self.line) {
-            (Some(number), _) => Position::Record(number),
-            (None, Some(line)) => Position::Line(line),
-            (None, None) => Position::Whole,
+        let position = match (self.record, self.row, self.line) {
+            (Some(number), _, _) => Position::Record(number),
+            (None, Some(row), _) => Position::Row(row),
+            (None, None, Some(line)) => Position::Line(line),
+            (None, None, None) => Position::Whole,
         };
         Origin { source: self.source.as_str().into(), position }
     }

@@ -1,10 +1,18 @@
 //! Parquet input. Contract: "give me a `.parquet` file and the id and text column names, I give
 //! you one record per row, reading one batch of one row group at a time".
 //!
-//! Only the two columns are decoded (a projection), in batches of [`BATCH_ROWS`] rows, so a file
-//! of any size is streamed. Each row becomes a one-line JSON record `{id_field: .., text_field: ..}`
-//! handed to the JSONL decoder: ids, missing texts and `--output` then behave exactly as for JSON
-//! Lines. A row's position is its 1-based row number in the file (reported as the "line").
+//! Only the two columns are decoded (a projection), one row group at a time, in batches of
+//! [`BATCH_ROWS`] rows, so a file of any size is streamed. Each row becomes a one-line JSON record
+//! `{id_field: .., text_field: ..}` handed to the JSONL decoder: ids, missing texts and `--output`
+//! then behave exactly as for JSON Lines. A row's position is its 1-based row number in the file.
+//!
+//! A batch that cannot be decoded (invalid UTF-8 in a string column, a corrupt page) loses as
+//! little as can be found (issue 33: one bad value lost all 1,000 rows of a file): the rest of
+//! its row group is read again in halves, each half that fails split again, down to the single
+//! rows that fail, each reported as an [`InputError`] losing that row. After [`MAX_BAD_ROWS`]
+//! such rows in one row group (the whole row group unreadable: a corrupt dictionary or page
+//! header), the ranges that fail are lost whole, adjacent ones reported as one, so a damaged
+//! file costs a bounded number of reads. Every other row is read.
 //!
 //! A reader asked for every column ([`crate::Reader::with_all_columns`]) reads them all and makes
 //! each row the JSON object of the whole row, columns in the file's order: the id and text
@@ -17,6 +25,7 @@
 //! for the file, naming the column and its type.
 
 use std::fs::File;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -29,7 +38,10 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_json::writer::{EncoderOptions, make_encoder};
 use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+};
 
 use crate::error::InputError;
 use crate::format::Format;
@@ -39,26 +51,47 @@ use crate::reader::RawRecord;
 /// Rows decoded at a time.
 pub const BATCH_ROWS: usize = 1024;
 
+/// Rows of one row group that fail alone before a failing range of it is lost whole.
+pub const MAX_BAD_ROWS: usize = 16;
+
 /// Rows of a Parquet file as JSONL records.
 pub(crate) struct ParquetRows {
     source: Arc<str>,
-    batches: ParquetRecordBatchReader,
+    file: File,
+    metadata: ArrowReaderMetadata,
+    mask: ProjectionMask,
     id_field: String,
     text_field: String,
     /// Position of the id and text columns in the projected batches.
     id_col: Option<usize>,
     text_col: usize,
+    /// The row group being read: its index, the file's row number of its first row (0-based),
+    /// its rows, and those still to read (the next range last); then the next row group.
+    group: usize,
+    group_start: u64,
+    group_rows: usize,
+    pending: Vec<Range<usize>>,
+    next_group: usize,
+    /// Rows of the current row group that failed alone.
+    bad_rows: usize,
+    /// Rows lost whole, not reported yet (an adjacent range may join them), with the cause.
+    lost_block: Option<(Range<usize>, String)>,
+    /// The range being read, its reader, and its next row (in the row group).
+    reading: Option<(ParquetRecordBatchReader, Range<usize>)>,
+    next_row: usize,
     batch: Option<Batch>,
     next_in_batch: usize,
-    row: u64,
-    failed: bool,
     /// Every column is read, and each row is written whole ([`Rows`]).
     all_columns: Option<SchemaRef>,
 }
 
 impl std::fmt::Debug for ParquetRows {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParquetRows").field("source", &self.source).field("row", &self.row).finish()
+        f.debug_struct("ParquetRows")
+            .field("source", &self.source)
+            .field("group", &self.group)
+            .field("next_row", &self.next_row)
+            .finish()
     }
 }
 
@@ -74,10 +107,10 @@ impl ParquetRows {
     ) -> Result<Self, InputError> {
         let err = |message: String| InputError::new(&source, None, message).losing_input();
         let file = File::open(path).map_err(|e| err(format!("cannot open: {e}")))?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
             .map_err(|e| err(format!("not a readable Parquet file: {e}")))?;
         let fields: Vec<String> =
-            builder.schema().fields().iter().map(|f| f.name().clone()).collect();
+            metadata.schema().fields().iter().map(|f| f.name().clone()).collect();
         let find = |name: &str| fields.iter().position(|f| f == name);
         let Some(text_root) = find(&opts.text_field) else {
             return Err(err(format!(
@@ -87,7 +120,7 @@ impl ParquetRows {
             )));
         };
         let id_root = find(&opts.id_field);
-        let schema = builder.schema();
+        let schema = metadata.schema();
         let text_type = schema.field(text_root).data_type();
         if !is_text(value_type(text_type)) {
             return Err(err(format!(
@@ -124,34 +157,105 @@ impl ParquetRows {
         }
         let all_columns = all_columns.then(|| schema.clone());
         roots.sort_unstable();
-        let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
-        let batches = builder
-            .with_projection(mask)
-            .with_batch_size(BATCH_ROWS)
-            .build()
-            .map_err(|e| err(format!("cannot read Parquet: {e}")))?;
+        let mask = ProjectionMask::roots(metadata.parquet_schema(), roots.iter().copied());
         // In the projected batch, columns keep their file order.
         let pos = |root: usize| roots.iter().position(|&r| r == root).unwrap_or(0);
         Ok(ParquetRows {
             source,
-            batches,
+            file,
+            metadata,
+            mask,
             id_field: opts.id_field.clone(),
             text_field: opts.text_field.clone(),
             id_col: id_root.map(pos),
             text_col: pos(text_root),
+            group: 0,
+            group_start: 0,
+            group_rows: 0,
+            pending: Vec::new(),
+            next_group: 0,
+            bad_rows: 0,
+            lost_block: None,
+            reading: None,
+            next_row: 0,
             batch: None,
             next_in_batch: 0,
-            row: 0,
-            failed: false,
             all_columns,
         })
     }
 
+    /// The rows of the current row group in `rows`, one batch at a time.
+    fn read_range(&self, rows: &Range<usize>) -> parquet::errors::Result<ParquetRecordBatchReader> {
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(rows.start),
+            RowSelector::select(rows.len()),
+        ]);
+        ParquetRecordBatchReaderBuilder::new_with_metadata(
+            self.file.try_clone()?,
+            self.metadata.clone(),
+        )
+        .with_projection(self.mask.clone())
+        .with_row_groups(vec![self.group])
+        .with_row_selection(selection)
+        .with_batch_size(BATCH_ROWS)
+        .build()
+    }
+
+    /// The 1-based row number in the file of row `i` of the current row group.
+    fn row_number(&self, i: usize) -> u64 {
+        self.group_start + i as u64 + 1
+    }
+
+    /// Rows `rows` of the current row group could not be read (`e`): split to be read again;
+    /// a single row is lost and reported; once the row group had [`MAX_BAD_ROWS`] of them, the
+    /// range is lost whole, reported with the adjacent ranges that fail after it
+    /// ([`ParquetRows::take_lost_block`]).
+    fn failed(&mut self, rows: Range<usize>, e: String) -> Option<InputError> {
+        if rows.len() == 1 && self.bad_rows < MAX_BAD_ROWS {
+            self.bad_rows += 1;
+            let (row, group) = (self.row_number(rows.start), self.group + 1);
+            let message = format!("row group {group}: cannot read the row: {e}; the row is lost");
+            let lost = format!("{}:{row}", self.source);
+            return Some(InputError::new(&self.source, None, message).at_row(row).losing(lost));
+        }
+        if self.bad_rows < MAX_BAD_ROWS {
+            let mid = rows.start + rows.len() / 2;
+            self.pending.push(mid..rows.end);
+            self.pending.push(rows.start..mid);
+            return None;
+        }
+        match &mut self.lost_block {
+            Some((block, _)) if block.end == rows.start => {
+                block.end = rows.end;
+                None
+            }
+            _ => {
+                let before = self.take_lost_block();
+                self.lost_block = Some((rows, e));
+                before
+            }
+        }
+    }
+
+    /// The rows lost whole and not reported yet, as one error.
+    fn take_lost_block(&mut self) -> Option<InputError> {
+        let (rows, e) = self.lost_block.take()?;
+        let (first, last) = (self.row_number(rows.start), self.row_number(rows.end - 1));
+        let message = format!(
+            "row group {}: cannot read rows {first}-{last}: {e}; these {} rows are lost",
+            self.group + 1,
+            rows.len()
+        );
+        let lost = format!("{}#rows-{first}-{last}", self.source);
+        Some(InputError::new(&self.source, None, message).at_row(first).losing(lost))
+    }
+
     fn record(&self, batch: &Batch, i: usize) -> RawRecord {
+        let row = self.row_number(self.next_row - 1);
         if let Some(rows) = &batch.rows_json {
             return RawRecord {
                 source: self.source.clone(),
-                line: Some(self.row),
+                line: Some(row),
                 format: Format::Parquet,
                 bytes: rows.row(i).to_vec(),
                 warc: None,
@@ -166,7 +270,7 @@ impl ParquetRows {
         obj.insert(self.text_field.clone(), text.unwrap_or(serde_json::Value::Null));
         RawRecord {
             source: self.source.clone(),
-            line: Some(self.row),
+            line: Some(row),
             format: Format::Parquet,
             bytes: serde_json::to_vec(&serde_json::Value::Object(obj)).unwrap_or_default(),
             warc: None,
@@ -300,6 +404,22 @@ impl Column {
     }
 }
 
+/// Every value of an Arrow id column as the readers make it an id (the CLI's ids for the same
+/// values in a Parquet column or a JSONL field): a string as it is, an integer, float, boolean
+/// or decimal as its JSON text (`7`, `2.5`, `true`); `None` for a null (and for binary that is
+/// not UTF-8). Plain or dictionary-encoded.
+///
+/// # Errors
+///
+/// A column of another type (a list, a struct, a date): the message says its type.
+pub fn arrow_ids(array: &ArrayRef) -> Result<Vec<Option<String>>, String> {
+    if !is_id(value_type(array.data_type())) {
+        return Err(format!("holds {}, which cannot be an id", array.data_type()));
+    }
+    let column = Column::new(array);
+    Ok((0..array.len()).map(|i| column.cell(i).as_ref().and_then(crate::decode::id_text)).collect())
+}
+
 /// The type of a column's values: a dictionary's value type, or the type itself.
 fn value_type(data_type: &DataType) -> &DataType {
     match data_type {
@@ -371,45 +491,82 @@ impl Iterator for ParquetRows {
     type Item = Result<RawRecord, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
         loop {
             if let Some(batch) = &self.batch
                 && self.next_in_batch < batch.rows
             {
                 let i = self.next_in_batch;
                 self.next_in_batch += 1;
-                self.row += 1;
+                self.next_row += 1;
                 return Some(Ok(self.record(batch, i)));
             }
-            match self.batches.next()? {
-                Ok(batch) => {
-                    let mut own = Batch::new(&batch, self.text_col, self.id_col);
-                    if let Some(schema) = &self.all_columns {
-                        match Rows::new(schema, &batch, &own, self.text_col, self.id_col) {
-                            Ok(rows) => own.rows_json = Some(rows),
-                            Err(e) => {
-                                self.failed = true;
-                                let message = format!(
-                                    "cannot write Parquet rows as JSON: {e}; the rows from here \
-                                     are lost"
-                                );
-                                let line = Some(self.row + 1);
-                                return Some(Err(InputError::new(&self.source, line, message)));
+            self.batch = None;
+            if let Some((reader, rows)) = &mut self.reading {
+                let failure = match reader.next() {
+                    None => {
+                        self.reading = None;
+                        continue;
+                    }
+                    Some(Ok(batch)) => {
+                        let mut own = Batch::new(&batch, self.text_col, self.id_col);
+                        match &self.all_columns {
+                            None => Ok(own),
+                            Some(schema) => {
+                                Rows::new(schema, &batch, &own, self.text_col, self.id_col)
+                                    .map(|rows| {
+                                        own.rows_json = Some(rows);
+                                        own
+                                    })
+                                    .map_err(|e| format!("cannot write the rows as JSON: {e}"))
                             }
                         }
                     }
-                    self.batch = Some(own);
-                    self.next_in_batch = 0;
+                    Some(Err(e)) => Err(format!("corrupt Parquet data: {e}")),
+                };
+                match failure {
+                    Ok(own) => {
+                        self.batch = Some(own);
+                        self.next_in_batch = 0;
+                        // Rows lost before these are reported before them.
+                        if let Some(lost) = self.take_lost_block() {
+                            return Some(Err(lost));
+                        }
+                    }
+                    Err(e) => {
+                        // This batch and the rest of the range are read again, in parts.
+                        let rest = self.next_row..rows.end;
+                        self.reading = None;
+                        if let Some(lost) = self.failed(rest, e) {
+                            return Some(Err(lost));
+                        }
+                    }
                 }
-                Err(e) => {
-                    // A corrupt page or row group ends the file; rows before it are kept.
-                    self.failed = true;
-                    let message = format!("corrupt Parquet data: {e}; the rows from here are lost");
-                    return Some(Err(InputError::new(&self.source, Some(self.row + 1), message)));
-                }
+                continue;
             }
+            if let Some(rows) = self.pending.pop() {
+                self.next_row = rows.start;
+                match self.read_range(&rows) {
+                    Ok(reader) => self.reading = Some((reader, rows)),
+                    Err(e) => {
+                        if let Some(lost) = self.failed(rows, format!("corrupt Parquet data: {e}"))
+                        {
+                            return Some(Err(lost));
+                        }
+                    }
+                }
+                continue;
+            }
+            if let Some(lost) = self.take_lost_block() {
+                return Some(Err(lost));
+            }
+            // The next row group, whole.
+            let rows = self.metadata.metadata().row_groups().get(self.next_group)?.num_rows();
+            self.group_start += self.group_rows as u64;
+            self.group = self.next_group;
+            self.group_rows = usize::try_from(rows).unwrap_or(0);
+            self.next_group += 1;
+            self.bad_rows = 0;
+            self.pending.push(0..self.group_rows);
         }
     }
 }

@@ -223,6 +223,14 @@ pub enum ReportEntry {
         /// Where it is.
         origin: Origin,
     },
+    /// A file found in a directory and not read (binary, empty, a JSON document): listed with
+    /// the status `ignored`, its path as id and source.
+    Ignored {
+        /// The file, as found under its argument.
+        path: String,
+        /// Why it is not read.
+        reason: String,
+    },
 }
 
 #[derive(serde::Serialize)]
@@ -282,7 +290,8 @@ impl<'a> ReportLine<'a> {
 }
 
 /// One JSON line per input record, in input order: `kept`, `duplicate` (with the representative,
-/// the similarity and the match kind) or `skipped` (with the reason), the language, and for the
+/// the similarity and the match kind) or `skipped` (with the reason; `ignored` for a file found in
+/// a directory and not read, [`ReportEntry::Ignored`]), the language, and for the
 /// lexical methods why a kept document has no signature; then where the record is: `source` (the
 /// input) and `line` (JSONL), `row` (Parquet) or `record` (the WARC record's number), none for a
 /// whole file. Records the readers skipped are given as [`ReportEntry::Skipped`] among the
@@ -334,6 +343,11 @@ impl<W: Write> ReportJsonl<W> {
             match entry {
                 ReportEntry::Skipped { id, reason, origin } => {
                     self.line(&ReportLine::skipped(&id, &reason, &origin))?
+                }
+                ReportEntry::Ignored { path, reason } => {
+                    let origin = Origin::whole(path.as_str());
+                    let line = ReportLine::new(&path, "ignored", &origin);
+                    self.line(&ReportLine { reason: Some(&reason), ..line })?
                 }
                 ReportEntry::Doc { lang, boilerplate, .. } => return Ok(Some((lang, boilerplate))),
             }

@@ -56,6 +56,17 @@ pub fn string_column(batch: &RecordBatch, name: &str, what: &str) -> PyResult<Ve
     Ok(out)
 }
 
+/// A column's ids as the CLI makes them: strings as they are, integers, floats, booleans and
+/// decimals as their JSON text (`lookalike_io::arrow_ids`); `None` for nulls.
+pub fn id_column(batch: &RecordBatch, name: &str) -> PyResult<Vec<Option<String>>> {
+    let Some(col) = batch.column_by_name(name) else {
+        // The error that names the columns.
+        return string_column(batch, name, "id");
+    };
+    lookalike_io::arrow_ids(col)
+        .map_err(|e| PyTypeError::new_err(format!("the id column {name:?} {e}")))
+}
+
 /// A dictionary of strings decoded into plain strings.
 fn arrow_cast_to_utf8(col: &dyn Array) -> PyResult<arrow_array::ArrayRef> {
     use arrow_array::cast::AsArray;
@@ -87,8 +98,8 @@ fn arrow_cast_to_utf8(col: &dyn Array) -> PyResult<arrow_array::ArrayRef> {
     })
 }
 
-/// Documents of one batch: `text` and `id` columns; rows without an id column are numbered from
-/// `first`. A null text or id is an error naming the row.
+/// Documents of one batch: `text` and `id` columns (ids as [`id_column`] makes them); rows
+/// without an id column are numbered from `first`. A null text or id is an error naming the row.
 pub fn batch_documents(
     batch: &RecordBatch,
     text: &str,
@@ -97,7 +108,7 @@ pub fn batch_documents(
 ) -> PyResult<Vec<Document>> {
     let texts = string_column(batch, text, "text")?;
     let ids = match id {
-        Some(name) => Some(string_column(batch, name, "id")?),
+        Some(name) => Some(id_column(batch, name)?),
         None => None,
     };
     let mut docs = Vec::with_capacity(texts.len());
@@ -222,7 +233,7 @@ pub fn dedup_arrow(
     let empty = RecordBatch::new_empty(schema);
     string_column(&empty, text, "text")?;
     if let Some(id) = id {
-        string_column(&empty, id, "id")?;
+        id_column(&empty, id)?;
     }
     let result = py.detach(|| {
         let mut first = 0usize;

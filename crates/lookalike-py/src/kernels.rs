@@ -966,7 +966,7 @@ impl Components {
     #[pyo3(signature = (batch, id="id", index="__lookalike_index"))]
     fn add_ids(&mut self, batch: PyArrowType<RecordBatch>, id: &str, index: &str) -> PyResult<()> {
         let batch = batch.0;
-        let ids = string_column(&batch, id, "id")?;
+        let ids = crate::dedup::id_column(&batch, id)?;
         let docs = match batch.column_by_name(index) {
             Some(col) if col.data_type() == &DataType::Int64 => {
                 col.as_primitive::<Int64Type>().clone()

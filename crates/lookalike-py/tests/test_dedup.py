@@ -159,8 +159,8 @@ def test_bad_inputs_raise_clear_exceptions():
         lookalike.dedup(table, id="id")
     with pytest.raises(ValueError, match='no id column "url"'):
         lookalike.dedup(table, text="body", id="url")
-    with pytest.raises(TypeError, match="holds Int64, not strings"):
-        lookalike.dedup(pa.table({"id": [1, 2], "text": ["a", "b"]}), id="id")
+    with pytest.raises(TypeError, match='the id column "id" holds List.*, which cannot be an id'):
+        lookalike.dedup(pa.table({"id": [[1], [2]], "text": ["a", "b"]}), id="id")
     with pytest.raises(ValueError, match="row 1 .* is null"):
         lookalike.dedup(pa.table({"text": ["a b", None]}))
     with pytest.raises(ValueError, match="unknown option"):
@@ -179,6 +179,53 @@ def test_bad_inputs_raise_clear_exceptions():
         lookalike.dedup("just one string")
     with pytest.raises(OSError):
         lookalike.dedup(["a b c d e f"], method="i-match", lexicon="/nonexistent/lex.bin")
+
+
+def test_integer_ids_are_accepted_as_the_cli_accepts_them(cli, tmp_path):
+    """Regression (issue 33, item 21): integer ids raised TypeError; the CLI reads them (as
+    their JSON text). The same table gives the same ids and fates in Python and in the CLI."""
+    import pyarrow.parquet as pq
+
+    texts = [
+        "the quick brown fox jumps over the lazy dog again and again",
+        "the quick brown fox jumps over the lazy dog again and again",
+        "a completely different text about something else entirely",
+    ]
+    for ids, want in [
+        ([10, 20, 30], ["10", "20", "30"]),
+        ([1.5, 2.0, -3.25], ["1.5", "2.0", "-3.25"]),
+        ([True, False, None], ["true", "false", None]),
+    ]:
+        table = pa.table({"id": ids, "text": texts})
+        if None in ids:
+            with pytest.raises(ValueError, match='row 2: the id column "id" is null'):
+                lookalike.dedup(table, id="id")
+            continue
+        r = lookalike.dedup(table, id="id")
+        assert r.table["id"].to_pylist() == want
+        pq.write_table(table, tmp_path / "t.parquet")
+        report = tmp_path / "report.jsonl"
+        run = subprocess.run(
+            [str(cli), "dedup", str(tmp_path / "t.parquet"), "-q", "--report", str(report)],
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 0, run.stderr
+        lines = [json.loads(line) for line in report.read_text().splitlines()]
+        assert [line["id"] for line in lines] == want
+        assert [line["status"] for line in lines] == r.table["status"].to_pylist()
+
+
+def test_degenerate_method_values_are_refused():
+    """Regression (issue 33, item 22): the CLI's validation, shared."""
+    for method, option, message in [
+        ("long-sentences", "sentences", "sentences 0 is not in 1..=64"),
+        ("tf-ridf", "ridf_words", "ridf-words 0 is not in 1..=256"),
+        ("spotsigs", "spot_chain", "spot-chain 0 is not at least 1"),
+        ("refwords", "refwords", "refwords 0 is not at least 1"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            lookalike.dedup(["a b c d e f g h"], method=method, **{option: 0})
 
 
 def test_the_gil_is_released_during_a_call(corpus):

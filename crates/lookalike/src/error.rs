@@ -2,6 +2,7 @@
 
 use crate::config::Sample;
 use crate::lexical::imatch::IMatchConfigError;
+use crate::lexical::lexsig::LexSigConfigError;
 use crate::lexical::partitioned::PartitionConfigError;
 use crate::method::MethodKind;
 use crate::sketch::supershingles::SuperShingleConfigError;
@@ -84,6 +85,15 @@ pub enum ConfigError {
     /// I-Match settings.
     #[error(transparent)]
     IMatch(#[from] IMatchConfigError),
+    /// TF*RIDF words or long sentences out of range.
+    #[error(transparent)]
+    LexSig(#[from] LexSigConfigError),
+    /// A SpotSigs chain of no words (its spots would be the antecedents alone).
+    #[error("spot-chain {0} is not at least 1 (the words after a spot's antecedent)")]
+    SpotChain(usize),
+    /// Reference words: no word to choose (every signature would be empty).
+    #[error("refwords {0} is not at least 1 (the number of reference words)")]
+    RefWords(usize),
 }
 
 fn sample_mismatch(method: MethodKind) -> &'static str {

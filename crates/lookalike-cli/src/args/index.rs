@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
 use lookalike::{MethodKind, MinHashScheme, Segmentation, ShingleKind};
 
@@ -74,13 +75,23 @@ pub enum IndexCommand {
     Verify(IndexDirArgs),
 }
 
+/// The methods an index can hold, the only values `--method` takes in `index` and `serve` (so
+/// that their `--help` lists these, not every method of `dedup`).
+const INDEX_METHODS: [MethodKind; 3] =
+    [MethodKind::MinHash, MethodKind::SimHash, MethodKind::Partitioned];
+
+fn index_method() -> impl TypedValueParser<Value = MethodKind> {
+    let values = INDEX_METHODS.iter().filter_map(ValueEnum::to_possible_value);
+    PossibleValuesParser::new(values).try_map(|name: String| MethodKind::from_str(&name, false))
+}
+
 /// `lookalike index create`.
 #[derive(Debug, Args)]
 pub struct IndexCreateArgs {
     /// The index directory (created; must not hold an index).
     pub dir: PathBuf,
-    /// Method: minhash (default), simhash or partitioned.
-    #[arg(long, short = 'm', value_enum, help_heading = "Method options")]
+    /// Method: minhash (default), simhash or partitioned (the methods an index can hold).
+    #[arg(long, short = 'm', value_parser = index_method(), help_heading = "Method options")]
     pub method: Option<MethodKind>,
     #[command(flatten)]
     pub sketch: SketchArgs,
@@ -113,8 +124,13 @@ pub struct IndexCreateArgs {
 /// the differences named.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExpectArgs {
-    /// Refuse the index unless its method is this one.
-    #[arg(long = "method", value_enum, value_name = "METHOD", help_heading = "Expected settings")]
+    /// Refuse the index unless its method is this one (one of the methods an index can hold).
+    #[arg(
+        long = "method",
+        value_parser = index_method(),
+        value_name = "METHOD",
+        help_heading = "Expected settings"
+    )]
     pub method: Option<MethodKind>,
     /// Refuse the index unless its threshold is this one.
     #[arg(long = "threshold", value_name = "T", help_heading = "Expected settings")]
@@ -308,7 +324,7 @@ impl IndexCreateArgs {
             max_pairs_per_group: lookalike::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP,
             methods: self.methods.clone(),
             input: InputArgs {
-                id_field: "id".into(),
+                id_field: None,
                 text_field: "text".into(),
                 format: None,
                 extract: lookalike_io::Extract::Main,

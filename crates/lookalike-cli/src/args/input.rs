@@ -10,9 +10,10 @@ use super::parse::{parse_extract, parse_format};
 /// corpus.
 #[derive(Debug, Args, Clone)]
 pub struct InputArgs {
-    /// JSONL/Parquet field holding the document id (absent: file:line).
-    #[arg(long, default_value = "id", help_heading = "Input options")]
-    pub id_field: String,
+    /// JSONL/Parquet field holding the document id [default: id]; without it: file:line (a
+    /// warning when this option is given)
+    #[arg(long, value_name = "ID_FIELD", help_heading = "Input options")]
+    pub id_field: Option<String>,
     /// JSONL/Parquet field holding the text.
     #[arg(long, default_value = "text", help_heading = "Input options")]
     pub text_field: String,
@@ -33,8 +34,9 @@ impl InputArgs {
     /// The reader's options.
     pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
-            id_field: self.id_field.clone(),
+            id_field: self.id_field.clone().unwrap_or_else(|| ReadOptions::default().id_field),
             text_field: self.text_field.clone(),
+            warn_missing_id: self.id_field.is_some(),
             format: self.format,
             extract: self.extract,
             visible_text: false,
@@ -44,14 +46,16 @@ impl InputArgs {
 
     /// The same settings as `dedup` arguments, for child processes.
     pub fn to_cli_args(&self) -> Vec<String> {
-        let mut v = vec![
-            "--id-field".to_owned(),
-            self.id_field.clone(),
+        let mut v = Vec::new();
+        if let Some(id) = &self.id_field {
+            v.extend(["--id-field".to_owned(), id.clone()]);
+        }
+        v.extend([
             "--text-field".to_owned(),
             self.text_field.clone(),
             "--extract".to_owned(),
             self.extract.name().to_owned(),
-        ];
+        ]);
         if let Some(f) = self.format {
             v.extend(["--format".to_owned(), f.name().to_owned()]);
         }

@@ -143,6 +143,12 @@ fn run_card(h: &mut String, d: &RunData) {
         inputs.join("<br>"),
         if more > 0 { format!("<br>and {more} more") } else { String::new() }
     );
+    if let Some(ignored) = s["files_ignored"].as_object().filter(|m| !m.is_empty()) {
+        let by_reason = ignored.iter().map(|(r, n)| (r.clone(), num(n))).collect();
+        let line = crate::summary::ignored_line(&by_reason);
+        let value = line.split_once(": ").map_or(line.as_str(), |(_, v)| v);
+        stat_row(h, "files ignored (found in folders, not read)", "files_ignored", value);
+    }
     let method = method_name(c);
     let describe = s["method_description"].as_str().unwrap_or(&method);
     let describe = describe.strip_prefix("method ").unwrap_or(describe);

@@ -198,6 +198,43 @@ fn dictionary_parquet() -> Vec<u8> {
     out
 }
 
+/// A Parquet file of `id` and `text` string columns, row groups of `per_group` rows, plain-encoded,
+/// written below Arrow so that the texts of the `bad` rows (0-based) hold invalid UTF-8.
+fn parquet_with_bad_utf8(ids: &[String], per_group: usize, bad: &[usize]) -> Vec<u8> {
+    use parquet::data_type::{ByteArray, ByteArrayType};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    let schema = parquet::schema::parser::parse_message_type(
+        "message rows { REQUIRED BYTE_ARRAY id (UTF8); REQUIRED BYTE_ARRAY text (UTF8); }",
+    )
+    .unwrap();
+    let props = WriterProperties::builder().set_dictionary_enabled(false).build();
+    let mut out = Vec::new();
+    let mut w = SerializedFileWriter::new(&mut out, Arc::new(schema), Arc::new(props)).unwrap();
+    for (g, group_ids) in ids.chunks(per_group).enumerate() {
+        let texts: Vec<ByteArray> = (0..group_ids.len())
+            .map(|k| {
+                let i = g * per_group + k;
+                let mut text = words(hash(&group_ids[k]), 40).into_bytes();
+                if bad.contains(&i) {
+                    text.extend(b" \xff\xfe");
+                }
+                ByteArray::from(text)
+            })
+            .collect();
+        let id_values: Vec<ByteArray> = group_ids.iter().map(|id| id.as_bytes().into()).collect();
+        let mut group = w.next_row_group().unwrap();
+        for values in [&id_values, &texts] {
+            let mut col = group.next_column().unwrap().unwrap();
+            col.typed::<ByteArrayType>().write_batch(values, None, None).unwrap();
+            col.close().unwrap();
+        }
+        group.close().unwrap();
+    }
+    w.close().unwrap();
+    out
+}
+
 /// The members of a `.jsonl.gz` written ten lines per gzip member, and its lines.
 fn jsonl_members(prefix: &str, members: usize) -> (Vec<Vec<u8>>, Vec<String>) {
     let ids: Vec<String> = (1..=members * 10).map(|i| format!("{prefix}{i}")).collect();
@@ -580,6 +617,49 @@ fn corpus() -> Vec<Case> {
                 kept("p2", "cat.parquet", Pos::Row(2)),
                 skipped("p3", "no string field 'text'", "cat.parquet", Pos::Row(3)),
             ]),
+    );
+
+    // Parquet with invalid UTF-8 in one text (issue 33, item 5: it lost the whole file): that
+    // row alone is lost, reported with its row; every other row is read.
+    let ids: Vec<String> = (1..=6).map(|i| format!("q{i}")).collect();
+    cases.push(
+        Case::new("parquet_bad_utf8")
+            .file("bad.parquet", parquet_with_bad_utf8(&ids, 3, &[4]))
+            .arg("bad.parquet")
+            .fates(
+                [1, 2, 3, 4, 6]
+                    .map(|i| kept(format!("q{i}"), "bad.parquet", Pos::Row(i)))
+                    .into_iter()
+                    .chain([skipped(
+                        "bad.parquet:5",
+                        "row group 2: cannot read the row",
+                        "bad.parquet",
+                        Pos::Row(5),
+                    )]),
+            )
+            .says("bad.parquet:5: row group 2: cannot read the row: corrupt Parquet data"),
+    );
+
+    // A folder of text files under names the reader does not know, and binary files (issue 33,
+    // item 19: the text ones were ignored silently): the text is read, the rest listed.
+    let mut c = Case::new("unknown_names_in_a_folder").no_problems();
+    c.files[0].0 = "doc/README.Debian".to_owned();
+    c.args = vec!["doc".to_owned()];
+    c.report = vec![kept("doc/README.Debian", "doc/README.Debian", Pos::Whole)];
+    let ignored = |path: &str, reason: &'static str| Fate {
+        reason,
+        ..fate(path, "ignored", path, Pos::Whole)
+    };
+    cases.push(
+        c.file("doc/changelog.Debian.gz", gzip(words(95, 60).as_bytes()))
+            .file("doc/logo.png", png())
+            .file("doc/docs.tar.gz", gzip(&[0u8; 1024]))
+            .fates([
+                kept("doc/changelog.Debian.gz", "doc/changelog.Debian.gz", Pos::Whole),
+                ignored("doc/docs.tar.gz", "binary file: NUL bytes"),
+                ignored("doc/logo.png", "binary file: image/png"),
+            ])
+            .says("files ignored (found in folders, not read): 2"),
     );
 
     // Parquet on stdin: one error, the input reported.

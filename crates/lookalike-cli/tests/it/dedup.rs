@@ -15,7 +15,7 @@ fn pages(dir: &std::path::Path) -> String {
     write(dir, "pages/sub/b.html", html.as_bytes());
     write(dir, "pages/sub/c.txt.gz", &gzip(base.as_bytes()));
     write(dir, "pages/d.txt", words(2, 300).as_bytes());
-    write(dir, "pages/ignored.png", b"\x89PNG");
+    write(dir, "pages/ignored.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
     base
 }
 
@@ -72,11 +72,59 @@ fn a_folder_gives_pairs_clusters_output_and_report() {
 
     let report: Vec<Value> =
         read("report.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(report.len(), 4, "every input document is accounted for");
+    assert_eq!(report.len(), 5, "every input document and ignored file is accounted for");
     let status: Vec<&str> = report.iter().map(|v| v["status"].as_str().unwrap()).collect();
-    assert_eq!(status, ["kept", "kept", "duplicate", "duplicate"]);
+    assert_eq!(status, ["ignored", "kept", "kept", "duplicate", "duplicate"]);
+    assert_eq!(report[0]["reason"], "binary file: image/png");
     let err = stderr(&o);
     assert!(err.contains("4 documents") && err.contains("files ignored"), "{err}");
+}
+
+/// Regression (issue 33, item 19): `lookalike dedup /usr/share/doc/procps` read 4 of 8 files,
+/// silently: `README.Debian`, `changelog.Debian.gz` and `NEWS.Debian.gz` are text under names
+/// it did not know. They are read by their content; the files that are not read (binary) are
+/// listed with why: report rows, the count by reason in the summary and on the HTML page.
+#[test]
+fn a_folder_reads_text_files_of_any_name_and_lists_the_ignored_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = |seed: u64| words(seed, 120);
+    write(tmp.path(), "procps/README.Debian", doc(1).as_bytes());
+    write(tmp.path(), "procps/changelog.Debian.gz", &gzip(doc(2).as_bytes()));
+    write(tmp.path(), "procps/NEWS.Debian.gz", &gzip(doc(3).as_bytes()));
+    write(tmp.path(), "procps/copyright", doc(4).as_bytes());
+    write(tmp.path(), "procps/changelog.gz", &gzip(doc(5).as_bytes()));
+    write(tmp.path(), "procps/README.md", doc(6).as_bytes());
+    write(tmp.path(), "procps/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    write(tmp.path(), "procps/examples/ps", b"\x7fELF\x02\x01\x01\0\0\0\0\0");
+    let o = run(
+        &["dedup", "procps", "--report", "report.jsonl", "--html", "r.html", "--stats", "s.json"],
+        None,
+        tmp.path(),
+    );
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("6 documents"), "{err}");
+    let line = "files ignored (found in folders, not read): 2 (binary file: \
+                application/x-executable: 1; binary file: image/png: 1)";
+    assert!(err.contains(line), "{err}");
+    let read = |n: &str| std::fs::read_to_string(tmp.path().join(n)).unwrap();
+    let ignored: Vec<(String, String)> = read("report.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["status"] == "ignored")
+        .map(|v| (v["id"].as_str().unwrap().to_owned(), v["reason"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(
+        ignored,
+        [
+            ("procps/examples/ps".to_owned(), "binary file: application/x-executable".to_owned()),
+            ("procps/logo.png".to_owned(), "binary file: image/png".to_owned()),
+        ]
+    );
+    let stats: Value = serde_json::from_str(&read("s.json")).unwrap();
+    assert_eq!(stats["files_ignored"]["binary file: image/png"], 1);
+    let page = read("r.html");
+    assert!(page.contains("data-stat=\"files_ignored\">2 (binary file:"), "no ignored row");
 }
 
 #[test]

@@ -143,3 +143,92 @@ fn directory_with_a_fifo_does_not_hang() {
     assert_eq!(fifo_lines.len(), 2, "{report}");
     assert!(report.contains("\"d/a.txt\"") && report.contains("\"d/b.txt\""), "{report}");
 }
+
+/// Regression (issue 33, item 22): `--sentences 0`, `--ridf-words 0`, `--spot-chain 0` and
+/// `--refwords 0` ran and found nothing; they are refused (exit 2) by the library's validation
+/// of the method, which Python shares, with the option's name and its range.
+#[test]
+fn degenerate_method_values_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "a.txt", words(1, 80).as_bytes());
+    for (method, flag, needle) in [
+        ("long-sentences", "--sentences", "sentences 0 is not in 1..=64"),
+        ("tf-ridf", "--ridf-words", "ridf-words 0 is not in 1..=256"),
+        ("spotsigs", "--spot-chain", "spot-chain 0 is not at least 1"),
+        ("refwords", "--refwords", "refwords 0 is not at least 1"),
+    ] {
+        let o = run(&["dedup", "a.txt", "--method", method, flag, "0"], None, tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{flag}: {}", stderr(&o));
+    }
+}
+
+/// Regression (issue 33, item 22): `index create --help` and `serve --help` listed all 15 methods
+/// for `--method`, where an index holds 3; the others are refused by the parser.
+#[test]
+fn index_and_serve_help_list_only_the_methods_an_index_holds() {
+    let here = std::path::Path::new(".");
+    for args in
+        [&["index", "create", "--help"][..], &["index", "add", "--help"], &["serve", "--help"]]
+    {
+        let o = run(args, None, here);
+        let help = stdout(&o);
+        assert!(o.status.success(), "{args:?}");
+        for method in ["- minhash:", "- simhash:", "- partitioned:"] {
+            assert!(help.contains(method), "{args:?} lacks {method}: {help}");
+        }
+        for method in ["- supershingles:", "- mod-m:", "- broder:", "- spotsigs:", "- exact:"] {
+            assert!(!help.contains(method), "{args:?} lists {method}: {help}");
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&["index", "create", "x.idx", "--method", "mod-m"], None, tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("possible values: minhash, simhash, partitioned"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Regression (issue 33, item 22): `--spill-dir` naming a file printed a cleanup warning before
+/// the error; now the one error says what is wrong.
+#[test]
+fn a_spill_dir_that_is_a_file_gives_one_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "a.txt", words(1, 80).as_bytes());
+    write(tmp.path(), "afile", b"");
+    let o = run(&["dedup", "a.txt", "--spill-dir", "afile"], None, tmp.path());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot use --spill-dir afile: Not a directory"), "{err}");
+}
+
+/// Regression (issue 33, item 22): on a full disk, the errors of `dedup --output` (its temporary
+/// store) and `extract --output` named no path. A file size limit stands in for the full disk
+/// (the signal it sends is ignored, so writes fail with EFBIG as they would with ENOSPC).
+#[test]
+fn write_errors_name_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lines: String = (0..1000)
+        .map(|i| serde_json::json!({"id": i, "text": words(i, 300)}).to_string() + "\n")
+        .collect();
+    write(tmp.path(), "big.jsonl", lines.as_bytes());
+    std::fs::create_dir(tmp.path().join("spill")).unwrap();
+    for (args, path) in [
+        (&["dedup", "big.jsonl", "-q", "--output", "o.jsonl", "--spill-dir", "spill"][..], "spill"),
+        (&["extract", "big.jsonl", "--output", "e.jsonl"], "e.jsonl"),
+    ] {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "trap '' XFSZ; ulimit -f 200; exec \"$0\" \"$@\""])
+            .arg(env!("CARGO_BIN_EXE_lookalike"))
+            .args(args)
+            .current_dir(tmp.path());
+        let o = output_within(cmd, None, RUN_TIMEOUT);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(last.contains(path) && last.contains("File too large"), "{args:?}: {err}");
+    }
+}

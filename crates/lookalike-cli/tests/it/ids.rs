@@ -144,7 +144,7 @@ fn every_report_line_names_its_source_and_position() {
         [
             r#"{"id":"page.txt","status":"kept","lang":"en","source":"page.txt"}"#.to_owned(),
             r#"{"id":"j1","status":"duplicate","lang":"en","of":"page.txt","similarity":0.888889,"match":"near","source":"recs.jsonl","line":1}"#.to_owned(),
-            r#"{"id":"x","status":"skipped","reason":"no string field 'text'","source":"recs.jsonl","line":2}"#.to_owned(),
+            r#"{"id":"x","status":"skipped","reason":"no string field 'text' (the record's fields are id)","source":"recs.jsonl","line":2}"#.to_owned(),
             format!(
                 r#"{{"id":"recs.jsonl:3","status":"skipped","reason":"invalid JSON: {}","source":"recs.jsonl","line":3}}"#,
                 "key must be a string at line 1 column 2"
@@ -176,4 +176,34 @@ fn a_renamed_page_is_written_to_output_under_its_new_id() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids, ["http://a.example/", "http://a.example/#crawl-2.warc#record-1"]);
+}
+
+/// Regression (issue 33, item 20): an `--id-field` the records lack fell back to `file:line`
+/// ids silently; a wrong `--text-field` did not say which fields exist. The first is one warning
+/// line of the summary (with the count, the file and the fields), the second one skip reason.
+#[test]
+fn a_missing_id_or_text_field_is_said_with_the_fields_the_records_have() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lines: String = (0..3)
+        .map(|i| {
+            serde_json::json!({"id": format!("d{i}"), "text": words(i, 60)}).to_string() + "\n"
+        })
+        .collect();
+    write(tmp.path(), "recs.jsonl", lines.as_bytes());
+    let o = run(&["dedup", "recs.jsonl", "--id-field", "uid", "--report", "-"], None, tmp.path());
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let warning = "warning: no id field 'uid' (the record's fields are id, text); its id is its \
+                   position: 3";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    assert!(err.contains("e.g. recs.jsonl:1: no id field 'uid'"), "{err}");
+    assert!(stdout(&o).contains(r#""id":"recs.jsonl:2","status":"kept""#), "{}", stdout(&o));
+    // The default id field, absent, is the position without a warning.
+    let o = run(&["dedup", "recs.jsonl", "--text-field", "body"], None, tmp.path());
+    let err = stderr(&o);
+    assert!(!err.contains("no id field"), "{err}");
+    assert!(
+        err.contains("skipped: no string field 'body' (the record's fields are id, text): 3"),
+        "{err}"
+    );
 }

@@ -364,24 +364,73 @@ fn an_output_naming_an_input_or_another_output_through_other_paths_is_refused() 
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
-/// Leftovers of a killed run (`.lookalike-tmp-<pid>-…` of a process that is gone) are removed by
-/// the next run writing into that folder; those of a live process are not.
+/// Holds an advisory lock on `path` (a file or folder) in another process, as a live run holds
+/// its temporary files, until [`release`] (flock(1) holds it, its child does not: `-o`).
+fn hold_lock(path: &Path) -> std::process::Child {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let mut child = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(path)
+        .args(["-c", "echo locked; exec sleep 600"])
+        .stdout(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("flock(1) runs");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "locked\n");
+    child
+}
+
+/// Ends a [`hold_lock`] child and its own child (its process group).
+fn release(holder: &mut std::process::Child) {
+    let group = format!("-{}", holder.id());
+    let killed = std::process::Command::new("kill").args(["--", &group]).status();
+    assert!(killed.is_ok_and(|s| s.success()));
+    holder.wait().unwrap();
+}
+
+/// Leftovers of a killed run are removed by the next run writing into that folder (output
+/// folder or spill folder); those of a live run are not. Regression (issue 33, item 12): a live
+/// run was told by the pid in the name, which is not unique across containers sharing `/tmp`:
+/// one run deleted another's live spill folder. Now a leftover goes only when its lock can be
+/// taken: a live run's (locked by another process, under a pid that is gone here) stays, a stale
+/// one goes.
 #[test]
-fn temporary_files_of_a_dead_process_are_removed_by_the_next_run() {
+fn temporary_files_of_a_dead_run_are_removed_by_the_next_run_and_a_live_runs_kept() {
     let tmp = tempfile::tempdir().unwrap();
     corpus(tmp.path());
     let mut gone = std::process::Command::new("true").spawn().unwrap();
     let dead = gone.id();
     gone.wait().unwrap();
-    let live = std::process::id();
-    std::fs::create_dir(tmp.path().join("out")).unwrap();
-    write(tmp.path(), &format!("out/.lookalike-tmp-{dead}-abcdefgh"), b"partial output");
-    write(tmp.path(), &format!("out/.lookalike-tmp-{live}-abcdefgh"), b"a live run's");
-    let o = run(&["dedup", "corpus.jsonl", "--pairs", "out/p.tsv"], None, tmp.path());
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("removed 1 temporary file"), "{}", stderr(&o));
-    assert_eq!(
-        temporary_files(&tmp.path().join("out")),
-        [format!(".lookalike-tmp-{live}-abcdefgh")]
+    for folder in ["out", "spill"] {
+        std::fs::create_dir(tmp.path().join(folder)).unwrap();
+        write(tmp.path(), &format!("{folder}/.lookalike-tmp-{dead}-abcdefgh"), b"stale");
+    }
+    let live_file = format!(".lookalike-tmp-{dead}-11111111");
+    write(tmp.path(), &format!("out/{live_file}"), b"a live run's output");
+    let live_dir = format!(".lookalike-tmp-{dead}-22222222");
+    write(tmp.path(), &format!("spill/{live_dir}/run-0"), b"a live run's spill file");
+    let mut holders = [
+        hold_lock(&tmp.path().join("out").join(&live_file)),
+        hold_lock(&tmp.path().join("spill").join(&live_dir)),
+    ];
+    let o = run(
+        &["dedup", "corpus.jsonl", "--pairs", "out/p.tsv", "--spill-dir", "spill"],
+        None,
+        tmp.path(),
     );
+    for h in &mut holders {
+        release(h);
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o).matches("removed 1 temporary file").count(), 2, "{}", stderr(&o));
+    assert_eq!(temporary_files(&tmp.path().join("out")), [live_file]);
+    assert_eq!(temporary_files(&tmp.path().join("spill")), std::slice::from_ref(&live_dir));
+    assert!(tmp.path().join("spill").join(&live_dir).join("run-0").exists());
+    // Its run gone (the lock released), the next run removes it.
+    let o = run(&["dedup", "corpus.jsonl", "--spill-dir", "spill"], None, tmp.path());
+    assert!(stderr(&o).contains("removed 1 temporary file"), "{}", stderr(&o));
+    assert!(temporary_files(&tmp.path().join("spill")).is_empty());
 }

@@ -87,7 +87,7 @@ fn jsonl_records_keep_their_other_fields_and_lose_the_repeated_paragraphs() {
     assert_eq!(spans, [(0, 21, "a"), (last, b_text.len(), "a")]);
     assert_eq!(&b_text[spans[0].0..spans[0].1], "ALL RIGHTS RESERVED!\n");
     assert_eq!(report[2]["status"], "skipped");
-    assert_eq!(report[2]["reason"], "no string field 'text'");
+    assert_eq!(report[2]["reason"], "no string field 'text' (the record's fields are id, body)");
     assert_eq!(report[3]["status"], "skipped");
     assert_eq!(report[3]["line"], 4);
     let d: Vec<&str> = report[4]["removed"]

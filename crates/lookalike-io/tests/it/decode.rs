@@ -36,7 +36,7 @@ fn jsonl_records_of_every_kind() {
     assert_eq!(got[0], "doc doc-a = alpha");
     assert_eq!(got[1], format!("doc {src}:2 = no id"));
     assert_eq!(got[2], "doc 17 = number id");
-    assert_eq!(got[3], "skip doc-b: no string field 'text'");
+    assert_eq!(got[3], "skip doc-b: no string field 'text' (the record's fields are id, body)");
     assert_eq!(got[4], "skip doc-c: no string field 'text'");
     assert!(got[5].starts_with(&format!("skip {src}:7: invalid JSON: ")), "{}", got[5]);
     assert_eq!(got[6], format!("doc {src}:9 = last"));

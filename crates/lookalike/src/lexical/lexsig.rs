@@ -76,10 +76,12 @@ pub enum LexSigError {
 #[non_exhaustive]
 pub enum LexSigConfigError {
     /// The number of words is 0 or above [`MAX_WORDS`].
-    #[error("the number of words must be between 1 and {MAX_WORDS}, got {0}")]
+    #[error("ridf-words {0} is not in 1..={MAX_WORDS} (the words of a TF*RIDF signature)")]
     Words(usize),
     /// The number of sentences is 0 or above [`MAX_SENTENCES`].
-    #[error("the number of sentences must be between 1 and {MAX_SENTENCES}, got {0}")]
+    #[error(
+        "sentences {0} is not in 1..={MAX_SENTENCES} (the sentences of a long-sentence signature)"
+    )]
     Sentences(usize),
 }
 

@@ -146,7 +146,9 @@ impl DocKeyer {
             MethodConfig::Combined(_) => {
                 return Err(statistics("tf·idf weights (document frequencies)"));
             }
-            MethodConfig::LongSentences(m) => Keyer::Sentences(LongSentences::new(*m, cx)),
+            MethodConfig::LongSentences(m) => {
+                Keyer::Sentences(LongSentences::new(*m, cx).map_err(Error::from)?)
+            }
             MethodConfig::Partitioned(m) => {
                 let subsets = binomial(m.lists, m.min_shared.max(1));
                 if subsets.is_none_or(|s| s as u64 > MAX_SUBSET_KEYS) {

@@ -3,6 +3,7 @@
 use super::Context;
 use super::DocView;
 use super::keys::{self, DocSigned, DocSigner};
+use crate::error::ConfigError;
 use crate::lexical::lexsig::{self, LongSentenceConfig};
 use crate::text::normalize::NormalizedText;
 
@@ -35,8 +36,9 @@ impl DocSigner for SentenceSigner {
 }
 
 impl LongSentences {
-    /// The method.
-    pub fn new(config: LongSentenceConfig, cx: Context) -> LongSentences {
-        DocSigned::with(SentenceSigner { config, seed: cx.seed }, cx)
+    /// The method; an error when the number of sentences is out of range.
+    pub fn new(config: LongSentenceConfig, cx: Context) -> Result<LongSentences, ConfigError> {
+        config.validate()?;
+        Ok(DocSigned::with(SentenceSigner { config, seed: cx.seed }, cx))
     }
 }

@@ -425,9 +425,9 @@ impl MethodConfig {
             MethodConfig::IMatchRand(m) => Runner::boxed(IMatch::new(m, true, cx)?),
             MethodConfig::Partitioned(m) => Runner::boxed(Partitioned::new(*m, cx)?),
             MethodConfig::TfRidf(m) => Runner::boxed(TfRidf::new(m, cx)?),
-            MethodConfig::LongSentences(m) => Runner::boxed(LongSentences::new(*m, cx)),
-            MethodConfig::RefWords(m) => Runner::boxed(RefWords::new(m, cx)),
-            MethodConfig::SpotSigs(m) => Runner::boxed(SpotSigs::new(*m, cx)),
+            MethodConfig::LongSentences(m) => Runner::boxed(LongSentences::new(*m, cx)?),
+            MethodConfig::RefWords(m) => Runner::boxed(RefWords::new(m, cx)?),
+            MethodConfig::SpotSigs(m) => Runner::boxed(SpotSigs::new(*m, cx)?),
             MethodConfig::Exact => Runner::boxed(Exact),
         };
         if c.measure == Measure::Containment && !engine.method().reaches_containment() {

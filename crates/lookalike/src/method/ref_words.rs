@@ -3,7 +3,7 @@
 use super::keys;
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot};
 use crate::config::RefWordsSettings;
-use crate::error::Error;
+use crate::error::{ConfigError, Error};
 use crate::lexical::collection::TermCounts;
 use crate::lexical::refwords::{self, DocSignature, RefWord};
 
@@ -22,16 +22,19 @@ pub struct RefWords {
 }
 
 impl RefWords {
-    /// The method.
-    pub fn new(settings: &RefWordsSettings, cx: Context) -> RefWords {
-        RefWords {
+    /// The method; an error when no reference word is to be chosen.
+    pub fn new(settings: &RefWordsSettings, cx: Context) -> Result<RefWords, ConfigError> {
+        if settings.selection.words == 0 {
+            return Err(ConfigError::RefWords(0));
+        }
+        Ok(RefWords {
             settings: settings.clone(),
             cx,
             terms: Vec::new(),
             sigs: Vec::new(),
             words: 0,
             unsigned: Vec::new(),
-        }
+        })
     }
 }
 

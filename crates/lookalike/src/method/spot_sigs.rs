@@ -2,7 +2,7 @@
 
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot};
 use crate::config::SpotSigsConfig;
-use crate::error::Error;
+use crate::error::{ConfigError, Error};
 use crate::lexical::spotsigs::{
     SpotConfig, SpotExtractor, SpotIndex, SpotSet, antecedent_languages, weighted_jaccard,
 };
@@ -20,8 +20,11 @@ pub struct SpotSigs {
 }
 
 impl SpotSigs {
-    /// The method.
-    pub fn new(config: SpotSigsConfig, cx: Context) -> SpotSigs {
+    /// The method; an error for a chain of no words.
+    pub fn new(config: SpotSigsConfig, cx: Context) -> Result<SpotSigs, ConfigError> {
+        if config.chain == Some(0) {
+            return Err(ConfigError::SpotChain(0));
+        }
         let mut langs: Vec<&'static str> = antecedent_languages().collect();
         langs.sort_by_key(|&l| l != "en");
         let spotters = langs
@@ -35,7 +38,7 @@ impl SpotSigs {
                 Some((l, ex.with_seed(cx.seed)))
             })
             .collect();
-        SpotSigs { config, cx, spotters, spots: Vec::new() }
+        Ok(SpotSigs { config, cx, spotters, spots: Vec::new() })
     }
 }
 

@@ -3,7 +3,7 @@
 use super::Context;
 use super::keys::{self, Signer, StatSigned};
 use crate::config::TfRidfSettings;
-use crate::error::Error;
+use crate::error::{ConfigError, Error};
 use crate::lexical::collection::{CollectionStats, TermCounts};
 use crate::lexical::lexsig::{self, TfRidfConfig};
 
@@ -48,6 +48,7 @@ impl Signer for RidfSigner {
 impl TfRidf {
     /// The method (with a lexicon file, signed with its statistics).
     pub fn new(settings: &TfRidfSettings, cx: Context) -> Result<TfRidf, Error> {
+        settings.tf_ridf.validate().map_err(ConfigError::from)?;
         StatSigned::with(settings.tf_ridf, settings.lexicon.as_deref(), cx)
     }
 }
