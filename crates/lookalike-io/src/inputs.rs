@@ -157,11 +157,23 @@ fn ignore_reason(path: &Path) -> Option<String> {
     if name.ends_with(".json") || name.ends_with(".json.gz") {
         return Some(JSON_DOCUMENT.to_owned());
     }
+    let bare = name.strip_suffix(".gz").unwrap_or(&name);
+    if let Some(ext) = WEB_ASSETS.iter().find(|e| bare.ends_with(*e)) {
+        return Some(format!("{WEB_ASSET} ({ext})"));
+    }
     if Format::from_path(path).is_some() {
         return None;
     }
     content_not_text(path)
 }
+
+/// Text files a folder of web pages holds beside the pages, not documents: scripts, styles,
+/// source maps, vector images. Measured on `/usr/share/doc`: read by their content alone, about
+/// 77,000 of them (SVG 31k, source maps 28k, JavaScript 18k) joined the documents.
+const WEB_ASSETS: [&str; 5] = [".js", ".mjs", ".css", ".map", ".svg"];
+
+/// The reason given for [`WEB_ASSETS`] found in directories.
+const WEB_ASSET: &str = "a web page's asset: script, style, source map or image (name it to read it)";
 
 /// The reason given for `.json` files found in directories.
 const JSON_DOCUMENT: &str = "JSON document (name it, or use a glob, to read it as JSON Lines)";
@@ -325,7 +337,7 @@ mod tests {
             "A note in UTF-16.\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
         let mut tar = b"doc/notes.txt".to_vec();
         tar.resize(512, 0);
-        let files: [(&str, Vec<u8>); 12] = [
+        let files: [(&str, Vec<u8>); 14] = [
             ("README.Debian", text.to_vec()),
             ("changelog.Debian.gz", gzip(text)),
             ("copyright", text.to_vec()),
@@ -338,6 +350,8 @@ mod tests {
             ("empty.conf", Vec::new()),
             ("package.json", b"{\"name\": \"x\"}".to_vec()),
             ("x.gz", gzip(b"")),
+            ("search.js", b"var index = {};".to_vec()),
+            ("logo.svg.gz", gzip(b"<svg xmlns='http://www.w3.org/2000/svg'/>")),
         ];
         for (name, bytes) in &files {
             std::fs::write(d.join(name), bytes).unwrap();
@@ -373,8 +387,10 @@ mod tests {
                 ),
                 ("empty.conf".to_owned(), "empty file"),
                 ("logo.png".to_owned(), "binary file: image/png"),
+                ("logo.svg.gz".to_owned(), &format!("{WEB_ASSET} (.svg)")),
                 ("package.json".to_owned(), JSON_DOCUMENT),
                 ("prog".to_owned(), "binary file: application/x-executable"),
+                ("search.js".to_owned(), &format!("{WEB_ASSET} (.js)")),
                 ("x.gz".to_owned(), "empty file (gzip)"),
             ]
         );
