@@ -21,7 +21,8 @@ pub enum BoilerplateMode {
 pub struct BoilerplateArgs {
     /// Remove each site's template (menus, sidebars, footers, notices, generated lists): lines
     /// that repeat across many pages of the same site are taken out before comparing, and a page
-    /// whose main content is the template gets its own visible text instead. auto: web pages
+    /// whose main content is the template gets its own visible text instead (a page with
+    /// nothing of its own, a stub or a notice, is compared as it is). auto: web pages
     /// (HTML, WARC, homework format); all: every document; off: none. A site is the host of a
     /// URL (WARC, homework format), the folder of a file, or the --site-field of a JSONL/Parquet
     /// record. Reads the whole input before comparing (texts are held in a temporary file).
