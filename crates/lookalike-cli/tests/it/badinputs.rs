@@ -474,6 +474,50 @@ fn corpus() -> Vec<Case> {
             .says("hdr.warc: 26 bytes at offset 0 (before the first record) are not a WARC record"),
     );
 
+    // Issue 33 item 1: junk before the first record and junk without a newline between two
+    // records: every record is read, the junk is said with its offset.
+    let mut bytes = b"xx junk".to_vec();
+    for i in 1..=2 {
+        bytes.extend(response(&format!("http://junk.example/{i}"), &words(60 + i, 40)));
+    }
+    bytes.extend(b"garbage without newline");
+    for i in 3..=4 {
+        bytes.extend(response(&format!("http://junk.example/{i}"), &words(60 + i, 40)));
+    }
+    cases.push(
+        Case::new("junk_between_warc_records")
+            .file("junk.warc", bytes)
+            .arg("junk.warc")
+            .fates(
+                (1..=4)
+                    .map(|i| kept(format!("http://junk.example/{i}"), "junk.warc", Pos::Record(i))),
+            )
+            .says("junk.warc: 7 bytes at offset 0 (before the first record) are not a WARC record")
+            .says("junk.warc: 23 bytes at offset ")
+            .says("(after record 2) are not a WARC record"),
+    );
+
+    // Issue 33 item 6: a NUL byte on line 2 of a JSON Lines file loses that line only.
+    let mut lines = jsonl(&[("n1", &words(71, 40))]);
+    lines.extend(b"{\"id\": \"n2\", \"text\": \"a \x00 b\"}\n");
+    lines.extend(jsonl(&[("n3", &words(73, 40))]));
+    cases.push(
+        Case::new("nul_byte_in_jsonl")
+            .file("nul.jsonl", lines)
+            .arg("nul.jsonl")
+            .fates([
+                kept("n1", "nul.jsonl", Pos::Line(1)),
+                skipped(
+                    "nul.jsonl:2",
+                    "invalid JSON: control character",
+                    "nul.jsonl",
+                    Pos::Line(2),
+                ),
+                kept("n3", "nul.jsonl", Pos::Line(3)),
+            ])
+            .says("nul.jsonl:2: invalid JSON: control character"),
+    );
+
     // A chunked payload with a bad chunk size: kept, with a warning naming the record.
     let bytes =
         response_chunked("http://chunk.example/", &format!("1g\r\n{}\r\n0\r\n\r\n", words(50, 40)));
