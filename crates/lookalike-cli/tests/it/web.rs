@@ -60,10 +60,12 @@ fn warc_samples_dedup_end_to_end() {
     let o = run(&["dedup", &dir, "--report", "r.jsonl", "--output", "o.jsonl"], None, tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let report = std::fs::read_to_string(tmp.path().join("r.jsonl")).unwrap();
-    // Every WARC record is accounted for: 4+14 (small CC), 19*3+1 (large CC), 24 (ClueWeb) ...
+    // Every WARC record is accounted for: 4+14 (small CC), 19*3+1 (large CC), 24 (ClueWeb) ...,
+    // and the folder's LICENSE.repo, a text file of a name lookalike does not know, is read.
     let lines: Vec<serde_json::Value> =
         report.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 94);
+    assert_eq!(lines.len(), 95);
+    assert!(lines.iter().any(|l| l["id"].as_str().unwrap().ends_with("LICENSE.repo")));
     let kept = lines.iter().filter(|l| l["status"] == "kept").count();
     // Skipped responses are in --output too (marked); WARC records other than responses are not
     // documents and are not.
