@@ -352,14 +352,23 @@ impl Summary {
     }
 }
 
-/// `files ignored (found in folders, not read): N (reason: n; ...)`, most frequent reason first.
+/// `files ignored (found in folders, not read): N (reason: n; ...)`, the most frequent reasons
+/// first, at most [`IGNORED_REASONS`] of them (`--report` lists every file with its reason).
 pub fn ignored_line(by_reason: &BTreeMap<String, u64>) -> String {
     let total: u64 = by_reason.values().sum();
     let mut reasons: Vec<(&String, &u64)> = by_reason.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    let reasons: Vec<String> = reasons.iter().map(|(r, n)| format!("{r}: {n}")).collect();
-    format!("files ignored (found in folders, not read): {total} ({})", reasons.join("; "))
+    let more = reasons.len().saturating_sub(IGNORED_REASONS);
+    let mut shown: Vec<String> =
+        reasons.iter().take(IGNORED_REASONS).map(|(r, n)| format!("{r}: {n}")).collect();
+    if more > 0 {
+        shown.push(format!("{more} more reasons in --report"));
+    }
+    format!("files ignored (found in folders, not read): {total} ({})", shown.join("; "))
 }
+
+/// How many reasons [`ignored_line`] shows.
+const IGNORED_REASONS: usize = 6;
 
 /// Peak resident set size of this process (VmHWM), where the OS tells it (Linux).
 pub fn peak_rss_bytes() -> Option<u64> {
@@ -367,4 +376,25 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ignored_line_shows_the_most_frequent_reasons() {
+        let by_reason: BTreeMap<String, u64> =
+            (1..=8u64).map(|i| (format!("reason {i}"), i * 10)).collect();
+        assert_eq!(
+            ignored_line(&by_reason),
+            "files ignored (found in folders, not read): 360 (reason 8: 80; reason 7: 70; \
+             reason 6: 60; reason 5: 50; reason 4: 40; reason 3: 30; 2 more reasons in --report)"
+        );
+        let two: BTreeMap<String, u64> = [("b".to_owned(), 1), ("a".to_owned(), 1)].into();
+        assert_eq!(
+            ignored_line(&two),
+            "files ignored (found in folders, not read): 2 (a: 1; b: 1)"
+        );
+    }
 }

@@ -173,8 +173,7 @@ fn ignore_reason(path: &Path) -> Option<String> {
 const WEB_ASSETS: [&str; 5] = [".js", ".mjs", ".css", ".map", ".svg"];
 
 /// The reason given for [`WEB_ASSETS`] found in directories.
-const WEB_ASSET: &str =
-    "a web page's asset: script, style, source map or image (name it to read it)";
+const WEB_ASSET: &str = "web page asset, not a document (name it to read it)";
 
 /// The reason given for `.json` files found in directories.
 const JSON_DOCUMENT: &str = "JSON document (name it, or use a glob, to read it as JSON Lines)";
