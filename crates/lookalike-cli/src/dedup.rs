@@ -89,9 +89,9 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let spill = |e: lookalike::Error| in_spill_dir(e, args.spill_dir.as_deref());
     let mut run = dedup.start().map_err(spill)?;
     // The documents --output writes are held in a temporary file of the spill folder.
+    let spill_name = spill_dir_name(args.spill_dir.as_deref());
     let payload_error = |e: std::io::Error| {
-        let dir = spill_dir_name(args.spill_dir.as_deref());
-        anyhow::anyhow!("cannot write the temporary file of --output in {dir}: {e}")
+        anyhow::anyhow!("cannot write the temporary file of --output in {spill_name}: {e}")
     };
     let mut payloads = match args.output {
         Some(_) => Some(PayloadStore::new(Some(run_dir.path())).map_err(payload_error)?),
@@ -206,13 +206,11 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     if crate::boilerplate::enabled(&args.boilerplate, &opts, &expanded.inputs) {
         // Two passes: every page's blocks counted per site while the texts go to a temporary
         // file, then the pages cleaned of their site's template and run.
+        let temp_error = |what: &str| {
+            format!("cannot {what} the temporary file of --boilerplate in {spill_name}")
+        };
         let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, run_dir.path())
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "cannot create the temporary file of --boilerplate in {}: {e}",
-                    spill_dir_name(args.spill_dir.as_deref())
-                )
-            })?;
+            .with_context(|| temp_error("create"))?;
         let mode = pass.mode();
         let first = |rec: &RawRecord, decoded: Decoded| {
             let page = crate::boilerplate::HASHER
@@ -244,27 +242,12 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 {
                     read += doc.raw_len;
                 }
-                pass.hold(item).with_context(|| {
-                    format!(
-                        "cannot write the temporary file of --boilerplate in {}",
-                        spill_dir_name(args.spill_dir.as_deref())
-                    )
-                })?;
+                pass.hold(item).with_context(|| temp_error("write"))?;
             }
             progress.counting(pass.pages, read, started.elapsed());
         }
-        let mut cleaned = pass.finish(4096).with_context(|| {
-            format!(
-                "cannot read the temporary file of --boilerplate in {}",
-                spill_dir_name(args.spill_dir.as_deref())
-            )
-        })?;
-        while let Some(batch) = cleaned.next_batch().with_context(|| {
-            format!(
-                "cannot read the temporary file of --boilerplate in {}",
-                spill_dir_name(args.spill_dir.as_deref())
-            )
-        })? {
+        let mut cleaned = pass.finish(4096).with_context(|| temp_error("read"))?;
+        while let Some(batch) = cleaned.next_batch().with_context(|| temp_error("read"))? {
             let decoded: Vec<_> = batch
                 .into_par_iter()
                 .map(|item| {
