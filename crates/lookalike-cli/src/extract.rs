@@ -141,13 +141,12 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     if crate::boilerplate::enabled(&args.boilerplate, &opts, &expanded.inputs) {
         // As `dedup` does: every page's blocks counted per site first, the texts held in a
         // temporary file, then each page printed without its site's template.
-        let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, &std::env::temp_dir())
-            .with_context(|| {
-                format!(
-                    "cannot create the temporary file of --boilerplate in {}",
-                    std::env::temp_dir().display()
-                )
-            })?;
+        let temp = std::env::temp_dir();
+        let temp_error = |what: &str| {
+            format!("cannot {what} the temporary file of --boilerplate in {}", temp.display())
+        };
+        let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, &temp)
+            .with_context(|| temp_error("create"))?;
         let mode = pass.mode();
         let first = |rec: &RawRecord, decoded: Decoded| {
             let page = crate::boilerplate::HASHER
@@ -160,25 +159,10 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
             DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::records(256), first)
                 .context("cannot start the reader thread")?;
         for item in batches.flatten() {
-            pass.hold(item).with_context(|| {
-                format!(
-                    "cannot write the temporary file of --boilerplate in {}",
-                    std::env::temp_dir().display()
-                )
-            })?;
+            pass.hold(item).with_context(|| temp_error("write"))?;
         }
-        let mut cleaned = pass.finish(256).with_context(|| {
-            format!(
-                "cannot read the temporary file of --boilerplate in {}",
-                std::env::temp_dir().display()
-            )
-        })?;
-        while let Some(batch) = cleaned.next_batch().with_context(|| {
-            format!(
-                "cannot read the temporary file of --boilerplate in {}",
-                std::env::temp_dir().display()
-            )
-        })? {
+        let mut cleaned = pass.finish(256).with_context(|| temp_error("read"))?;
+        while let Some(batch) = cleaned.next_batch().with_context(|| temp_error("read"))? {
             let batch = batch
                 .into_par_iter()
                 .map(|item| {
