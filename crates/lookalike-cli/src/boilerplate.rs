@@ -14,7 +14,7 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
 
 use lookalike::boilerplate::{
-    BlockCounts, BlockHasher, BoilerplateRule, PageBlocks, SiteId, Source, Template,
+    BlockCounts, BlockHasher, BoilerplateRule, MainFrom, PageBlocks, SiteId, Source, Template,
 };
 use lookalike_io::{
     BoilerplateRemoved, Decoded, ExtractMethod, Format, Input, InputError, Origin, RawRecord,
@@ -149,7 +149,7 @@ pub fn page_of(
 ) -> Option<(Vec<String>, PageBlocks)> {
     let Decoded::Doc { doc, extraction, visible, site, .. } = decoded else { return None };
     let cleaned = match *extraction {
-        "main" | "text" => true,
+        "main" | "main-element" | "text" => true,
         "plain" => mode == BoilerplateMode::All,
         _ => false,
     };
@@ -429,9 +429,13 @@ fn clean(
     let mut removed = None;
     let mut only_template = false;
     if let (false, Decoded::Doc { doc, title, extraction, .. }) = (sites.is_empty(), &mut decoded) {
-        let found = *extraction == ExtractMethod::Main.as_str();
+        let from = match *extraction {
+            e if e == ExtractMethod::Main.as_str() => MainFrom::Scored,
+            e if e == ExtractMethod::MainElement.as_str() => MainFrom::Marked,
+            _ => MainFrom::Absent,
+        };
         let (visible, title) = (visible.as_deref(), title.as_deref());
-        let c = template.clean_page(&sites, &doc.text, found, visible, title, hasher);
+        let c = template.clean_page(&sites, &doc.text, from, visible, title, hasher);
         removed = Some(BoilerplateRemoved {
             source: c.source.as_str(),
             removed_bytes: c.removed_bytes as u64,

@@ -32,16 +32,20 @@ pub const MAX_MAIN_CONTENT_BYTES: usize = 40 << 20;
 pub enum ExtractMethod {
     /// The main content, boilerplate removed.
     Main,
+    /// The text of the page's `<main>` element, taken instead of a short extraction (the
+    /// author marked it as the content; see the extractor's rules for short pages).
+    MainElement,
     /// All visible text ([`crate::html_to_text`] without the title line): the extractor found
     /// nothing, or the page was too large to try ([`MAX_MAIN_CONTENT_BYTES`]).
     FallbackText,
 }
 
 impl ExtractMethod {
-    /// A short name for reports: `main` or `text`.
+    /// A short name for reports: `main`, `main-element` or `text`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExtractMethod::Main => "main",
+            ExtractMethod::MainElement => "main-element",
             ExtractMethod::FallbackText => "text",
         }
     }
@@ -100,8 +104,9 @@ pub fn extract_main(html: &str, url: Option<&str>) -> Extracted {
         let found = crate::readable::extract(html, &mut work);
         title = found.title;
         if !found.text.is_empty() {
-            let text = found.text;
-            return Extracted { title, text, method: ExtractMethod::Main };
+            let method =
+                if found.main_element { ExtractMethod::MainElement } else { ExtractMethod::Main };
+            return Extracted { title, text: found.text, method };
         }
     }
     let (page_title, text) = visible_text(html);
@@ -134,8 +139,9 @@ pub fn extract_main_and_visible(html: &str, url: Option<&str>) -> (Extracted, St
         let mut work = crate::readable::Work::default();
         let (found, visible) = crate::readable::extract_with_visible(html, &mut work);
         if !found.text.is_empty() {
-            let text = found.text;
-            return (Extracted { title: found.title, text, method: ExtractMethod::Main }, visible);
+            let method =
+                if found.main_element { ExtractMethod::MainElement } else { ExtractMethod::Main };
+            return (Extracted { title: found.title, text: found.text, method }, visible);
         }
         // No main content: the visible text, cut into lines as the statistics count them.
         let (page_title, _) = visible_text(html);
@@ -263,6 +269,12 @@ mod tests {
             assert_eq!(extract_main(&page, None).text, doc, "{page}");
             assert_eq!(extract_main_and_visible(&page, None).0.text, doc, "{page}");
         }
+        // The page with the printed line is read from its `<main>`, and says so (site
+        // boilerplate removal trusts a `<main>` the author marked).
+        let page =
+            format!("<html><body>{printed}<nav><a href='/'>std</a></nav>{body}</body></html>");
+        assert_eq!(extract_main(&page, None).method, ExtractMethod::MainElement);
+        assert_eq!(extract_main_and_visible(&page, None).0.method, ExtractMethod::MainElement);
         // Up to 1,000 characters, a line from outside `<main>` still leaves the extraction.
         let para = "The value is read once, checked against the limits, and stored. ".repeat(4);
         let body = format!("<main><h1>f</h1><p>{para}</p><p>{para}</p><p>{para}</p></main>");
@@ -275,8 +287,9 @@ mod tests {
              </li></ul></nav><article><p>{}</p></article></main></body></html>",
             "More text of the article, with a comma. ".repeat(20)
         );
-        let text = extract_main(&long, None).text;
-        assert!(text.starts_with("More text") && !text.contains("Home"), "{text}");
+        let e = extract_main(&long, None);
+        assert!(e.text.starts_with("More text") && !e.text.contains("Home"), "{}", e.text);
+        assert_eq!(e.method, ExtractMethod::Main);
     }
 
     /// The code of a `<pre>` keeps its lines in the article and in the visible text alike
@@ -300,6 +313,7 @@ mod tests {
     #[test]
     fn method_names() {
         assert_eq!(ExtractMethod::Main.as_str(), "main");
+        assert_eq!(ExtractMethod::MainElement.as_str(), "main-element");
         assert_eq!(ExtractMethod::FallbackText.as_str(), "text");
     }
 }

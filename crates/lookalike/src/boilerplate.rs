@@ -299,10 +299,50 @@ pub struct Stripped {
     pub removed_bytes: usize,
     /// Lines removed.
     pub removed_lines: usize,
-    /// Bytes of the kept lines that say nothing of the page's own: its title, the title's
-    /// first part (before a separator such as ` — ` or ` | `, the site's name usually
-    /// after it), and lines without a letter or a digit.
+    /// Bytes of the kept lines that say nothing of the page's own: its title, lines whose
+    /// words are a run of the title's (its first part before a separator such as ` — ` or
+    /// ` | `, the site's name usually after it; a heading that shortens it), and lines
+    /// without a letter or a digit.
     pub not_own_bytes: usize,
+}
+
+/// A page's title as [`Template::clean_page`] reads its lines: the title itself is kept, and a
+/// line whose words are a run of the title's words (its first part before " — " or " | ", a
+/// heading "Guessing Game" under the title "Tutorial: Guessing Game") is not the page's own.
+#[derive(Debug, Default)]
+struct TitleWords {
+    /// The key of the whole title.
+    key: Option<u128>,
+    /// The title's normalized tokens.
+    tokens: Vec<String>,
+}
+
+impl TitleWords {
+    fn of(title: Option<&str>, hasher: &mut BlockHasher) -> Self {
+        let Some(title) = title else { return Self::default() };
+        let key = hasher.key(title);
+        Self { key, tokens: hasher.norm.token_strs().map(str::to_owned).collect() }
+    }
+
+    /// Whether the tokens of `line` (normalized, not empty) are a run of the title's tokens.
+    fn holds(&self, line: &NormalizedText) -> bool {
+        let n = line.tokens.len();
+        n > 0
+            && n <= self.tokens.len()
+            && self.tokens.windows(n).any(|w| w.iter().zip(line.token_strs()).all(|(a, b)| a == b))
+    }
+}
+
+/// Where a page's main content came from, for [`Template::clean_page`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MainFrom {
+    /// No main content: the text is the page's visible text, or a document that is not a web
+    /// page.
+    Absent,
+    /// The extractor chose it by its scores.
+    Scored,
+    /// The page's `<main>` element: its author marked it as the content.
+    Marked,
 }
 
 /// Which text [`Template::clean_page`] kept for a page.
@@ -380,20 +420,19 @@ impl Template {
     /// `text` without the lines that are template on any of `sites` (a page may belong to
     /// several: its folder and the folders above it).
     pub fn strip(&self, sites: &[SiteId], text: &str, hasher: &mut BlockHasher) -> Stripped {
-        self.strip_except(sites, text, (None, None), hasher)
+        self.strip_except(sites, text, &TitleWords::default(), hasher)
     }
 
-    /// As [`Template::strip`], keeping the lines whose key is `title.0` (and counting the bytes
-    /// of those, of the lines whose key is `title.1` and of lines without a letter or digit as
-    /// [`Stripped::not_own_bytes`]).
+    /// As [`Template::strip`], keeping the lines that are the page's `title` (and counting as
+    /// [`Stripped::not_own_bytes`] the bytes of those, of lines whose words are a run of the
+    /// title's words, and of lines without a letter or digit).
     fn strip_except(
         &self,
         sites: &[SiteId],
         text: &str,
-        title: (Option<u128>, Option<u128>),
+        title: &TitleWords,
         hasher: &mut BlockHasher,
     ) -> Stripped {
-        let keep = title.0;
         let mut out = Stripped::default();
         let sites: Vec<SiteId> = sites.iter().copied().filter(|&s| self.has_template(s)).collect();
         if sites.is_empty() {
@@ -402,14 +441,14 @@ impl Template {
         }
         for line in text.lines() {
             let template =
-                |k: u128| Some(k) != keep && sites.iter().any(|&s| self.is_template(s, k));
+                |k: u128| Some(k) != title.key && sites.iter().any(|&s| self.is_template(s, k));
             let key = hasher.key(line);
             if key.is_some_and(template) {
                 out.removed_bytes += line.len();
                 out.removed_lines += 1;
             } else {
                 let wordless = !line.chars().any(char::is_alphanumeric);
-                if wordless || (key.is_some() && (key == title.0 || key == title.1)) {
+                if wordless || (key.is_some() && title.holds(&hasher.norm)) {
                     out.not_own_bytes += line.len();
                 }
                 if !out.text.is_empty() {
@@ -431,10 +470,10 @@ impl Template {
     /// again (rustdoc 98.7% → 83.2% precision).
     pub const OWN_RATIO: usize = 8;
 
-    /// The text to compare for a page of `sites` whose main content is `main` (`found`: the
-    /// extractor found one; otherwise `main` is the visible text, or the text of a document
-    /// that is not a web page) and whose visible text (one block a line) is `visible` (`None`
-    /// for a text that is not a web page).
+    /// The text to compare for a page of `sites` whose main content is `main` (`from` says
+    /// where the extractor found it; with [`MainFrom::Absent`] `main` is the visible text, or
+    /// the text of a document that is not a web page) and whose visible text (one block a
+    /// line) is `visible` (`None` for a text that is not a web page).
     ///
     /// The main content without its template lines, unless that is not the page's content: when
     /// nothing of the main content is the page's own, or when its own text is less than an
@@ -442,7 +481,11 @@ impl Template {
     /// site's chrome (a footer, a notice, a sidebar) for the content, and the visible text
     /// without its template lines is compared instead. When neither has text of its own
     /// besides the title, a main content the extractor found is compared as it is
-    /// ([`Source::Template`]) and a page without one is skipped ([`Cleaned::only_template`]).
+    /// ([`Source::Template`]) and a page without one is skipped ([`Cleaned::only_template`]);
+    /// a `<main>` the author marked ([`MainFrom::Marked`]) with nothing of the page's own is
+    /// compared as it is even when the visible text has a line of its own outside it (a
+    /// "printed from" line: the scorer's choice is not trusted so far, on an empty page it is
+    /// a sidebar).
     /// A site without a template
     /// keeps its main content as it is. A line that is the page's `title` is never removed: a
     /// site's menu lists its pages by their titles, and a short page's title is much of what
@@ -452,30 +495,36 @@ impl Template {
         &self,
         sites: &[SiteId],
         main: &str,
-        found: bool,
+        from: MainFrom,
         visible: Option<&str>,
         title: Option<&str>,
         hasher: &mut BlockHasher,
     ) -> Cleaned {
-        let head = title.and_then(|t| {
-            let cut = [" — ", " – ", " - ", " | ", " · ", " :: ", " » "]
-                .iter()
-                .filter_map(|sep| t.find(sep))
-                .min()?;
-            hasher.key(&t[..cut])
-        });
-        let title = (title.and_then(|t| hasher.key(t)), head);
-        let stripped = self.strip_except(sites, main, title, hasher);
+        let title = TitleWords::of(title, hasher);
+        let stripped = self.strip_except(sites, main, &title, hasher);
         // The page's own text, without its title and punctuation: no content by themselves.
         let own = |s: &Stripped| s.text.lines().map(str::len).sum::<usize>() - s.not_own_bytes;
         let main_own = own(&stripped);
         let main_all = main_own + stripped.not_own_bytes + stripped.removed_bytes;
         let templated = sites.iter().any(|&s| self.has_template(s));
+        let as_it_is = || Cleaned {
+            text: main.to_owned(),
+            source: Source::Template,
+            removed_bytes: 0,
+            before_bytes: main_all,
+            only_template: false,
+        };
+        let stub = main_own == 0 && stripped.removed_bytes > 0;
+        // The author's `<main>` holds nothing of the page's own: a stub, which a banner or a
+        // "printed from" line outside it does not make a different page.
+        if stub && from == MainFrom::Marked {
+            return as_it_is();
+        }
         // The page's own text is at most its visible text: when the main content's own text
         // holds an eighth of that, the visible text need not be looked at.
         let may_fall_back = |v: &&str| main_own == 0 || main_own * Self::OWN_RATIO < v.len();
         if let Some(visible) = visible.filter(|_| templated).filter(may_fall_back) {
-            let page = self.strip_except(sites, visible, title, hasher);
+            let page = self.strip_except(sites, visible, &title, hasher);
             let page_own = own(&page);
             let chrome = main_own == 0 || main_own * Self::OWN_RATIO < page_own;
             if chrome && page_own > 0 {
@@ -488,17 +537,11 @@ impl Template {
                 };
             }
         }
-        if main_own == 0 && stripped.removed_bytes > 0 && found {
-            return Cleaned {
-                text: main.to_owned(),
-                source: Source::Template,
-                removed_bytes: 0,
-                before_bytes: main_all,
-                only_template: false,
-            };
+        if stub && from != MainFrom::Absent {
+            return as_it_is();
         }
         Cleaned {
-            only_template: main_own == 0 && stripped.removed_bytes > 0,
+            only_template: stub,
             text: stripped.text,
             source: Source::Main,
             removed_bytes: stripped.removed_bytes,
@@ -586,7 +629,8 @@ mod tests {
         assert!(t.is_template(s, h.key("Menu").unwrap()));
         // Five copies of one article, dated differently, are one page: its text stays.
         assert!(!t.is_template(s, h.key(body[0]).unwrap()));
-        let c = t.clean_page(&[s], &format!("Menu\n{}", body[0]), true, None, None, &mut h);
+        let c =
+            t.clean_page(&[s], &format!("Menu\n{}", body[0]), MainFrom::Scored, None, None, &mut h);
         assert_eq!(c.text, body[0]);
         assert_eq!(c.removed_bytes, 4);
     }
@@ -607,7 +651,7 @@ mod tests {
         let s = t.site("tiny.example").unwrap();
         assert!(!t.has_template(s));
         let text = "Shared footer line\nPage a says something of its own";
-        assert_eq!(t.clean_page(&[s], text, true, Some(text), None, &mut h).text, text);
+        assert_eq!(t.clean_page(&[s], text, MainFrom::Scored, Some(text), None, &mut h).text, text);
     }
 
     /// A short body inside a large template: the extractor's choice was the footer; the
@@ -630,22 +674,29 @@ mod tests {
         }
         let t = counts.finish(BoilerplateRule::default());
         let s = t.site("dir.example").unwrap();
-        let c = t.clean_page(&[s], footer, true, Some(&visible(&owns[3])), None, &mut h);
+        let c =
+            t.clean_page(&[s], footer, MainFrom::Scored, Some(&visible(&owns[3])), None, &mut h);
         assert_eq!((c.text.as_str(), c.source), (owns[3].as_str(), Source::Visible));
         // A real main content is kept, without the template line it contains.
         let main = format!("{}\n{footer}", owns[5]);
-        let c = t.clean_page(&[s], &main, true, Some(&visible(&owns[5])), None, &mut h);
+        let c = t.clean_page(&[s], &main, MainFrom::Scored, Some(&visible(&owns[5])), None, &mut h);
         assert_eq!((c.text.as_str(), c.source), (owns[5].as_str(), Source::Main));
         // A page made only of template says nothing of its own: without a main content it
         // is skipped; the main content found (a notice, a stub) is compared as it is.
-        let c = t.clean_page(&[s], footer, false, Some(&nav.join("\n")), None, &mut h);
+        let c = t.clean_page(&[s], footer, MainFrom::Absent, Some(&nav.join("\n")), None, &mut h);
         assert_eq!((c.text.as_str(), c.only_template), ("", true));
-        let c = t.clean_page(&[s], footer, true, Some(&nav.join("\n")), None, &mut h);
+        let c = t.clean_page(&[s], footer, MainFrom::Scored, Some(&nav.join("\n")), None, &mut h);
         assert_eq!((c.text.as_str(), c.source, c.only_template), (footer, Source::Template, false));
         // So is a page whose own text is only its title (a stub under its heading).
         let stub = format!("Category games\n{footer}");
-        let c =
-            t.clean_page(&[s], &stub, true, Some(&nav.join("\n")), Some("Category games"), &mut h);
+        let c = t.clean_page(
+            &[s],
+            &stub,
+            MainFrom::Scored,
+            Some(&nav.join("\n")),
+            Some("Category games"),
+            &mut h,
+        );
         assert_eq!((c.text.as_str(), c.source), (stub.as_str(), Source::Template));
     }
 
@@ -665,9 +716,9 @@ mod tests {
         }
         let t = counts.finish(BoilerplateRule::default());
         let main = "Swap\nThe chapter on Swap is still to be written, by someone.".to_owned();
-        let c = t.clean_page(&[s], &main, true, None, Some("Swap"), &mut h);
+        let c = t.clean_page(&[s], &main, MainFrom::Scored, None, Some("Swap"), &mut h);
         assert_eq!(c.text, main);
-        let c = t.clean_page(&[s], &main, true, None, None, &mut h);
+        let c = t.clean_page(&[s], &main, MainFrom::Scored, None, None, &mut h);
         assert_eq!(c.text, "The chapter on Swap is still to be written, by someone.");
     }
 
@@ -690,9 +741,46 @@ mod tests {
         for note in notes {
             let visible = format!("{}\n<no title>\n|\n{note}\n<no title>\n|", menu.join("\n"));
             let title = Some("<no title> — Docs");
-            let c = t.clean_page(&[s], note, true, Some(&visible), title, &mut h);
+            let c = t.clean_page(&[s], note, MainFrom::Scored, Some(&visible), title, &mut h);
             assert_eq!((c.text.as_str(), c.source), (note, Source::Template));
         }
+    }
+
+    /// A book's moved-chapter stubs: under a heading that shortens the page's title ("Guessing
+    /// Game" under "Tutorial: Guessing Game") the author's `<main>` holds only the notice every
+    /// stub repeats. A copy of a stub with a "printed from" line outside `<main>` is compared
+    /// by the same stub, not by that line alone; a main content the scorer chose (which may be
+    /// a sidebar on an empty page) still falls back to the page's own visible text.
+    #[test]
+    fn a_marked_stub_with_a_banner_outside_it_is_compared_as_it_is() {
+        let mut h = BlockHasher::default();
+        let mut counts = BlockCounts::default();
+        let s = counts.site("book");
+        let menu: Vec<String> = (0..20).map(|i| format!("Chapter {i} of the book")).collect();
+        let notice = "The first edition of the book is no longer distributed.
+You can find a copy \
+                      distributed with Rust 1.30.";
+        let chapters = ["Guessing Game", "Ownership", "Lifetimes", "Closures", "Iterators", "FFI"];
+        let visible = |heading: &str, banner: &str| {
+            format!("{banner}\n{}\n{heading}\n{notice}", menu.join("\n"))
+        };
+        for c in chapters {
+            counts.add(s, &PageBlocks::of_texts(&mut h, [visible(c, "").as_str()]));
+        }
+        let t = counts.finish(BoilerplateRule::default());
+        let main = format!("Guessing Game\n{notice}");
+        let title = Some("Tutorial: Guessing Game - The Book");
+        let banner = "Printed from https://book.example/guessing-game.html on 2024-05-21";
+        let page = visible("Guessing Game", banner);
+        // The stub itself: its heading is a run of its title's words, not its own text.
+        let stub =
+            t.clean_page(&[s], &main, MainFrom::Scored, Some(&page[banner.len()..]), title, &mut h);
+        assert_eq!((stub.text.as_str(), stub.source), (main.as_str(), Source::Template));
+        let copy = t.clean_page(&[s], &main, MainFrom::Marked, Some(&page), title, &mut h);
+        assert_eq!((copy.text.as_str(), copy.source), (main.as_str(), Source::Template));
+        let scored = t.clean_page(&[s], &main, MainFrom::Scored, Some(&page), title, &mut h);
+        let own = format!("{banner}\nGuessing Game");
+        assert_eq!((scored.text.as_str(), scored.source), (own.as_str(), Source::Visible));
     }
 
     #[test]

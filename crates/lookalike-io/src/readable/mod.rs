@@ -42,6 +42,8 @@ pub(crate) struct Found {
     pub title: Option<String>,
     /// The article's text: paragraphs separated by newlines (empty when none was found).
     pub text: String,
+    /// The text is the page's `<main>` element's, taken instead of a short extraction.
+    pub main_element: bool,
 }
 
 /// How much work an extraction did: nodes visited by each pass plus bytes of markup and text
@@ -83,11 +85,13 @@ fn extract_parts(markup: &str, visible: bool, work: &mut Work) -> (Found, Option
     let title = title(&dom);
     let scored = score::score(&dom, work);
     let mut text = write::write(&dom, &scored, work);
-    if let Some(main) = main_element_text(&dom, &scored, &text, work) {
+    let main = main_element_text(&dom, &scored, &text, work);
+    let main_element = main.is_some();
+    if let Some(main) = main {
         text = main;
     }
     let visible = visible.then(|| write::write_visible(&dom, &scored, work));
-    (Found { title, text }, visible)
+    (Found { title, text, main_element }, visible)
 }
 
 /// Below this many visible characters, an extraction is replaced by the page's `<main>` when

@@ -420,7 +420,7 @@ fn short_reference_pages_keep_their_main_element() {
     };
     let a = extract_main(&page("vaba_s16", "a: int16x4_t, b: int16x4_t, c: int16x4_t"), None);
     let b = extract_main(&page("vabdq_u8", "a: uint8x16_t, b: uint8x16_t"), None);
-    assert_eq!(a.method, ExtractMethod::Main);
+    assert_eq!(a.method, ExtractMethod::MainElement);
     assert!(a.text.contains("pub unsafe fn vaba_s16(a: int16x4_t"), "{}", a.text);
     assert!(a.text.contains("nightly-only experimental API"), "{}", a.text);
     assert!(!a.text.contains("Modules"), "the navigation outside <main> stays out: {}", a.text);
