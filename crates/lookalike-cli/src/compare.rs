@@ -347,14 +347,12 @@ fn common_args(args: &CompareArgs) -> Vec<String> {
 /// methods).
 fn minhash_args(args: &CompareArgs) -> Vec<String> {
     let s = &args.sketch;
-    let mut v: Vec<String> = vec![
-        "--num-perm".into(),
-        s.num_perm.to_string(),
-        "--fp-weight".into(),
-        s.fp_weight.to_string(),
-        "--fn-weight".into(),
-        s.fn_weight.to_string(),
-    ];
+    let mut v: Vec<String> = vec!["--num-perm".into(), s.num_perm.to_string()];
+    for (flag, w) in [("--fp-weight", s.fp_weight), ("--fn-weight", s.fn_weight)] {
+        if let Some(w) = w {
+            v.extend([flag.into(), w.to_string()]);
+        }
+    }
     if let (Some(b), Some(r)) = (s.bands, s.rows) {
         v.extend(["--bands".into(), b.to_string(), "--rows".into(), r.to_string()]);
     }

@@ -11,6 +11,7 @@ use clap::ArgMatches;
 use clap::ValueEnum;
 use clap::parser::ValueSource;
 use lookalike::candidates::hamming::TableConfig;
+use lookalike::candidates::lsh::{COMPLETE_MARGIN, COMPLETE_PROBABILITY};
 use lookalike::curve::{
     COSINE_GRID, around, chance_collisions, cosine_at_distance, crossing, hamming_probability,
     key_bits, similarity_grid,
@@ -126,13 +127,23 @@ pub fn lsh_params(args: &SketchArgs) -> Result<LshParams> {
             }
             Ok(LshParams { bands, rows })
         }
-        _ => Ok(LshParams::optimal(args.threshold, args.num_perm, weights(args))),
+        _ => Ok(match weights(args) {
+            Some(w) => LshParams::optimal(args.threshold, args.num_perm, w),
+            None => LshParams::complete(args.threshold, args.num_perm),
+        }),
     }
 }
 
-/// The error weights from the arguments.
-pub fn weights(args: &SketchArgs) -> ErrorWeights {
-    ErrorWeights { false_positive: args.fp_weight, false_negative: args.fn_weight }
+/// The error weights from the arguments, when either is given (the other takes its default).
+pub fn weights(args: &SketchArgs) -> Option<ErrorWeights> {
+    if args.fp_weight.is_none() && args.fn_weight.is_none() {
+        return None;
+    }
+    let d = ErrorWeights::default();
+    Some(ErrorWeights {
+        false_positive: args.fp_weight.unwrap_or(d.false_positive),
+        false_negative: args.fn_weight.unwrap_or(d.false_negative),
+    })
 }
 
 /// Runs `lookalike params`: prints the curve of the chosen method (stdout), as a table or JSON.
@@ -188,6 +199,7 @@ fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
     let chosen = if args.sketch.bands.is_some() { "given" } else { "chosen" };
     let fp = p.false_positive_area(t);
     let fn_ = p.false_negative_area(t);
+    let at = LshParams::complete_at(t);
     let curve: Vec<(f64, f64)> = similarity_grid().map(|s| (s, p.probability(s))).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -199,7 +211,9 @@ fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
             "chosen": chosen == "chosen",
             "false_positive_area": fp,
             "false_negative_area": fn_,
-            "weights": {"false_positive": args.sketch.fp_weight, "false_negative": args.sketch.fn_weight},
+            "weights": weights(&args.sketch),
+            "complete_at": at,
+            "probability_at_complete": p.probability(at),
             "s_curve": curve.iter().map(|&(s, pr)| serde_json::json!({"similarity": s, "probability": pr})).collect::<Vec<_>>(),
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
@@ -214,11 +228,22 @@ fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
         p.bands * p.rows,
         args.sketch.num_perm
     )?;
-    writeln!(
-        out,
-        "false-positive area {fp:.5}, false-negative area {fn_:.5} (weights {} / {})",
-        args.sketch.fp_weight, args.sketch.fn_weight
-    )?;
+    let rule = match weights(&args.sketch) {
+        Some(w) => format!("weights {} / {}", w.false_positive, w.false_negative),
+        None => {
+            let why = if at < t + COMPLETE_MARGIN - 1e-12 {
+                "half way from the threshold to 1".to_owned()
+            } else {
+                format!("threshold + {COMPLETE_MARGIN}")
+            };
+            format!(
+                "P(candidate) ≥ {COMPLETE_PROBABILITY} at s = {at:.3} ({why}), the fewest false \
+                 positives"
+            )
+        }
+    };
+    writeln!(out, "false-positive area {fp:.5}, false-negative area {fn_:.5} ({rule})")?;
+    writeln!(out, "at s = {at:.3}: P(candidate) = {:.5}", p.probability(at))?;
     writeln!(out, "P(candidate) = 1 - (1 - s^{})^{}", p.rows, p.bands)?;
     writeln!(out)?;
     writeln!(out, "similarity  P(candidate)")?;

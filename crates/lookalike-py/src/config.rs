@@ -232,9 +232,17 @@ pub fn config(
         (None, None) => None,
         _ => return Err(value_err("bands and rows go together: give both or neither")),
     };
-    let weights = ErrorWeights {
-        false_positive: o.f64("fp_weight")?.unwrap_or(mh.weights.false_positive),
-        false_negative: o.f64("fn_weight")?.unwrap_or(mh.weights.false_negative),
+    // Either weight chooses the banding by the weighted error areas (the other takes its
+    // default); neither: the library's default banding.
+    let weights = match (o.f64("fp_weight")?, o.f64("fn_weight")?) {
+        (None, None) => None,
+        (fp, fn_) => {
+            let d = ErrorWeights::default();
+            Some(ErrorWeights {
+                false_positive: fp.unwrap_or(d.false_positive),
+                false_negative: fn_.unwrap_or(d.false_negative),
+            })
+        }
     };
     let max_bucket = o.usize("max_bucket")?.unwrap_or(mh.max_bucket);
     let max_pairs_per_group = o

@@ -222,10 +222,13 @@ pub struct MinHashConfig {
     pub num_perm: usize,
     /// Scheme (default one-permutation hashing with densification).
     pub scheme: MinHashScheme,
-    /// LSH bands and rows; `None` chooses them from the threshold and `weights`.
+    /// LSH bands and rows; `None` chooses them from the threshold: by `weights` when they are
+    /// given ([`LshParams::optimal`]), else [`LshParams::complete`].
     pub lsh: Option<LshParams>,
-    /// Weights of false positives and negatives used when choosing bands and rows.
-    pub weights: ErrorWeights,
+    /// Weights of false positives and negatives for choosing bands and rows (default none: the
+    /// banding that finds pairs just above the threshold with probability 0.999).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<ErrorWeights>,
     /// Buckets larger than this are set aside as groups, expanded once however many bands they
     /// come back in (up to [`DedupConfig::max_pairs_per_group`] pairs).
     pub max_bucket: usize,
@@ -237,7 +240,7 @@ impl Default for MinHashConfig {
             num_perm: 128,
             scheme: MinHashScheme::default(),
             lsh: None,
-            weights: ErrorWeights::default(),
+            weights: None,
             max_bucket: DEFAULT_MAX_BUCKET,
         }
     }
@@ -245,9 +248,12 @@ impl Default for MinHashConfig {
 
 impl MinHashConfig {
     /// The bands and rows used at `threshold`: the configured ones, else the ones minimising the
-    /// weighted error areas.
+    /// weighted error areas when weights are given, else [`LshParams::complete`].
     pub fn lsh_params(&self, threshold: f64) -> LshParams {
-        self.lsh.unwrap_or_else(|| LshParams::optimal(threshold, self.num_perm, self.weights))
+        self.lsh.unwrap_or_else(|| match self.weights {
+            Some(w) => LshParams::optimal(threshold, self.num_perm, w),
+            None => LshParams::complete(threshold, self.num_perm),
+        })
     }
 }
 

@@ -43,6 +43,14 @@ pub struct LshParams {
     pub rows: usize,
 }
 
+/// How far above the threshold the default banding promises to find a pair (see
+/// [`LshParams::complete`]).
+pub const COMPLETE_MARGIN: f64 = 0.05;
+
+/// The probability with which the default banding makes a pair of similarity
+/// [`LshParams::complete_at`] a candidate.
+pub const COMPLETE_PROBABILITY: f64 = 0.999;
+
 /// Weights of the false-positive and false-negative areas in [`LshParams::optimal`].
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorWeights {
@@ -53,10 +61,10 @@ pub struct ErrorWeights {
 }
 
 impl Default for ErrorWeights {
-    /// Verification removes every false positive, a false negative is lost for good: weigh
-    /// misses much higher (0.1 / 0.9). At t = 0.8 and 128 values this gives 14 bands of 9 rows,
-    /// which catches a pair of Jaccard 0.85 with probability 0.975 (0.5 / 0.5 would give 9 × 13
-    /// and 0.69).
+    /// Misses weigh much higher than false positives (0.1 / 0.9): at t = 0.8 and 128 values
+    /// this gives 14 bands of 9 rows, which catches a pair of Jaccard 0.85 with probability
+    /// 0.975 (0.5 / 0.5 would give 9 × 13 and 0.69). Used when weights are given; the default
+    /// banding is [`LshParams::complete`].
     fn default() -> Self {
         ErrorWeights { false_positive: 0.1, false_negative: 0.9 }
     }
@@ -76,6 +84,54 @@ impl LshParams {
     /// The false-negative area ∫ₜ¹ (1 − P(s)) ds.
     pub fn false_negative_area(&self, t: f64) -> f64 {
         integrate(|s| 1.0 - self.probability(s), t, 1.0)
+    }
+
+    /// The similarity at which the default banding ([`LshParams::complete`]) finds a pair with
+    /// probability [`COMPLETE_PROBABILITY`]: the threshold plus [`COMPLETE_MARGIN`], or half way
+    /// from the threshold to 1 when that is closer (above 0.9: at 1 every banding finds every
+    /// pair, and the promise would say nothing).
+    pub fn complete_at(threshold: f64) -> f64 {
+        (threshold + COMPLETE_MARGIN).min((threshold + 1.0) / 2.0)
+    }
+
+    /// The default bands and rows: among the (b, r) with b·r ≤ `num_perm` whose probability of
+    /// making a pair of similarity [`LshParams::complete_at`]`(threshold)` a candidate is at
+    /// least [`COMPLETE_PROBABILITY`], the one with the smallest false-positive area (the fewest
+    /// candidates below the threshold, each an exact verification); when none reaches it (a
+    /// short signature), the one with the highest probability there.
+    ///
+    /// Every candidate is verified, so a more sensitive banding costs only verifications, and a
+    /// pair it misses is lost for good: at t = 0.8 and 128 values this gives 18 bands of 7 rows
+    /// (P = 0.9991 at 0.85, 0.986 at 0.8), where the error-weighted choice
+    /// ([`LshParams::optimal`] with [`ErrorWeights::default`]) gives 14 × 9 (0.975 at 0.85, 0.87
+    /// at 0.8: 1.7% of the pairs at or above 0.8 were not listed).
+    pub fn complete(threshold: f64, num_perm: usize) -> LshParams {
+        let at = Self::complete_at(threshold);
+        let n = num_perm.max(1);
+        let mut best: Option<(bool, f64, f64, LshParams)> = None;
+        for bands in 1..=n {
+            for rows in 1..=n / bands {
+                let p = LshParams { bands, rows };
+                let sure = p.probability(at);
+                let reaches = sure >= COMPLETE_PROBABILITY;
+                let fp = p.false_positive_area(threshold);
+                let better = match best {
+                    None => true,
+                    Some((b_reaches, b_sure, b_fp, _)) => match (reaches, b_reaches) {
+                        (true, false) => true,
+                        (false, true) => false,
+                        (true, true) => fp < b_fp - 1e-15,
+                        (false, false) => {
+                            sure > b_sure + 1e-15 || (sure >= b_sure - 1e-15 && fp < b_fp - 1e-15)
+                        }
+                    },
+                };
+                if better {
+                    best = Some((reaches, sure, fp, p));
+                }
+            }
+        }
+        best.map_or(LshParams { bands: 1, rows: n }, |b| b.3)
     }
 
     /// The (b, r) with b·r ≤ `num_perm` minimising the weighted error areas at `threshold`.
@@ -286,6 +342,35 @@ pub fn decode_pair(p: u64) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default banding against every banding, enumerated again here: it reaches the promised
+    /// probability just above the threshold, and no banding that reaches it makes fewer false
+    /// positives; with too few values it is the most sensitive there.
+    #[test]
+    fn the_default_banding_is_the_cheapest_that_finds_pairs_above_the_threshold() {
+        assert_eq!(LshParams::complete(0.8, 128), LshParams { bands: 18, rows: 7 });
+        for (t, n) in [(0.5, 128), (0.7, 64), (0.8, 128), (0.85, 256), (0.9, 128), (0.95, 128)] {
+            let p = LshParams::complete(t, n);
+            let at = LshParams::complete_at(t);
+            assert!(at > t && at <= (t + 1.0) / 2.0 + 1e-12);
+            assert!(p.bands * p.rows <= n);
+            assert!(p.probability(at) >= COMPLETE_PROBABILITY, "{t} {n}: {p:?}");
+            for bands in 1..=n {
+                for rows in 1..=n / bands {
+                    let q = LshParams { bands, rows };
+                    if q.probability(at) >= COMPLETE_PROBABILITY {
+                        assert!(q.false_positive_area(t) >= p.false_positive_area(t) - 1e-12);
+                    }
+                }
+            }
+        }
+        // Four values cannot reach 0.999 at 0.85: the most sensitive banding, one row a band.
+        let p = LshParams::complete(0.8, 4);
+        assert_eq!(p, LshParams { bands: 4, rows: 1 });
+        // Near 1 the promise is made half way: t = 0.95 is not one band of all the values.
+        let p = LshParams::complete(0.95, 128);
+        assert!(p.probability(0.975) >= COMPLETE_PROBABILITY && p.bands > 1, "{p:?}");
+    }
 
     #[test]
     fn s_curve_values() {

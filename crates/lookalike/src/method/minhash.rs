@@ -42,7 +42,7 @@ impl MinHash {
         Ok(MinHash { config, lsh, hasher, cx, sigs: Vec::new() })
     }
 
-    /// "words:5 shingles, 128 values (oph), 14 bands × 9 rows", for descriptions.
+    /// "words:5 shingles, 128 values (oph), 18 bands × 7 rows", for descriptions.
     pub(super) fn signature_text(&self) -> String {
         format!(
             "{} shingles, {} values ({}), {} bands × {} rows",
