@@ -6,6 +6,7 @@
 import json
 import sys
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json
 
@@ -14,7 +15,7 @@ import lookalike
 source, target = sys.argv[1], sys.argv[2]
 table = pyarrow.json.read_json(source)
 result = lookalike.dedup(table, text="text", id="id", threshold=0.8)
-keep = pc.not_equal(result.table["status"], "duplicate")
+keep = pc.not_equal(result.table["status"], pa.scalar("duplicate"))
 unique = table.filter(keep)
 with open(target, "w") as out:
     for row in unique.to_pylist():

@@ -8,6 +8,7 @@ node's component (its smallest node), with large-star/small-star rounds over Ray
 instead of one task's union-find (the default, "auto", switches above 10^8 near edges).
 """
 
+import logging
 import sys
 
 import pyarrow as pa
@@ -15,7 +16,7 @@ import ray
 
 import lookalike.ray
 
-ray.init()
+ray.init(logging_level=logging.WARNING)  # the driver quiet too; lookalike.ray prints its stages
 edges = ray.data.from_arrow(pa.table({"a": [1, 2, 10, 11], "b": [2, 3, 11, 12]}))
 labels = lookalike.ray.connected_components(edges, num_partitions=2).take_all()
 print(sorted((r["node"], r["component"]) for r in labels))

@@ -60,7 +60,12 @@ pipeline did not finish in 400 s with one CPU).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import sys
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -306,6 +311,37 @@ class _Clusterer:
         return self.components.finish()
 
 
+class _Progress:
+    """One line per stage on standard error, with the seconds since the job began."""
+
+    def __init__(self, what: str, on: bool) -> None:
+        self.what, self.on, self.start = what, on, time.monotonic()
+
+    def __call__(self, message: str) -> None:
+        if self.on:
+            print(f"{self.what}: {message} ({time.monotonic() - self.start:.1f} s)", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _quiet(ctx: Any, verbose: bool) -> Iterator[None]:
+    """Ray Data's INFO logs and progress bars off while the job runs (unless ``verbose``)."""
+    if verbose:
+        yield
+        return
+    logger = logging.getLogger("ray.data")
+    level = logger.level
+    bars = {a: getattr(ctx, a) for a in ("enable_progress_bars", "enable_operator_progress_bars") if hasattr(ctx, a)}
+    logger.setLevel(logging.WARNING)
+    for a in bars:
+        setattr(ctx, a, False)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+        for a, v in bars.items():
+            setattr(ctx, a, v)
+
+
 def dedup(
     ds: Any,
     text: str = "text",
@@ -317,6 +353,8 @@ def dedup(
     num_partitions: int | None = None,
     union_find_memory: int | None = None,
     components: str = "auto",
+    progress: bool = True,
+    verbose: bool = False,
     **options: Any,
 ) -> RayDedupResult:
     """Deduplicate a ``ray.data.Dataset`` on Ray, with exact verification: ``method`` is
@@ -335,7 +373,10 @@ def dedup(
     resource), so that it lands on a node that has them. ``components``: ``"single"`` (the
     clustering task's union-find), ``"distributed"`` (``connected_components`` on Ray; needs
     ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
-    ``DISTRIBUTED_EDGES`` near edges).
+    ``DISTRIBUTED_EDGES`` near edges). ``progress``: one line on standard error as each stage
+    starts, with the time since the job began. ``verbose``: Ray Data's own INFO logs and
+    progress bars (about 130 lines for a small job; by default only its warnings and errors
+    are shown while the job runs).
 
     Raises ``ValueError`` for settings it cannot run (a method that needs the whole collection
     first: I-Match and TF*RIDF without a lexicon file, reference words, tf·idf weights, the sampling methods, SpotSigs — the
@@ -364,7 +405,11 @@ def dedup(
     ctx = ray.data.DataContext.get_current()
     preserve = ctx.execution_options.preserve_order
     ctx.execution_options.preserve_order = True
+    say = _Progress("lookalike.ray.dedup", progress)
+    quiet = contextlib.ExitStack()
     try:
+        quiet.enter_context(_quiet(ctx, verbose))
+        say(f"method {method}: numbering the rows")
         # Global input positions: block row counts, then offsets (no data to the driver).
         refs = ds.to_arrow_refs()
         counts = ray.get([ray.remote(_block_rows).remote(r) for r in refs])
@@ -377,6 +422,7 @@ def dedup(
             [add_index.remote(r, o) for r, o in zip(refs, offsets)]
         )
         partitions = num_partitions or max(1, len(refs))
+        say(f"{total} documents in {len(refs)} blocks: sketching, shuffling keys into {partitions} partitions")
 
         rows = indexed.select_columns([text, INDEX]).map_batches(
             _sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, documents=total, settings=settings)
@@ -386,12 +432,14 @@ def dedup(
             _bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings)
         ).materialize()
         documents = indexed.select_columns([text, INDEX])
+        say("verifying the candidate pairs")
         near = _verify(buckets, documents, total, text, partitions, False, settings).materialize()
         ids = indexed.select_columns([c for c in (id, INDEX) if c is not None])
         actor = ray.remote(_Clusterer)
         if union_find_memory:
             actor = actor.options(memory=union_find_memory)
         clusterer = actor.remote(total, settings)
+        say("clustering")
         ray.get([clusterer.add_edges.remote(buckets), clusterer.add_edges.remote(near)])
         distributed = components == "distributed" or (
             components == "auto" and connected and near.count() > DISTRIBUTED_EDGES
@@ -408,7 +456,9 @@ def dedup(
         table, pairs, stats = ray.get(clusterer.finish.remote())
         ray.kill(clusterer)
     finally:
+        quiet.close()
         ctx.execution_options.preserve_order = preserve
+    say(f"done: {total} documents")
     return RayDedupResult(
         dataset=ray.data.from_arrow(table),
         pairs=ray.data.from_arrow(pairs),
