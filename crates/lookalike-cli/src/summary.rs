@@ -243,6 +243,23 @@ impl Summary {
                 b.runs_written,
                 b.bytes_spilled as f64 / 1e6
             );
+            if b.groups > 0 {
+                let _ = writeln!(
+                    s,
+                    "  frequent-shingle groups: {} documents mostly made of frequent shingles, {} distinct groups, {} candidate pairs{}",
+                    b.saturated,
+                    b.groups,
+                    b.group_pairs,
+                    if b.groups_over_bound > 0 {
+                        format!(
+                            " ({} groups over --max-pairs-per-group compared with anchors, {} pairs not compared)",
+                            b.groups_over_bound, b.group_pairs_skipped
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+            }
         }
         if st.method.empty_samples > 0 {
             let _ = writeln!(

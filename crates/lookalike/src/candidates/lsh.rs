@@ -280,14 +280,14 @@ fn band_candidates_in(
     groups.dedup();
     stats.groups = groups.len() as u64;
     for (_, members) in &groups {
-        let m = members.len();
-        let all = (m as u64) * (m as u64 - 1) / 2;
-        if all <= max_pairs_per_group {
-            push_all_pairs(members.iter().copied(), m, &mut pairs);
-        } else {
+        let push = |a, b| {
+            pairs.push(pair(a, b));
+            Ok::<(), std::convert::Infallible>(())
+        };
+        let Ok((_, over)) = group_pairs(members, max_pairs_per_group, push);
+        if let Some(skipped) = over {
             stats.groups_over_bound += 1;
-            let emitted = push_anchor_pairs(members, &mut pairs);
-            stats.capped_pairs_skipped += all - emitted;
+            stats.capped_pairs_skipped += skipped;
         }
         if pairs.len() > 1 << 24 {
             pairs.par_sort_unstable();
@@ -301,7 +301,7 @@ fn band_candidates_in(
 }
 
 /// A hash of a group's members, so that equal groups sort next to each other.
-fn members_key(members: &[u32]) -> u64 {
+pub(crate) fn members_key(members: &[u32]) -> u64 {
     let bytes: Vec<u8> = members.iter().flat_map(|m| m.to_le_bytes()).collect();
     xxh3_64_with_seed(&bytes, members.len() as u64)
 }
@@ -318,20 +318,47 @@ fn push_all_pairs(members: impl Iterator<Item = u32> + Clone, m: usize, pairs: &
     }
 }
 
-/// Each member with the group's first [`ANCHORS`] members and with its predecessor; returns the
-/// number of pairs pushed.
-fn push_anchor_pairs(members: &[u32], pairs: &mut Vec<u64>) -> u64 {
+/// Each member with the group's first [`ANCHORS`] members and with its predecessor, into
+/// `emit`; returns the number of pairs emitted.
+fn anchor_pairs<E>(
+    members: &[u32],
+    mut emit: impl FnMut(u32, u32) -> Result<(), E>,
+) -> Result<u64, E> {
     let mut emitted = 0u64;
     for (i, &d) in members.iter().enumerate().skip(1) {
         let anchors = i.min(ANCHORS);
-        pairs.extend(members[..anchors].iter().map(|&a| pair(a, d)));
+        for &a in &members[..anchors] {
+            emit(a, d)?;
+        }
         emitted += anchors as u64;
         if i > anchors {
-            pairs.push(pair(members[i - 1], d));
+            emit(members[i - 1], d)?;
             emitted += 1;
         }
     }
-    emitted
+    Ok(emitted)
+}
+
+/// The pairs of a group of `members` (increasing) as the capped buckets get them: all of them up
+/// to `max_pairs` pairs, else each member with the first [`ANCHORS`] members and with its
+/// predecessor. Returns the pairs emitted and, for a group over the bound, those left out.
+pub(crate) fn group_pairs<E>(
+    members: &[u32],
+    max_pairs: u64,
+    mut emit: impl FnMut(u32, u32) -> Result<(), E>,
+) -> Result<(u64, Option<u64>), E> {
+    let m = members.len() as u64;
+    let all = m * m.saturating_sub(1) / 2;
+    if all <= max_pairs {
+        for (i, &a) in members.iter().enumerate() {
+            for &b in &members[i + 1..] {
+                emit(a, b)?;
+            }
+        }
+        return Ok((all, None));
+    }
+    let emitted = anchor_pairs(members, emit)?;
+    Ok((emitted, Some(all - emitted)))
 }
 
 /// Splits an encoded pair into `(i, j)`.

@@ -134,6 +134,7 @@ impl<E: Estimator> Method for Sampled<E> {
             frequent: s.config.frequent,
             threshold: s.threshold(),
             tmp_dir: s.cx.spill_dir.clone(),
+            max_pairs_per_group: Some(s.cx.max_pairs_per_group),
         };
         let sketches = (0..slots).map(|i| (i, s.of(Slot(i))));
         let stats = sorted_pairs::collect(sketches, &config, |p| {
