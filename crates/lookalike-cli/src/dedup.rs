@@ -18,6 +18,7 @@ use crate::UsageError;
 use crate::args::{DedupArgs, SkippedInOutput};
 use crate::html::data::{Fate, Member, RunData, round6};
 use crate::output::{self, OutputFile};
+use crate::stats::RunConfig;
 use crate::summary::Summary;
 use crate::tmpfiles;
 
@@ -57,6 +58,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let mut config = DedupConfig::try_from(&args)?;
     config.spill_dir = Some(run_dir.path().to_path_buf());
     let dedup = Dedup::new(config)?;
+    let run_config = RunConfig::new(dedup.config(), args.spill_dir.as_deref())?;
 
     crate::setup::check_method_options(&args, matches)?;
     if args.run_file.is_some() {
@@ -102,7 +104,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let want_lang = args.output.is_some() || args.report.is_some() || args.html.is_some();
     // The report page: what it shows is gathered as the results stream past.
     let mut html = args.html.as_ref().map(|_| HtmlSink {
-        data: RunData::new(serde_json::json!({"config": dedup.config()}), args.inputs.clone()),
+        data: RunData::new(dedup.config().threshold, dedup.config().seed, args.inputs.clone()),
         langs: Vec::new(),
         clusters: 0,
     });
@@ -387,14 +389,11 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         })
         .collect();
     summary.stats = report_run.stats.clone();
-    let mut json = summary.to_json(&dedup);
-    // The directory the user chose, not the run's own directory inside it.
-    json["config"]["spill_dir"] = serde_json::json!(args.spill_dir);
+    let stats_json = summary.run_stats(run_config, &dedup);
     if let (Some(mut file), Some(mut h)) = (html_file, html) {
         for &(a, b, sim) in &rejected_sample {
             h.data.rejected(a, b, sim);
         }
-        h.data.stats = json.clone();
         let wanted_ids = h.data.wanted_ids();
         let wanted: BTreeMap<String, Origin> = report_run
             .ids
@@ -407,7 +406,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         let found = crate::html::texts::fetch(&wanted, &opts);
         h.data.texts = found.texts;
         h.data.texts_note = found.note;
-        let page = crate::html::render(&h.data, args.html_max_size);
+        let page = crate::html::render(&h.data, &stats_json, args.html_max_size);
         std::io::Write::write_all(&mut file, page.as_bytes())
             .with_context(|| format!("cannot write {}", file.name()))?;
         files.push(file);
@@ -430,7 +429,7 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 "clusters": absolute(&args.clusters),
                 "report": absolute(&args.report),
             },
-            "stats": json,
+            "stats": stats_json,
             "rejected_sample": rejected_sample,
         });
         serde_json::to_writer_pretty(&mut file, &run_json)
@@ -440,9 +439,10 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         files.push(file);
     }
     if let Some(mut s) = stats {
-        serde_json::to_writer_pretty(&mut s, &json)
+        stats_json
+            .to_pretty()
             .map_err(std::io::Error::from)
-            .and_then(|()| std::io::Write::write_all(&mut s, b"\n"))
+            .and_then(|text| std::io::Write::write_all(&mut s, &text))
             .with_context(|| format!("cannot write {}", s.name()))?;
         files.push(s);
     }

@@ -17,6 +17,7 @@ mod params;
 mod report;
 mod serve;
 mod setup;
+mod stats;
 mod summary;
 mod tmpfiles;
 
