@@ -60,7 +60,7 @@ pub struct Second {
 }
 
 /// What boilerplate removal did over the run (`--stats`' `boilerplate`, the summary's line).
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Removal {
     /// The rule.
     pub min_pages: u32,
@@ -94,7 +94,7 @@ pub struct Removal {
 }
 
 /// One site's figures.
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SiteRemoval {
     /// The host, folder or field value.
     pub site: String,

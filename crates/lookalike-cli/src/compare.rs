@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+use crate::stats::RunStats;
 use anyhow::{Context, Result, anyhow};
 use clap::ValueEnum;
 use lookalike::{MethodKind, MinHashScheme, Verify};
@@ -17,7 +18,6 @@ use lookalike_metrics::relation::{read_clusters, read_pairs};
 use lookalike_metrics::{
     Ids, Judge, PoolJson, Relation, found_pairs, overlaps, pair_score, relation_ari,
 };
-use serde::Deserialize;
 
 use crate::UsageError;
 use crate::args::CompareArgs;
@@ -73,20 +73,9 @@ pub fn method_runs() -> Vec<MethodRun> {
     runs
 }
 
-/// The figures of a `dedup --stats` file that `compare` reports.
-#[derive(Debug, Deserialize)]
-struct Stats {
-    documents: u64,
-    bytes: u64,
-    seconds: f64,
-    docs_per_second: f64,
-    mb_per_second: f64,
-    peak_rss_bytes: Option<u64>,
-}
-
 /// What one `lookalike dedup` child left: its figures, wall seconds, pairs and clusters.
 struct MethodFiles {
-    stats: Stats,
+    stats: RunStats,
     wall: f64,
     pairs: PathBuf,
     clusters: PathBuf,
@@ -95,7 +84,7 @@ struct MethodFiles {
 /// One method's run.
 struct Done {
     run: MethodRun,
-    stats: Stats,
+    stats: RunStats,
     wall: f64,
     relation: Relation,
     /// Its clusters as a relation, and the size of the largest.
@@ -407,8 +396,9 @@ fn run_method(
         });
     }
     let text = fs_err::read_to_string(&stats_path)?;
-    let stats: Stats = serde_json::from_str(&text)
+    let json: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{}: unexpected stats JSON", stats_path.display()))?;
+    let stats = RunStats::from_value(&json, &stats_path.display().to_string())?;
     Ok(MethodFiles { stats, wall, pairs, clusters })
 }
 

@@ -1,30 +1,86 @@
 //! `lookalike dedup`: read, run the pipeline, write the outputs, print the summary.
+//!
+//! In four steps, each a function: [`Plan::new`] checks the arguments (every usage error before
+//! anything is created), [`Files::open`] opens the outputs, [`read`] feeds every record to the
+//! run, [`finish`] delivers the results into the outputs and commits them.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lookalike::{Cluster, Dedup, DedupConfig, DocId, DocStatus, Document, ScoredPair, Sink};
-use lookalike_io::{
-    BatchLimits, ClustersJsonl, Decoded, DecodedBatches, Format, KeptJsonl, Origin, PairsTsv,
-    PayloadStore, RawRecord, ReportEntry, ReportJsonl, UniqueIds,
+use lookalike::{
+    Cluster, Dedup, DedupConfig, DedupRun, DocId, DocStatus, Document, RunReport, ScoredPair, Sink,
 };
-use rayon::prelude::*;
+use lookalike_io::{
+    BatchLimits, ClustersJsonl, Decoded, Expanded, Format, InputError, KeptJsonl, Origin, PairsTsv,
+    PayloadStore, RawRecord, ReadOptions, ReportEntry, ReportJsonl, UniqueIds,
+};
 
 use crate::UsageError;
 use crate::args::{DedupArgs, SkippedInOutput};
 use crate::html::data::{Fate, Member, RunData, round6};
 use crate::output::{self, OutputFile};
+use crate::stats::{RunConfig, RunStats};
 use crate::summary::Summary;
 use crate::tmpfiles;
 
 pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
+    // The worker threads first (`--threads 0` is the first usage error): whatever runs in
+    // parallel from here on runs on them.
     crate::setup::set_threads(args.threads)?;
-    let stdout_targets = [
+    let plan = Plan::new(args, matches)?;
+    let run_dir = spill_folder(plan.args.spill_dir.as_deref())?;
+    let files = Files::open(&plan.args)?;
+    let progress = Progress::new(plan.args.quiet, known_input_bytes(&plan.expanded.inputs));
+    // A cheap clone (the settings, a lexicon behind an Arc): the method is not built again.
+    let dedup = plan.dedup.clone().with_spill_dir(Some(run_dir.path().to_path_buf()));
+    let intake = read(&plan, &dedup, run_dir.path(), &progress, started)?;
+    finish(plan, &dedup, files, intake, &progress, started)
+}
+
+/// A `dedup` run as its arguments describe it. Every usage error but `--threads 0` is found here,
+/// before anything is created (no folder, no output file), in this order: the options alone (one `-` at most,
+/// options the method does not use, `--run` without its files); then the inputs (expanded: no
+/// readable input; outputs that name each other or an input); last the settings (the `--lexicon`
+/// file loaded and matched, the method validated by the library, exit 2 for both).
+struct Plan {
+    args: DedupArgs,
+    expanded: Expanded,
+    opts: ReadOptions,
+    /// The detector, validated (its temporary files go to the run's own folder, made later).
+    dedup: Dedup,
+    /// The settings as `--stats` writes them.
+    config: RunConfig,
+}
+
+impl Plan {
+    fn new(args: DedupArgs, matches: &clap::ArgMatches) -> Result<Plan> {
+        check_one_stdout(&args)?;
+        crate::setup::check_method_options(&args, matches)?;
+        check_run_file_outputs(&args)?;
+        let expanded = crate::setup::expand_nonempty(&args.inputs)?;
+        check_distinct_outputs(&args, &expanded.inputs)?;
+        let dedup = Dedup::new(DedupConfig::try_from(&args)?)?;
+        let config = RunConfig::new(dedup.config(), args.spill_dir.as_deref())?;
+        let opts = args.input.read_options();
+        Ok(Plan { args, expanded, opts, dedup, config })
+    }
+
+    /// Whether an output shows the documents' language (it is detected only then).
+    fn wants_lang(&self) -> bool {
+        let a = &self.args;
+        a.output.is_some() || a.report.is_some() || a.html.is_some()
+    }
+}
+
+/// A usage error when more than one output is `-`.
+fn check_one_stdout(args: &DedupArgs) -> Result<()> {
+    let outputs = [
         &args.pairs,
         &args.clusters,
         &args.output,
@@ -32,302 +88,359 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         &args.stats,
         &args.html,
         &args.run_file,
-    ]
-    .iter()
-    .filter(|t| t.as_deref() == Some("-"))
-    .count();
-    if stdout_targets > 1 {
+    ];
+    if outputs.iter().filter(|t| t.as_deref() == Some("-")).count() > 1 {
         return Err(UsageError(
             "only one of --pairs, --clusters, --output, --report, --stats, --html, --run can be -"
                 .into(),
         )
         .into());
     }
-    // Every spill file of the run goes into one directory of its own, removed at the end, on a
-    // signal, or (after a kill -9) by the next run using the same spill directory.
-    let spill_parent = args.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let run_dir =
-        tmpfiles::RunDir::create_in(&spill_parent).map_err(|e| match &args.spill_dir {
-            // A bad directory fails now, named once, rather than after the reading (and before
-            // the cleanup, which would warn about it first).
-            Some(d) => UsageError(format!("cannot use --spill-dir {}: {e}", d.display())).into(),
-            None => anyhow::anyhow!("cannot create a directory in {}: {e}", spill_parent.display()),
-        })?;
-    output::clean_once(&spill_parent);
-    let mut config = DedupConfig::try_from(&args)?;
-    config.spill_dir = Some(run_dir.path().to_path_buf());
-    let dedup = Dedup::new(config)?;
+    Ok(())
+}
 
-    crate::setup::check_method_options(&args, matches)?;
-    if args.run_file.is_some() {
-        for (flag, file) in
-            [("--pairs", &args.pairs), ("--clusters", &args.clusters), ("--report", &args.report)]
-        {
-            if file.as_deref().is_none_or(|f| f == "-") {
-                return Err(UsageError(format!(
-                    "--run needs {flag} FILE: `lookalike report --run` reads the run's pairs, clusters and report files"
-                ))
-                .into());
-            }
+/// A usage error when `--run` is given without the files `lookalike report --run` reads.
+fn check_run_file_outputs(args: &DedupArgs) -> Result<()> {
+    if args.run_file.is_none() {
+        return Ok(());
+    }
+    for (flag, file) in
+        [("--pairs", &args.pairs), ("--clusters", &args.clusters), ("--report", &args.report)]
+    {
+        if file.as_deref().is_none_or(|f| f == "-") {
+            return Err(UsageError(format!(
+                "--run needs {flag} FILE: `lookalike report --run` reads the run's pairs, clusters and report files"
+            ))
+            .into());
         }
     }
-    let expanded = crate::setup::expand_nonempty(&args.inputs)?;
-    check_distinct_outputs(&args, &expanded.inputs)?;
-    // Open the outputs before the long work, so a bad path fails at once.
-    let pairs = args.pairs.as_deref().map(OutputFile::open).transpose()?;
-    let clusters = args.clusters.as_deref().map(OutputFile::open).transpose()?;
-    let output = args.output.as_deref().map(OutputFile::open).transpose()?;
-    let report = args.report.as_deref().map(OutputFile::open).transpose()?;
-    let stats = args.stats.as_deref().map(OutputFile::open).transpose()?;
-    let html_file = args.html.as_deref().map(OutputFile::open).transpose()?;
-    let run_file = args.run_file.as_deref().map(OutputFile::open).transpose()?;
+    Ok(())
+}
 
-    let opts = args.input.read_options();
-    let mut summary = Summary::new(expanded.inputs.len(), &expanded.ignored);
-    let progress = Progress::new(args.quiet, known_input_bytes(&expanded.inputs));
+/// The run's own folder in the spill folder, where every spill file of the run goes (removed at
+/// the end, on a signal, or after a kill -9 by the next run using the same spill folder); what
+/// earlier runs left there is cleaned.
+fn spill_folder(spill_dir: Option<&Path>) -> Result<tmpfiles::RunDir> {
+    let parent = spill_dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
+    let run_dir = tmpfiles::RunDir::create_in(&parent).map_err(|e| match spill_dir {
+        // A bad directory fails now, named once, rather than after the reading (and before
+        // the cleanup, which would warn about it first).
+        Some(d) => UsageError(format!("cannot use --spill-dir {}: {e}", d.display())).into(),
+        None => anyhow::anyhow!("cannot create a directory in {}: {e}", parent.display()),
+    })?;
+    output::clean_once(&parent);
+    Ok(run_dir)
+}
 
-    let spill = |e: lookalike::Error| in_spill_dir(e, args.spill_dir.as_deref());
-    let mut run = dedup.start().map_err(spill)?;
-    // The documents --output writes are held in a temporary file of the spill folder.
-    let spill_name = spill_dir_name(args.spill_dir.as_deref());
-    let payload_error = |e: std::io::Error| {
-        anyhow::anyhow!("cannot write the temporary file of --output in {spill_name}: {e}")
-    };
-    let mut payloads = match args.output {
-        Some(_) => Some(PayloadStore::new(Some(run_dir.path())).map_err(payload_error)?),
-        None => None,
-    };
-    let want_payload = payloads.is_some();
-    // The language is detected only when an output carries it.
-    let want_lang = args.output.is_some() || args.report.is_some() || args.html.is_some();
-    // The report page: what it shows is gathered as the results stream past.
-    let mut html = args.html.as_ref().map(|_| HtmlSink {
-        data: RunData::new(serde_json::json!({"config": dedup.config()}), args.inputs.clone()),
-        langs: Vec::new(),
-        clusters: 0,
-    });
-    let mut entries: Vec<ReportEntry> = Vec::new();
-    // Where each document is, by DocId, for the report and the summary's examples.
-    let mut origins: Vec<Origin> = Vec::new();
-    // Ids made unique over the run, in input order (a later copy gets `#` and its origin).
-    let mut ids = UniqueIds::default();
-    // Files found in directories and not read (binary, empty, JSON documents): listed.
-    for file in &expanded.ignored {
-        let (path, reason) = (file.path.display().to_string(), file.reason.clone());
-        entries.push(ReportEntry::Ignored { path, reason });
+/// The output files, opened before the long work so that a bad path fails at once.
+struct Files {
+    pairs: Option<OutputFile>,
+    clusters: Option<OutputFile>,
+    output: Option<OutputFile>,
+    report: Option<OutputFile>,
+    stats: Option<OutputFile>,
+    html: Option<OutputFile>,
+    run: Option<OutputFile>,
+}
+
+impl Files {
+    fn open(args: &DedupArgs) -> Result<Files> {
+        let open = |file: &Option<String>| file.as_deref().map(OutputFile::open).transpose();
+        Ok(Files {
+            pairs: open(&args.pairs)?,
+            clusters: open(&args.clusters)?,
+            output: open(&args.output)?,
+            report: open(&args.report)?,
+            stats: open(&args.stats)?,
+            html: open(&args.html)?,
+            run: open(&args.run_file)?,
+        })
     }
-    // Special files and link loops found in directories: not opened, each reported.
-    for skipped in &expanded.skipped {
-        let id = skipped.path.display().to_string();
-        let origin = Origin::whole(id.as_str());
-        let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
-        summary.skip(&id, &skipped.reason);
-        entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone(), origin });
-    }
-    // Read on one thread; decode, detect the language and build the payload on the workers.
+}
+
+/// What the reading gathers besides the run: the report's entries, where each document is, the
+/// `--output` lines, what the page shows, the summary.
+struct Intake<'r> {
+    run: DedupRun<'r>,
+    summary: Summary,
+    entries: Vec<ReportEntry>,
+    /// Where each document is, by DocId, for the report and the summary's examples.
+    origins: Vec<Origin>,
+    /// Ids made unique over the run, in input order (a later copy gets `#` and its origin).
+    ids: UniqueIds,
+    /// The documents `--output` writes, held in a temporary file of the run's folder.
+    payloads: Option<PayloadStore>,
+    /// The report page: what it shows is gathered as the results stream past.
+    html: Option<HtmlSink>,
+    spill_dir: Option<PathBuf>,
+}
+
+/// The run started and every record read into it: in one pass, or in two with site boilerplate
+/// removal (whose figures go to the summary).
+fn read<'r>(
+    plan: &Plan,
+    dedup: &'r Dedup,
+    run_dir: &Path,
+    progress: &Progress,
+    started: Instant,
+) -> Result<Intake<'r>> {
+    let args = &plan.args;
+    let mut intake = Intake::start(plan, dedup, run_dir)?;
+    intake.listed(&plan.expanded);
     // Texts that begin alike (copies, pages of one template) have their language detected once.
     let langs = lookalike::text::lang::DetectCache::default();
+    let want_lang = plan.wants_lang();
     let lang_of =
         |doc: &Document| if want_lang { langs.detect(&doc.text).map(|d| d.code) } else { None };
-    // Every decoded record, in input order, into the run and the outputs' lists.
-    let mut consume =
-        |decoded: Vec<Result<DecodedRecord, lookalike_io::InputError>>| -> Result<()> {
-            let mut docs = Vec::with_capacity(decoded.len());
-            for item in decoded {
-                match item {
-                    Err(e) => {
-                        progress
-                            .println(&format!("lookalike: warning: {e}"), summary.input_errors());
-                        // A record (or a whole input) lost with the error is in the report too.
-                        if let Some(id) = &e.lost {
-                            let origin = e.origin();
-                            let id = rename(&mut ids, id, &origin, &mut summary)
-                                .unwrap_or_else(|| id.clone());
-                            let reason = e.message.clone();
-                            entries.push(ReportEntry::Skipped { id, reason, origin });
-                        }
-                        summary.input_error(e);
-                    }
-                    Ok(DecodedRecord {
-                        decoded: Decoded::Skip { id, reason },
-                        payload,
-                        origin,
-                        ..
-                    }) => {
-                        let id = rename(&mut ids, &id, &origin, &mut summary).unwrap_or(id);
-                        if let (Some(store), Some((p, _))) = (payloads.as_mut(), payload) {
-                            store.push_skipped(&p).map_err(payload_error)?;
-                        }
-                        summary.skip(&label(&id, &origin), &reason);
-                        entries.push(ReportEntry::Skipped { id, reason, origin });
-                    }
-                    Ok(DecodedRecord {
-                        decoded: Decoded::Doc { mut doc, warning, title, .. },
-                        mut payload,
-                        lang,
-                        origin,
-                        format,
-                        removed,
-                    }) => {
-                        if let Some(id) = rename(&mut ids, &doc.id, &origin, &mut summary) {
-                            if payload.is_some() && !is_record_payload(format) {
-                                // The line `--output` writes names the document by its new id.
-                                payload =
-                                    Some((payload_json(&id, &doc, title.as_deref(), lang), true));
-                            }
-                            doc.id = id;
-                        }
-                        if let Some(w) = warning {
-                            summary.warning(&label(&doc.id, &origin), &w);
-                        }
-                        if let (Some(store), Some((p, built))) = (payloads.as_mut(), payload) {
-                            store.push(&p, built).map_err(payload_error)?;
-                        }
-                        entries.push(ReportEntry::Doc {
-                            index: DocId((run.len() + docs.len()) as u32),
-                            lang,
-                            boilerplate: removed,
-                        });
-                        origins.push(origin);
-                        if let Some(h) = html.as_mut() {
-                            h.langs.push(lang);
-                        }
-                        docs.push(doc);
-                    }
-                }
-            }
-            summary.records += docs.len() as u64;
-            summary.bytes += docs.iter().map(|d| d.raw_len).sum::<u64>();
-            run.add(docs).map_err(spill)?;
-            progress.reading(summary.records, summary.bytes, started.elapsed());
-            Ok(())
+    let want_payload = intake.payloads.is_some();
+    let inputs = plan.expanded.inputs.clone();
+    let mut each = |batch: Vec<Result<DecodedRecord, InputError>>| {
+        intake.batch(batch, progress)?;
+        progress.reading(intake.summary.records, intake.summary.bytes, started.elapsed());
+        Ok(())
+    };
+    let removal = if crate::boilerplate::enabled(&args.boilerplate, &plan.opts, &inputs) {
+        let dir_name = spill_dir_name(args.spill_dir.as_deref());
+        let two = crate::read::TwoPasses {
+            args: &args.boilerplate,
+            dir: run_dir,
+            dir_name: &dir_name,
+            limits: BatchLimits::default(),
+            batch: 4096,
+            keep: |rec: &RawRecord, decoded: &Decoded| first_payload(rec, decoded, want_payload),
+            cleaned: |second| cleaned_record(second, &lang_of, want_payload),
         };
-    let mut removal = None;
-    if crate::boilerplate::enabled(&args.boilerplate, &opts, &expanded.inputs) {
-        // Two passes: every page's blocks counted per site while the texts go to a temporary
-        // file, then the pages cleaned of their site's template and run.
-        let temp_error = |what: &str| {
-            format!("cannot {what} the temporary file of --boilerplate in {spill_name}")
-        };
-        let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, run_dir.path())
-            .with_context(|| temp_error("create"))?;
-        let mode = pass.mode();
-        let first = |rec: &RawRecord, decoded: Decoded| {
-            let page = crate::boilerplate::HASHER
-                .with_borrow_mut(|h| crate::boilerplate::page_of(mode, rec, &decoded, h));
-            let payload = match &decoded {
-                Decoded::Skip { id, reason } => (want_payload
-                    && !crate::extract::is_warc_record_type(reason))
-                .then(|| skipped_payload(rec, id, reason)),
-                Decoded::Doc { .. } => (want_payload && is_record_payload(rec.format))
-                    .then(|| (rec.bytes.clone(), false)),
-            };
-            crate::boilerplate::First {
-                decoded,
-                origin: rec.origin(),
-                format: rec.format,
-                payload,
-                page,
-            }
-        };
-        let pass_opts = crate::boilerplate::read_options(&args.boilerplate, opts.clone());
-        let batches =
-            DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::default(), first)
-                .context("cannot start the reader thread")?;
-        let mut read = 0u64;
-        for batch in batches {
-            for item in batch {
-                if let Ok(f) = &item
-                    && let Decoded::Doc { doc, .. } = &f.decoded
-                {
-                    read += doc.raw_len;
-                }
-                pass.hold(item).with_context(|| temp_error("write"))?;
-            }
-            progress.counting(pass.pages, read, started.elapsed());
-        }
-        let mut cleaned = pass.finish(4096).with_context(|| temp_error("read"))?;
-        while let Some(batch) = cleaned.next_batch().with_context(|| temp_error("read"))? {
-            let decoded: Vec<_> = batch
-                .into_par_iter()
-                .map(|item| {
-                    item.map(|second| {
-                        let lang = match &second.decoded {
-                            Decoded::Doc { doc, .. } => lang_of(doc),
-                            Decoded::Skip { .. } => None,
-                        };
-                        let payload = match (&second.decoded, second.payload) {
-                            (_, Some(p)) => Some(p),
-                            (Decoded::Doc { doc, title, .. }, None) if want_payload => {
-                                Some(payload_json(&doc.id, doc, title.as_deref(), lang))
-                                    .map(|p| (p, true))
-                            }
-                            // A page skipped for having nothing of its own (the reader's
-                            // skips have their line from the first pass, or none: WARC
-                            // records that are not responses).
-                            (Decoded::Skip { id, reason }, None)
-                                if want_payload && second.removed.is_some() =>
-                            {
-                                let line = serde_json::json!({"id": id, "skipped": reason});
-                                Some((serde_json::to_vec(&line).unwrap_or_default(), false))
-                            }
-                            _ => None,
-                        };
-                        DecodedRecord {
-                            decoded: second.decoded,
-                            payload,
-                            lang,
-                            origin: second.origin,
-                            format: second.format,
-                            removed: second.removed,
-                        }
-                    })
-                })
-                .collect();
-            consume(decoded)?;
-        }
-        removal = Some(cleaned.removal());
+        let counted = |pages, bytes| progress.counting(pages, bytes, started.elapsed());
+        Some(crate::read::cleaned_batches(inputs, plan.opts.clone(), two, counted, &mut each)?)
     } else {
-        let per_record = |rec: &RawRecord, decoded: Decoded| {
-            let (mut payload, mut lang) = (None, None);
-            match &decoded {
-                Decoded::Doc { doc, title, .. } => {
-                    lang = lang_of(doc);
-                    if want_payload {
-                        payload = Some(payload_of(rec, doc, title.as_deref(), lang));
-                    }
-                }
-                Decoded::Skip { id, reason } => {
-                    // WARC records other than responses are records, not documents: not in --output.
-                    if want_payload && !crate::extract::is_warc_record_type(reason) {
-                        payload = Some(skipped_payload(rec, id, reason));
-                    }
-                }
+        let decode = |rec: &RawRecord, decoded| record_of(rec, decoded, &lang_of, want_payload);
+        crate::read::batches(inputs, plan.opts.clone(), BatchLimits::default(), decode, each)?;
+        None
+    };
+    intake.summary.boilerplate = removal;
+    intake.summary.read_time = started.elapsed();
+    Ok(intake)
+}
+
+/// A record read in one pass: its language, and its `--output` line when one is written.
+fn record_of(
+    rec: &RawRecord,
+    decoded: Decoded,
+    lang_of: &impl Fn(&Document) -> Option<&'static str>,
+    want_payload: bool,
+) -> DecodedRecord {
+    let (mut payload, mut lang) = (None, None);
+    match &decoded {
+        Decoded::Doc { doc, title, .. } => {
+            lang = lang_of(doc);
+            if want_payload {
+                payload = Some(payload_of(rec, doc, title.as_deref(), lang));
             }
-            DecodedRecord {
-                decoded,
-                payload,
-                lang,
-                origin: rec.origin(),
-                format: rec.format,
-                removed: None,
+        }
+        Decoded::Skip { id, reason } => {
+            // WARC records other than responses are records, not documents: not in --output.
+            if want_payload && !crate::extract::is_warc_record_type(reason) {
+                payload = Some(skipped_payload(rec, id, reason));
             }
-        };
-        let batches = DecodedBatches::spawn(
-            expanded.inputs,
-            opts.clone(),
-            BatchLimits::default(),
-            per_record,
-        )
-        .context("cannot start the reader thread")?;
-        for decoded in batches {
-            consume(decoded)?;
         }
     }
-    summary.boilerplate = removal;
-    summary.read_time = started.elapsed();
+    let (origin, format) = (rec.origin(), rec.format);
+    DecodedRecord { decoded, payload, lang, origin, format, removed: None }
+}
 
-    // Every output is a sink the run pushes into; they are committed together at the end.
+/// What the first pass of boilerplate removal keeps of a record for `--output`: the line of a
+/// skipped record, the original record of a JSONL line or Parquet row (the others' lines are
+/// built from their cleaned text).
+fn first_payload(
+    rec: &RawRecord,
+    decoded: &Decoded,
+    want_payload: bool,
+) -> Option<(Vec<u8>, bool)> {
+    match decoded {
+        Decoded::Skip { id, reason } => (want_payload
+            && !crate::extract::is_warc_record_type(reason))
+        .then(|| skipped_payload(rec, id, reason)),
+        Decoded::Doc { .. } => {
+            (want_payload && is_record_payload(rec.format)).then(|| (rec.bytes.clone(), false))
+        }
+    }
+}
+
+/// A page of the second pass of boilerplate removal: its language, and its `--output` line when
+/// one is written.
+fn cleaned_record(
+    second: crate::boilerplate::Second,
+    lang_of: &impl Fn(&Document) -> Option<&'static str>,
+    want_payload: bool,
+) -> DecodedRecord {
+    let lang = match &second.decoded {
+        Decoded::Doc { doc, .. } => lang_of(doc),
+        Decoded::Skip { .. } => None,
+    };
+    let payload = match (&second.decoded, second.payload) {
+        (_, Some(p)) => Some(p),
+        (Decoded::Doc { doc, title, .. }, None) if want_payload => {
+            Some(payload_json(&doc.id, doc, title.as_deref(), lang)).map(|p| (p, true))
+        }
+        // A page skipped for having nothing of its own (the reader's skips have their line from
+        // the first pass, or none: WARC records that are not responses).
+        (Decoded::Skip { id, reason }, None) if want_payload && second.removed.is_some() => {
+            let line = serde_json::json!({"id": id, "skipped": reason});
+            Some((serde_json::to_vec(&line).unwrap_or_default(), false))
+        }
+        _ => None,
+    };
+    DecodedRecord {
+        decoded: second.decoded,
+        payload,
+        lang,
+        origin: second.origin,
+        format: second.format,
+        removed: second.removed,
+    }
+}
+
+impl<'r> Intake<'r> {
+    /// The run started, and the `--output` store and the page's data when they are written.
+    fn start(plan: &Plan, dedup: &'r Dedup, run_dir: &Path) -> Result<Intake<'r>> {
+        let spill_dir = plan.args.spill_dir.clone();
+        let run = dedup.start().map_err(|e| in_spill_dir(e, spill_dir.as_deref()))?;
+        let payloads = match plan.args.output {
+            Some(_) => Some(
+                PayloadStore::new(Some(run_dir))
+                    .map_err(|e| payload_error(spill_dir.as_deref(), e))?,
+            ),
+            None => None,
+        };
+        let html = plan.args.html.as_ref().map(|_| HtmlSink {
+            data: RunData::new(
+                dedup.config().threshold,
+                dedup.config().seed,
+                plan.args.inputs.clone(),
+            ),
+            langs: Vec::new(),
+            clusters: 0,
+        });
+        Ok(Intake {
+            run,
+            summary: Summary::new(plan.expanded.inputs.len(), &plan.expanded.ignored),
+            entries: Vec::new(),
+            origins: Vec::new(),
+            ids: UniqueIds::default(),
+            payloads,
+            html,
+            spill_dir,
+        })
+    }
+
+    /// The files found in folders and not read: listed (binary, empty, JSON documents), or
+    /// reported as skipped (special files, link loops: not opened).
+    fn listed(&mut self, expanded: &Expanded) {
+        for file in &expanded.ignored {
+            let (path, reason) = (file.path.display().to_string(), file.reason.clone());
+            self.entries.push(ReportEntry::Ignored { path, reason });
+        }
+        for skipped in &expanded.skipped {
+            let id = skipped.path.display().to_string();
+            let origin = Origin::whole(id.as_str());
+            let id = rename(&mut self.ids, &id, &origin, &mut self.summary).unwrap_or(id);
+            self.summary.skip(&id, &skipped.reason);
+            self.entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone(), origin });
+        }
+    }
+
+    /// Every decoded record of a batch, in input order, into the run and the outputs' lists.
+    fn batch(
+        &mut self,
+        decoded: Vec<Result<DecodedRecord, InputError>>,
+        progress: &Progress,
+    ) -> Result<()> {
+        let mut docs = Vec::with_capacity(decoded.len());
+        for item in decoded {
+            match item {
+                Err(e) => self.lost(e, progress),
+                Ok(rec) => {
+                    let index = DocId((self.run.len() + docs.len()) as u32);
+                    docs.extend(self.record(rec, index)?);
+                }
+            }
+        }
+        self.summary.records += docs.len() as u64;
+        self.summary.bytes += docs.iter().map(|d| d.raw_len).sum::<u64>();
+        let spill_dir = self.spill_dir.as_deref();
+        self.run.add(docs).map_err(|e| in_spill_dir(e, spill_dir))
+    }
+
+    /// An input error: warned about, and the record (or the whole input) it lost reported.
+    fn lost(&mut self, e: InputError, progress: &Progress) {
+        progress.println(&format!("lookalike: warning: {e}"), self.summary.input_errors());
+        if let Some(id) = &e.lost {
+            let origin = e.origin();
+            let id =
+                rename(&mut self.ids, id, &origin, &mut self.summary).unwrap_or_else(|| id.clone());
+            let reason = e.message.clone();
+            self.entries.push(ReportEntry::Skipped { id, reason, origin });
+        }
+        self.summary.input_error(e);
+    }
+
+    /// A record: the document to run (as `index`), its id made unique, its lines listed; or,
+    /// skipped by the reader, reported.
+    fn record(&mut self, rec: DecodedRecord, index: DocId) -> Result<Option<Document>> {
+        let DecodedRecord { decoded, mut payload, lang, origin, format, removed } = rec;
+        let spill_dir = self.spill_dir.as_deref();
+        let (mut doc, warning, title) = match decoded {
+            Decoded::Doc { doc, warning, title, .. } => (doc, warning, title),
+            Decoded::Skip { id, reason } => {
+                let id = rename(&mut self.ids, &id, &origin, &mut self.summary).unwrap_or(id);
+                if let (Some(store), Some((p, _))) = (self.payloads.as_mut(), payload) {
+                    store.push_skipped(&p).map_err(|e| payload_error(spill_dir, e))?;
+                }
+                self.summary.skip(&label(&id, &origin), &reason);
+                self.entries.push(ReportEntry::Skipped { id, reason, origin });
+                return Ok(None);
+            }
+        };
+        if let Some(id) = rename(&mut self.ids, &doc.id, &origin, &mut self.summary) {
+            if payload.is_some() && !is_record_payload(format) {
+                // The line `--output` writes names the document by its new id.
+                payload = Some((payload_json(&id, &doc, title.as_deref(), lang), true));
+            }
+            doc.id = id;
+        }
+        if let Some(w) = warning {
+            self.summary.warning(&label(&doc.id, &origin), &w);
+        }
+        if let (Some(store), Some((p, built))) = (self.payloads.as_mut(), payload) {
+            store.push(&p, built).map_err(|e| payload_error(spill_dir, e))?;
+        }
+        self.entries.push(ReportEntry::Doc { index, lang, boilerplate: removed });
+        self.origins.push(origin);
+        if let Some(h) = self.html.as_mut() {
+            h.langs.push(lang);
+        }
+        Ok(Some(doc))
+    }
+}
+
+/// A failure of the temporary file that holds the documents `--output` writes.
+fn payload_error(spill_dir: Option<&Path>, e: std::io::Error) -> anyhow::Error {
+    let name = spill_dir_name(spill_dir);
+    anyhow::anyhow!("cannot write the temporary file of --output in {name}: {e}")
+}
+
+/// The results delivered into the outputs, the page, run and stats files written, everything
+/// committed together unless the run failed; the summary printed.
+fn finish(
+    plan: Plan,
+    dedup: &Dedup,
+    files: Files,
+    intake: Intake<'_>,
+    progress: &Progress,
+    started: Instant,
+) -> Result<ExitCode> {
+    let Intake { run, mut summary, entries, origins, payloads, mut html, spill_dir, .. } = intake;
+    let args = &plan.args;
     let origins: Arc<[Origin]> = origins.into();
     if let Some(h) = html.as_mut() {
         // Records the readers skipped never reach the run: the page counts them here.
@@ -337,11 +450,14 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
             }
         }
     }
+    // Every output is a sink the run pushes into; they are committed together at the end.
     let mut outputs = Outputs {
-        pairs: pairs.map(|f| Named::new(f, PairsTsv::new)),
-        clusters: clusters.map(|f| Named::new(f, ClustersJsonl::new)),
-        report: report.map(|f| Named::new(f, |w| ReportJsonl::new(w, entries, origins.clone()))),
-        kept: match (output, payloads) {
+        pairs: files.pairs.map(|f| Named::new(f, PairsTsv::new)),
+        clusters: files.clusters.map(|f| Named::new(f, ClustersJsonl::new)),
+        report: files
+            .report
+            .map(|f| Named::new(f, |w| ReportJsonl::new(w, entries, origins.clone()))),
+        kept: match (files.output, payloads) {
             (Some(f), Some(store)) => Some(Named::new(f, |w| {
                 KeptJsonl::new(w, store).keep_skipped(args.skipped == SkippedInOutput::Keep)
             })),
@@ -351,27 +467,63 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         summary: &mut summary,
         origins: &origins,
     };
+    let (mut report_run, stages) = deliver(run, &mut outputs, progress, spill_dir.as_deref())?;
+    let Outputs { pairs, clusters, report, kept, html, .. } = outputs;
+    let mut written: Vec<OutputFile> = Vec::new();
+    written.extend(pairs.map(|s| s.sink.into_inner()));
+    written.extend(clusters.map(|s| s.sink.into_inner()));
+    written.extend(report.map(|s| s.sink.into_inner()));
+    written.extend(kept.map(|s| s.sink.into_inner()));
+    summary.total_time = started.elapsed();
+    summary.threads = rayon::current_num_threads();
+    summary.stages = stages;
+    let rejected = std::mem::take(&mut report_run.stats.verification.rejected_sample);
+    let rejected: Vec<(&str, &str, f64)> = rejected
+        .iter()
+        .map(|&(a, b, sim)| {
+            (report_run.ids[a.index()].as_str(), report_run.ids[b.index()].as_str(), sim)
+        })
+        .collect();
+    summary.stats = report_run.stats.clone();
+    let stats = summary.run_stats(plan.config, dedup);
+    if let (Some(file), Some(h)) = (files.html, html) {
+        let found = (&report_run, &origins[..], &plan.opts);
+        written.push(write_page(file, h, &stats, &rejected, found, args.html_max_size, progress)?);
+    }
+    if let Some(file) = files.run {
+        written.push(write_run_file(file, args, &stats, &rejected)?);
+    }
+    if let Some(mut file) = files.stats {
+        stats
+            .to_pretty()
+            .map_err(std::io::Error::from)
+            .and_then(|text| std::io::Write::write_all(&mut file, &text))
+            .with_context(|| format!("cannot write {}", file.name()))?;
+        written.push(file);
+    }
+    commit(written, &summary, args, dedup, progress)
+}
+
+/// The run's results pushed into `outputs`, with the seconds of each phase after reading.
+fn deliver(
+    run: DedupRun<'_>,
+    outputs: &mut Outputs<'_>,
+    progress: &Progress,
+    spill_dir: Option<&Path>,
+) -> Result<(RunReport, Vec<(String, f64)>)> {
     let mut stages: Vec<(String, Instant)> = Vec::new();
-    let mut report_run = run
-        .finish_into_with(&mut outputs, &mut |phase| {
+    let report_run = run
+        .finish_into_with(outputs, &mut |phase| {
             stages.push((phase.to_owned(), Instant::now()));
             progress.phase(phase);
         })
         .map_err(|e| match e.downcast::<lookalike::Error>() {
-            Ok(e) => in_spill_dir(e, args.spill_dir.as_deref()),
+            Ok(e) => in_spill_dir(e, spill_dir),
             Err(e) => e,
         })?;
     progress.phase("writing outputs");
     let finished = Instant::now();
-    let Outputs { pairs, clusters, report, kept, html, .. } = outputs;
-    let mut files: Vec<OutputFile> = Vec::new();
-    files.extend(pairs.map(|s| s.sink.into_inner()));
-    files.extend(clusters.map(|s| s.sink.into_inner()));
-    files.extend(report.map(|s| s.sink.into_inner()));
-    files.extend(kept.map(|s| s.sink.into_inner()));
-    summary.total_time = started.elapsed();
-    summary.threads = rayon::current_num_threads();
-    summary.stages = stages
+    let seconds = stages
         .iter()
         .enumerate()
         .map(|(i, (name, start))| {
@@ -379,74 +531,87 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
             (name.clone(), end.duration_since(*start).as_secs_f64())
         })
         .collect();
-    let rejected_sample = std::mem::take(&mut report_run.stats.verification.rejected_sample);
-    let rejected_sample: Vec<(&str, &str, f64)> = rejected_sample
+    Ok((report_run, seconds))
+}
+
+/// The report page into `file`: the rejected candidates of the sample added, the texts of the
+/// sampled pairs read again from the inputs (`found`: the run's ids, where each document is,
+/// how the inputs are read).
+fn write_page(
+    mut file: OutputFile,
+    mut h: HtmlSink,
+    stats: &RunStats,
+    rejected: &[(&str, &str, f64)],
+    found: (&RunReport, &[Origin], &ReadOptions),
+    max_size: usize,
+    progress: &Progress,
+) -> Result<OutputFile> {
+    let (report_run, origins, opts) = found;
+    for &(a, b, sim) in rejected {
+        h.data.rejected(a, b, sim);
+    }
+    let wanted_ids = h.data.wanted_ids();
+    let wanted: BTreeMap<String, Origin> = report_run
+        .ids
         .iter()
-        .map(|&(a, b, sim)| {
-            (report_run.ids[a.index()].as_str(), report_run.ids[b.index()].as_str(), sim)
-        })
+        .enumerate()
+        .filter(|(_, id)| wanted_ids.contains(*id))
+        .map(|(i, id)| (id.clone(), origins[i].clone()))
         .collect();
-    summary.stats = report_run.stats.clone();
-    let mut json = summary.to_json(&dedup);
-    // The directory the user chose, not the run's own directory inside it.
-    json["config"]["spill_dir"] = serde_json::json!(args.spill_dir);
-    if let (Some(mut file), Some(mut h)) = (html_file, html) {
-        for &(a, b, sim) in &rejected_sample {
-            h.data.rejected(a, b, sim);
-        }
-        h.data.stats = json.clone();
-        let wanted_ids = h.data.wanted_ids();
-        let wanted: BTreeMap<String, Origin> = report_run
-            .ids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| wanted_ids.contains(*id))
-            .map(|(i, id)| (id.clone(), origins[i].clone()))
-            .collect();
-        progress.phase("reading the texts of the sampled pairs again");
-        let found = crate::html::texts::fetch(&wanted, &opts);
-        h.data.texts = found.texts;
-        h.data.texts_note = found.note;
-        let page = crate::html::render(&h.data, args.html_max_size);
-        std::io::Write::write_all(&mut file, page.as_bytes())
-            .with_context(|| format!("cannot write {}", file.name()))?;
-        files.push(file);
-    }
-    if let Some(mut file) = run_file {
-        let absolute = |p: &Option<String>| {
-            p.as_deref().map(|p| {
-                std::path::absolute(p).map_or_else(|_| p.to_owned(), |a| a.display().to_string())
-            })
-        };
-        let cwd = std::env::current_dir().map(|d| d.display().to_string()).ok();
-        let run_json = serde_json::json!({
-            "lookalike_run": 1,
-            "version": env!("CARGO_PKG_VERSION"),
-            "cwd": cwd,
-            "command": std::env::args().collect::<Vec<_>>(),
-            "inputs": args.inputs,
-            "outputs": {
-                "pairs": absolute(&args.pairs),
-                "clusters": absolute(&args.clusters),
-                "report": absolute(&args.report),
-            },
-            "stats": json,
-            "rejected_sample": rejected_sample,
-        });
-        serde_json::to_writer_pretty(&mut file, &run_json)
-            .map_err(std::io::Error::from)
-            .and_then(|()| std::io::Write::write_all(&mut file, b"\n"))
-            .with_context(|| format!("cannot write {}", file.name()))?;
-        files.push(file);
-    }
-    if let Some(mut s) = stats {
-        serde_json::to_writer_pretty(&mut s, &json)
-            .map_err(std::io::Error::from)
-            .and_then(|()| std::io::Write::write_all(&mut s, b"\n"))
-            .with_context(|| format!("cannot write {}", s.name()))?;
-        files.push(s);
-    }
-    // A run that fails replaces no output: the check comes before the commit.
+    progress.phase("reading the texts of the sampled pairs again");
+    let found = crate::html::texts::fetch(&wanted, opts);
+    h.data.texts = found.texts;
+    h.data.texts_note = found.note;
+    let page = crate::html::render(&h.data, stats, max_size);
+    std::io::Write::write_all(&mut file, page.as_bytes())
+        .with_context(|| format!("cannot write {}", file.name()))?;
+    Ok(file)
+}
+
+/// The run file of `--run` into `file`: the command line, the files `lookalike report` reads,
+/// the statistics and the rejected candidates of the sample.
+fn write_run_file(
+    mut file: OutputFile,
+    args: &DedupArgs,
+    stats: &RunStats,
+    rejected: &[(&str, &str, f64)],
+) -> Result<OutputFile> {
+    let absolute = |p: &Option<String>| {
+        p.as_deref().map(|p| {
+            std::path::absolute(p).map_or_else(|_| p.to_owned(), |a| a.display().to_string())
+        })
+    };
+    let cwd = std::env::current_dir().map(|d| d.display().to_string()).ok();
+    let run_json = serde_json::json!({
+        "lookalike_run": 1,
+        "version": env!("CARGO_PKG_VERSION"),
+        "cwd": cwd,
+        "command": std::env::args().collect::<Vec<_>>(),
+        "inputs": args.inputs,
+        "outputs": {
+            "pairs": absolute(&args.pairs),
+            "clusters": absolute(&args.clusters),
+            "report": absolute(&args.report),
+        },
+        "stats": stats,
+        "rejected_sample": rejected,
+    });
+    serde_json::to_writer_pretty(&mut file, &run_json)
+        .map_err(std::io::Error::from)
+        .and_then(|()| std::io::Write::write_all(&mut file, b"\n"))
+        .with_context(|| format!("cannot write {}", file.name()))?;
+    Ok(file)
+}
+
+/// The outputs committed, unless the run failed (nothing read; `--strict` and a problem): then
+/// none replaces its file. The summary printed; exit 1 on failure.
+fn commit(
+    written: Vec<OutputFile>,
+    summary: &Summary,
+    args: &DedupArgs,
+    dedup: &Dedup,
+    progress: &Progress,
+) -> Result<ExitCode> {
     let failure = if summary.nothing_read() {
         Some(format!(
             "no document could be read ({}); no output was written",
@@ -461,13 +626,13 @@ pub fn run(args: DedupArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
         None
     };
     if failure.is_none() {
-        output::commit_all(files)?;
+        output::commit_all(written)?;
     } else {
-        drop(files);
+        drop(written);
     }
     progress.finish();
     if !args.quiet {
-        eprint!("{}", summary.render(&dedup));
+        eprint!("{}", summary.render(dedup));
     }
     if let Some(msg) = failure {
         eprintln!("lookalike: error: {msg}");

@@ -4,10 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use lookalike_io::{
-    BatchLimits, BoilerplateRemoved, Decoded, DecodedBatches, RawRecord, UniqueIds,
-};
-use rayon::prelude::*;
+use lookalike_io::{BatchLimits, BoilerplateRemoved, Decoded, RawRecord, UniqueIds};
 
 use crate::UsageError;
 use crate::args::ExtractArgs;
@@ -138,52 +135,29 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
         }
         Ok(())
     };
+    let each = |batch| print(batch).with_context(|| format!("cannot write {name}"));
     if crate::boilerplate::enabled(&args.boilerplate, &opts, &expanded.inputs) {
         // As `dedup` does: every page's blocks counted per site first, the texts held in a
         // temporary file, then each page printed without its site's template.
         let temp = std::env::temp_dir();
-        let temp_error = |what: &str| {
-            format!("cannot {what} the temporary file of --boilerplate in {}", temp.display())
+        let two = crate::read::TwoPasses {
+            args: &args.boilerplate,
+            dir: &temp,
+            dir_name: &temp.display().to_string(),
+            limits: BatchLimits::records(256),
+            batch: 256,
+            keep: |_: &RawRecord, _: &Decoded| None,
+            cleaned: |s: crate::boilerplate::Second| {
+                let lang = match &s.decoded {
+                    Decoded::Doc { doc, .. } => langs.detect(&doc.text).map(|l| l.code),
+                    Decoded::Skip { .. } => None,
+                };
+                (s.decoded, lang, s.origin, s.removed)
+            },
         };
-        let mut pass = crate::boilerplate::SitePass::new(&args.boilerplate, &temp)
-            .with_context(|| temp_error("create"))?;
-        let mode = pass.mode();
-        let first = |rec: &RawRecord, decoded: Decoded| {
-            let page = crate::boilerplate::HASHER
-                .with_borrow_mut(|h| crate::boilerplate::page_of(mode, rec, &decoded, h));
-            let (origin, format) = (rec.origin(), rec.format);
-            crate::boilerplate::First { decoded, origin, format, payload: None, page }
-        };
-        let pass_opts = crate::boilerplate::read_options(&args.boilerplate, opts);
-        let batches =
-            DecodedBatches::spawn(expanded.inputs, pass_opts, BatchLimits::records(256), first)
-                .context("cannot start the reader thread")?;
-        for item in batches.flatten() {
-            pass.hold(item).with_context(|| temp_error("write"))?;
-        }
-        let mut cleaned = pass.finish(256).with_context(|| temp_error("read"))?;
-        while let Some(batch) = cleaned.next_batch().with_context(|| temp_error("read"))? {
-            let batch = batch
-                .into_par_iter()
-                .map(|item| {
-                    item.map(|s| {
-                        let lang = match &s.decoded {
-                            Decoded::Doc { doc, .. } => langs.detect(&doc.text).map(|l| l.code),
-                            Decoded::Skip { .. } => None,
-                        };
-                        (s.decoded, lang, s.origin, s.removed)
-                    })
-                })
-                .collect();
-            print(batch).with_context(|| format!("cannot write {name}"))?;
-        }
+        crate::read::cleaned_batches(expanded.inputs, opts, two, |_, _| {}, each)?;
     } else {
-        let batches =
-            DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(256), with_lang)
-                .context("cannot start the reader thread")?;
-        for decoded in batches {
-            print(decoded).with_context(|| format!("cannot write {name}"))?;
-        }
+        crate::read::batches(expanded.inputs, opts, BatchLimits::records(256), with_lang, each)?;
     }
     out.commit().with_context(|| format!("cannot write {name}"))?;
     eprintln!("lookalike: extracted {docs} documents; skipped {skipped}; input errors {errors}");

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use lookalike::{DedupConfig, Document};
 use lookalike_index::{Checked, Durability, Fate, Index, IndexSettings};
-use lookalike_io::{BatchLimits, Decoded, DecodedBatches, Origin, Position, UniqueIds};
+use lookalike_io::{BatchLimits, Decoded, Origin, Position, UniqueIds};
 
 use crate::UsageError;
 use crate::args::{
@@ -186,17 +186,10 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
     };
     let mut out = BufWriter::new(out);
     let per_record = |rec: &lookalike_io::RawRecord, decoded: Decoded| (decoded, rec.origin());
-    let batches = DecodedBatches::spawn(
-        expanded.inputs,
-        args.input.read_options(),
-        BatchLimits::records(args.batch),
-        per_record,
-    )
-    .context("cannot start the reader thread")?;
     let mut ids = UniqueIds::default();
     let (mut kept, mut dups, mut skipped, mut replaced, mut errors) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
-    for batch in batches {
+    let each = |batch: Vec<Result<(Decoded, Origin), lookalike_io::InputError>>| {
         let mut items = Vec::with_capacity(batch.len());
         for item in batch {
             match item {
@@ -267,7 +260,10 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
             out.write_all(b"\n")?;
         }
         out.flush()?;
-    }
+        Ok(())
+    };
+    let (opts, limits) = (args.input.read_options(), BatchLimits::records(args.batch));
+    crate::read::batches(expanded.inputs, opts, limits, per_record, each)?;
     index.flush().map_err(index_error)?;
     if !args.quiet {
         eprintln!(

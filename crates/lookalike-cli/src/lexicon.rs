@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use lookalike::Shingler;
 use lookalike::lexical::collection::{CollectionStats, Lexicon, TermCounts, lexicon_settings};
 use lookalike::lexical::refwords::{RefWords, RefWordsConfig};
-use lookalike_io::{BatchLimits, Decoded, DecodedBatches, RawRecord};
+use lookalike_io::{BatchLimits, Decoded, RawRecord};
 
 use crate::args::{BuildArgs, LexiconArgs, LexiconCommand};
 
@@ -38,9 +38,8 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
         }
         Decoded::Skip { id, reason } => Err((id, reason)),
     };
-    let batches = DecodedBatches::spawn(expanded.inputs, opts, BatchLimits::records(1024), count)
-        .context("cannot start the reader thread")?;
-    for counted in batches {
+    type Counted = Result<TermCounts, (String, String)>;
+    let each = |counted: Vec<Result<Counted, lookalike_io::InputError>>| {
         for item in counted {
             match item {
                 Err(e) => {
@@ -61,7 +60,9 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
                 }
             }
         }
-    }
+        Ok(())
+    };
+    crate::read::batches(expanded.inputs, opts, BatchLimits::records(1024), count, each)?;
     let docs = builder.docs();
     if docs == 0 {
         return Err(anyhow::anyhow!(

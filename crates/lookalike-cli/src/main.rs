@@ -14,9 +14,11 @@ mod lexicon;
 mod output;
 mod paragraphs;
 mod params;
+mod read;
 mod report;
 mod serve;
 mod setup;
+mod stats;
 mod summary;
 mod tmpfiles;
 

@@ -17,6 +17,7 @@ use crate::UsageError;
 use crate::args::{Cli, Command, ReportArgs};
 use crate::html::data::{Fate, Member, RunData};
 use crate::output::OutputFile;
+use crate::stats::RunStats;
 
 /// The largest run file read. A run file is the run's command line and its `--stats` figures
 /// (kilobytes); without a bound, `--run /dev/zero` read until the kernel killed the process
@@ -66,6 +67,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
             .ok_or_else(|| anyhow!("{}: the run wrote no --{key} file", args.run.display()))
     };
     let (pairs, clusters, report) = (file("pairs")?, file("clusters")?, file("report")?);
+    let stats = RunStats::from_value(&run["stats"], &args.run.display().to_string())?;
     // Open the output now (an absolute path: the inputs are read from the run's folder).
     let target = if args.output == "-" {
         args.output.clone()
@@ -75,7 +77,8 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let mut out = OutputFile::open(&target)?;
 
     let inputs: Vec<String> = serde_json::from_value(run["inputs"].clone()).unwrap_or_default();
-    let mut data = RunData::new(run["stats"].clone(), inputs);
+    let shown = &stats.config.shown;
+    let mut data = RunData::new(shown.threshold, shown.seed, inputs);
     for (n, line) in lines(&pairs)?.enumerate() {
         let line = line.with_context(|| format!("cannot read {pairs}"))?;
         let mut cols = line.split('\t');
@@ -147,7 +150,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let found = crate::html::texts::fetch(&wanted, &opts);
     data.texts = found.texts;
     data.texts_note = found.note;
-    let page = crate::html::render(&data, args.max_size);
+    let page = crate::html::render(&data, &stats, args.max_size);
     std::io::Write::write_all(&mut out, page.as_bytes())
         .with_context(|| format!("cannot write {}", out.name()))?;
     out.commit()?;

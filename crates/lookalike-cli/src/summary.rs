@@ -7,6 +7,8 @@ use std::time::Duration;
 use lookalike::{Dedup, DedupStats, DocId, DocStatus};
 use lookalike_io::{InputError, SkippedPath};
 
+use crate::stats::{RunConfig, RunStats, Stage};
+
 /// How many examples of each kind of problem the summary shows.
 const EXAMPLES: usize = 3;
 
@@ -334,31 +336,35 @@ impl Summary {
         s
     }
 
-    /// The figures as JSON, for `--stats` and `lookalike compare`.
-    pub fn to_json(&self, dedup: &Dedup) -> serde_json::Value {
+    /// The figures `--stats` writes (and `lookalike compare` reads), with the run's settings.
+    pub fn run_stats(&self, config: RunConfig, dedup: &Dedup) -> RunStats {
         let secs = self.total_time.as_secs_f64().max(1e-9);
         let skipped: u64 = self.skipped.values().map(|r| r.count).sum();
-        serde_json::json!({
-            "config": dedup.config(),
-            "lsh": self.stats.lsh,
-            "documents": self.records + self.skipped_by_reader(),
-            "bytes": self.bytes,
-            "kept": self.kept,
-            "skipped": skipped,
-            "skipped_by_reason": self.skipped.iter().map(|(k, r)| (k.clone(), r.count)).collect::<BTreeMap<_, _>>(),
-            "input_errors": self.errors.len(),
-            "files_ignored": self.ignored,
-            "pipeline": self.stats,
-            "seconds": secs,
-            "read_seconds": self.read_time.as_secs_f64(),
-            "threads": self.threads,
-            "docs_per_second": self.records as f64 / secs,
-            "mb_per_second": self.bytes as f64 / 1e6 / secs,
-            "peak_rss_bytes": peak_rss_bytes(),
-            "stages": self.stages.iter().map(|(stage, seconds)| serde_json::json!({"stage": stage, "seconds": seconds})).collect::<Vec<_>>(),
-            "method_description": dedup.describe(),
-            "boilerplate": self.boilerplate,
-        })
+        RunStats {
+            config,
+            lsh: self.stats.lsh,
+            documents: self.records + self.skipped_by_reader(),
+            bytes: self.bytes,
+            kept: self.kept,
+            skipped,
+            skipped_by_reason: self.skipped.iter().map(|(k, r)| (k.clone(), r.count)).collect(),
+            input_errors: self.errors.len(),
+            files_ignored: self.ignored.clone(),
+            pipeline: self.stats.clone(),
+            seconds: secs,
+            read_seconds: self.read_time.as_secs_f64(),
+            threads: self.threads,
+            docs_per_second: self.records as f64 / secs,
+            mb_per_second: self.bytes as f64 / 1e6 / secs,
+            peak_rss_bytes: peak_rss_bytes(),
+            stages: self
+                .stages
+                .iter()
+                .map(|(stage, seconds)| Stage { stage: stage.clone(), seconds: *seconds })
+                .collect(),
+            method_description: dedup.describe(),
+            boilerplate: self.boilerplate.clone(),
+        }
     }
 
     fn skipped_by_reader(&self) -> u64 {

@@ -1,15 +1,14 @@
-//! What the report shows, gathered as a run's results stream past: the run's `--stats` figures,
-//! a seeded sample of the verified pairs in every 0.05 similarity band, cluster sizes and the
-//! largest clusters, and duplicate rates by host, language and input. Memory stays bounded by the
-//! sample sizes and the number of hosts, languages and inputs; never by the number of pairs.
+//! What the report shows besides the run's figures ([`crate::stats::RunStats`]), gathered as a
+//! run's results stream past: a seeded sample of the verified pairs in every 0.05 similarity band,
+//! cluster sizes and the largest clusters, and duplicate rates by host, language and input. Memory
+//! stays bounded by the sample sizes and the number of hosts, languages and inputs; never by the
+//! number of pairs.
 //!
 //! `dedup --html` pushes into it from the run's sink; `lookalike report --run` pushes the lines of
 //! the run's files (`--pairs`, `--clusters`, `--report`). Both push the same values (similarities
 //! rounded to the six decimals of the files), so they draw the same sample and the same page.
 
 use std::collections::{BTreeMap, BTreeSet};
-
-use serde_json::Value;
 
 use super::BAND;
 
@@ -96,11 +95,9 @@ pub enum Fate {
     Skipped,
 }
 
-/// Everything the page shows.
+/// Everything the page shows but the run's figures.
 #[derive(Debug, Clone)]
 pub struct RunData {
-    /// The run's `--stats` JSON.
-    pub stats: Value,
     /// The inputs as given.
     pub inputs: Vec<String>,
     pub version: String,
@@ -150,12 +147,9 @@ pub fn round6(x: f64) -> f64 {
 }
 
 impl RunData {
-    /// An empty report of the run whose `--stats` JSON is `stats`.
-    pub fn new(stats: Value, inputs: Vec<String>) -> RunData {
-        let threshold = stats["config"]["threshold"].as_f64().unwrap_or(0.8);
-        let seed = stats["config"]["seed"].as_u64().unwrap_or(1);
+    /// An empty report of a run at `threshold` with `seed` (which draws the samples).
+    pub fn new(threshold: f64, seed: u64, inputs: Vec<String>) -> RunData {
         RunData {
-            stats,
             inputs,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             threshold,
@@ -287,7 +281,7 @@ mod tests {
     use super::*;
 
     fn data() -> RunData {
-        RunData::new(serde_json::json!({"config": {"threshold": 0.8, "seed": 1}}), vec![])
+        RunData::new(0.8, 1, vec![])
     }
 
     #[test]

@@ -5,13 +5,14 @@ use std::fmt::Write;
 
 use lookalike::curve::{cosine_at_distance, hamming_probability};
 use lookalike::sketch::simhash::distance_for_jaccard;
-use lookalike::sketch::supershingles::{SuperShingleConfig, SuperShingleMode, match_probability};
+use lookalike::sketch::supershingles::{SuperShingleMode, match_probability};
 use serde_json::Value;
 
 use super::data::{ClusterInfo, Rate, RunData, SampledPair};
 use super::diff::side_by_side;
 use super::svg::{Axis, Plot};
 use super::{BAND, HEAD, escape};
+use crate::stats::{Curve, RunStats};
 
 /// Rows of a duplicate-rate table.
 const TABLE_ROWS: usize = 30;
@@ -25,12 +26,12 @@ struct Limits {
     text_chars: usize,
 }
 
-/// The page of `data`, at most `max_bytes` long when sampling can make it so: pairs per band and
-/// text lengths shrink until it fits.
-pub fn render(data: &RunData, max_bytes: usize) -> String {
+/// The page of `data` and the run's figures `stats`, at most `max_bytes` long when sampling can
+/// make it so: pairs per band and text lengths shrink until it fits.
+pub fn render(data: &RunData, stats: &RunStats, max_bytes: usize) -> String {
     let mut limits = Limits { pairs_per_band: 4, text_chars: 4000 };
     loop {
-        let html = page(data, limits, max_bytes);
+        let html = page(data, stats, limits, max_bytes);
         if html.len() <= max_bytes || limits.pairs_per_band == 0 {
             return html;
         }
@@ -42,10 +43,6 @@ pub fn render(data: &RunData, max_bytes: usize) -> String {
     }
 }
 
-fn num(v: &Value) -> u64 {
-    v.as_u64().unwrap_or(0)
-}
-
 fn pct(part: u64, whole: u64) -> String {
     if whole == 0 {
         "–".to_owned()
@@ -54,16 +51,16 @@ fn pct(part: u64, whole: u64) -> String {
     }
 }
 
-/// The method's name in the stats' config (`"exact"`, or the key of `{"minhash": {...}}`).
-fn method_name(config: &Value) -> String {
-    match &config["method"] {
-        Value::String(s) => s.clone(),
-        Value::Object(m) => m.keys().next().cloned().unwrap_or_default(),
-        _ => String::new(),
+/// A setting as the stats JSON writes it: a string as it is, a number in JSON's form.
+fn setting(v: impl Into<Value>) -> String {
+    match v.into() {
+        Value::String(x) => x,
+        Value::Null => "–".to_owned(),
+        other => other.to_string(),
     }
 }
 
-fn page(d: &RunData, limits: Limits, max_bytes: usize) -> String {
+fn page(d: &RunData, s: &RunStats, limits: Limits, max_bytes: usize) -> String {
     let mut h = String::with_capacity(64 * 1024);
     let title = match d.inputs.first() {
         Some(first) if d.inputs.len() == 1 => format!("lookalike report: {first}"),
@@ -80,10 +77,10 @@ fn page(d: &RunData, limits: Limits, max_bytes: usize) -> String {
         escape(&title),
         escape(&title)
     );
-    run_card(&mut h, d);
-    similarity(&mut h, d);
-    clusters(&mut h, d);
-    pairs(&mut h, d, limits);
+    run_card(&mut h, d, s);
+    similarity(&mut h, d, s);
+    clusters(&mut h, d, s);
+    pairs(&mut h, d, s, limits);
     rates(&mut h, d);
     let _ = write!(
         h,
@@ -112,21 +109,20 @@ fn stat_row(h: &mut String, label: &str, path: &str, value: &str) {
     );
 }
 
-fn run_card(h: &mut String, d: &RunData) {
-    let s = &d.stats;
-    let c = &s["config"];
-    let p = &s["pipeline"];
-    let documents = num(&s["documents"]);
-    let duplicates = num(&p["duplicates"]);
-    let exact = num(&p["exact_duplicates"]);
+fn run_card(h: &mut String, d: &RunData, s: &RunStats) {
+    let c = &s.config.shown;
+    let p = &s.pipeline;
+    let documents = s.documents;
+    let duplicates = p.duplicates;
+    let exact = p.exact_duplicates;
     let near = duplicates.saturating_sub(exact);
     h.push_str("<section id=\"run\"><h2>Run</h2>\n<div class=\"cards\">");
     for (label, value, path) in [
         ("documents read", documents, "documents"),
-        ("kept", num(&s["kept"]), "kept"),
+        ("kept", s.kept, "kept"),
         ("exact duplicates", exact, "pipeline.exact_duplicates"),
         ("near duplicates", near, "pipeline.duplicates-pipeline.exact_duplicates"),
-        ("skipped", num(&s["skipped"]), "skipped"),
+        ("skipped", s.skipped, "skipped"),
     ] {
         let _ = write!(
             h,
@@ -143,26 +139,27 @@ fn run_card(h: &mut String, d: &RunData) {
         inputs.join("<br>"),
         if more > 0 { format!("<br>and {more} more") } else { String::new() }
     );
-    if let Some(ignored) = s["files_ignored"].as_object().filter(|m| !m.is_empty()) {
-        let by_reason = ignored.iter().map(|(r, n)| (r.clone(), num(n))).collect();
-        let line = crate::summary::ignored_line(&by_reason);
+    if !s.files_ignored.is_empty() {
+        let line = crate::summary::ignored_line(&s.files_ignored);
         let value = line.split_once(": ").map_or(line.as_str(), |(_, v)| v);
         stat_row(h, "files ignored (found in folders, not read)", "files_ignored", value);
     }
-    let method = method_name(c);
-    let describe = s["method_description"].as_str().unwrap_or(&method);
+    let describe = s.method_description.as_str();
     let describe = describe.strip_prefix("method ").unwrap_or(describe);
     let _ = write!(
         h,
         "<tr><th scope=\"row\">method</th><td data-stat=\"config.method\">{}</td></tr>",
         escape(describe)
     );
-    for key in ["threshold", "shingle", "measure", "verify", "cluster", "keep", "seed"] {
-        let v = match &c[key] {
-            Value::String(x) => x.clone(),
-            Value::Null => "–".to_owned(),
-            other => other.to_string(),
-        };
+    for (key, v) in [
+        ("threshold", setting(c.threshold)),
+        ("shingle", c.shingle.clone()),
+        ("measure", c.measure.clone()),
+        ("verify", c.verify.clone()),
+        ("cluster", c.cluster.clone()),
+        ("keep", c.keep.clone()),
+        ("seed", setting(c.seed)),
+    ] {
         stat_row(h, key, &format!("config.{key}"), &v);
     }
     let _ = write!(
@@ -175,67 +172,57 @@ fn run_card(h: &mut String, d: &RunData) {
         h,
         "near-duplicate pairs (distinct texts)",
         "pipeline.near_pairs",
-        &num(&p["near_pairs"]).to_string(),
+        &p.near_pairs.to_string(),
     );
-    stat_row(h, "pairs listed", "pipeline.pairs", &num(&p["pairs"]).to_string());
-    stat_row(h, "clusters", "pipeline.clusters", &num(&p["clusters"]).to_string());
-    stat_row(
-        h,
-        "candidate pairs",
-        "pipeline.candidates.pairs",
-        &num(&p["candidates"]["pairs"]).to_string(),
-    );
-    stat_row(h, "input errors", "input_errors", &num(&s["input_errors"]).to_string());
+    stat_row(h, "pairs listed", "pipeline.pairs", &p.pairs.to_string());
+    stat_row(h, "clusters", "pipeline.clusters", &p.clusters.to_string());
+    stat_row(h, "candidate pairs", "pipeline.candidates.pairs", &p.candidates.pairs.to_string());
+    stat_row(h, "input errors", "input_errors", &s.input_errors.to_string());
     h.push_str("</tbody></table></div>\n");
-    if let Some(reasons) = s["skipped_by_reason"].as_object().filter(|r| !r.is_empty()) {
+    if !s.skipped_by_reason.is_empty() {
         h.push_str("<h3>Skipped, by reason</h3><div class=\"wrap\"><table><thead><tr><th>reason</th><th class=\"n\">records</th></tr></thead><tbody>");
-        for (reason, n) in reasons {
-            let _ =
-                write!(h, "<tr><td>{}</td><td class=\"n\">{}</td></tr>", escape(reason), num(n));
+        for (reason, n) in &s.skipped_by_reason {
+            let _ = write!(h, "<tr><td>{}</td><td class=\"n\">{n}</td></tr>", escape(reason));
         }
         h.push_str("</tbody></table></div>\n");
     }
     // The measured figures: the only ones that differ between two runs of the same input.
     h.push_str("<h3>Time and memory (measured)</h3><div class=\"wrap\"><table id=\"measured\"><thead><tr><th>stage</th><th class=\"n\">seconds</th></tr></thead><tbody>");
-    let secs = |v: &Value| v.as_f64().map_or("–".to_owned(), |x| format!("{x:.2}"));
     let _ = write!(
         h,
-        "<tr><td>reading, extraction and sketching</td><td class=\"n\">{}</td></tr>",
-        secs(&s["read_seconds"])
+        "<tr><td>reading, extraction and sketching</td><td class=\"n\">{:.2}</td></tr>",
+        s.read_seconds
     );
-    if let Some(stages) = s["stages"].as_array() {
-        for st in stages {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=\"n\">{}</td></tr>",
-                escape(st["stage"].as_str().unwrap_or("")),
-                secs(&st["seconds"])
-            );
-        }
+    for st in &s.stages {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"n\">{:.2}</td></tr>",
+            escape(&st.stage),
+            st.seconds
+        );
     }
     let _ = writeln!(
         h,
-        "<tr><th scope=\"row\">total</th><td class=\"n\">{}</td></tr>\
+        "<tr><th scope=\"row\">total</th><td class=\"n\">{:.2}</td></tr>\
          <tr><th scope=\"row\">threads</th><td class=\"n\">{}</td></tr>\
-         <tr><th scope=\"row\">MB/s</th><td class=\"n\">{}</td></tr>\
+         <tr><th scope=\"row\">MB/s</th><td class=\"n\">{:.1}</td></tr>\
          <tr><th scope=\"row\">peak memory (MB)</th><td class=\"n\">{}</td></tr></tbody></table></div>",
-        secs(&s["seconds"]),
-        num(&s["threads"]),
-        s["mb_per_second"].as_f64().map_or("–".to_owned(), |x| format!("{x:.1}")),
-        s["peak_rss_bytes"].as_u64().map_or("–".to_owned(), |x| format!("{:.0}", x as f64 / 1e6)),
+        s.seconds,
+        s.threads,
+        s.mb_per_second,
+        s.peak_rss_bytes.map_or("–".to_owned(), |x| format!("{:.0}", x as f64 / 1e6)),
     );
-    curve(h, d, &method);
+    curve(h, d, s);
     h.push_str("</section>\n");
 }
 
 /// The candidate curve of the method: P(a pair becomes a candidate) against its similarity.
-fn curve(h: &mut String, d: &RunData, method: &str) {
-    let s = &d.stats;
+fn curve(h: &mut String, d: &RunData, s: &RunStats) {
     let t = d.threshold;
     let grid: Vec<f64> = (0..=100).map(|i| f64::from(i) / 100.0).collect();
-    let lsh = (s["lsh"]["bands"].as_u64(), s["lsh"]["rows"].as_u64());
+    let method = &s.config.shown.method;
     h.push_str("<h3>Candidate curve</h3>");
-    if let (Some(b), Some(r)) = lsh {
+    if let Some(lookalike::LshParams { bands: b, rows: r }) = s.lsh {
         let p = |x: f64| 1.0 - (1.0 - x.powi(r as i32)).powi(b as i32);
         let mut plot = Plot::new(
             "curve",
@@ -260,19 +247,12 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
             (t + 0.1).min(1.0),
             p((t + 0.1).min(1.0)),
         );
-    } else if method == "supershingles" {
-        let shape = &s["config"]["method"]["supershingles"]["shape"];
-        let cfg = SuperShingleConfig {
-            minhashes: num(&shape["minhashes"]) as usize,
-            groups: num(&shape["groups"]) as usize,
-            per_group: num(&shape["per_group"]) as usize,
-            mode: if shape["mode"].as_str() == Some("single") {
-                SuperShingleMode::Single
-            } else {
-                SuperShingleMode::Pairs
-            },
+    } else if let Curve::SuperShingles(cfg) = &method.curve {
+        let mode = match cfg.mode {
+            SuperShingleMode::Single => "single",
+            SuperShingleMode::Pairs => "pairs",
         };
-        let p = |x: f64| match_probability(x, &cfg);
+        let p = |x: f64| match_probability(x, cfg);
         let mut plot = Plot::new(
             "curve",
             "Super-shingle match curve",
@@ -280,7 +260,7 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
                 "Probability that two documents share a key against their similarity, for {} super-shingles of {} min-hashes ({} mode); at the threshold {t} it is {:.3}.",
                 cfg.groups,
                 cfg.per_group,
-                shape["mode"].as_str().unwrap_or("pairs"),
+                mode,
                 p(t)
             ),
             Axis::linear("Jaccard similarity", 0.0, 1.0),
@@ -290,10 +270,8 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
         plot.curve(&pts, "curve", &format!("{} × {}", cfg.groups, cfg.per_group));
         plot.vline(t, &format!("threshold {t}"));
         h.push_str(&format!("<div class=\"wrap\">{}</div>", plot.end()));
-    } else if method == "simhash" {
-        let k = s["config"]["method"]["simhash"]["max_distance"]
-            .as_u64()
-            .map_or_else(|| distance_for_jaccard(t), |k| k as u32);
+    } else if let Curve::SimHash(max_distance) = method.curve {
+        let k = max_distance.unwrap_or_else(|| distance_for_jaccard(t));
         let cos_grid: Vec<f64> = (0..=100).map(|i| 0.5 + f64::from(i) / 200.0).collect();
         let mut plot = Plot::new(
             "curve",
@@ -314,15 +292,14 @@ fn curve(h: &mut String, d: &RunData, method: &str) {
         let _ = writeln!(
             h,
             "<p class=\"note\">Method {}: candidates are documents with an equal signature or a shared sampled feature; it has no candidate curve.</p>",
-            escape(method)
+            escape(&method.name)
         );
     }
 }
 
-fn similarity(h: &mut String, d: &RunData) {
-    let v = &d.stats["pipeline"]["verification"];
-    let verified = num(&v["verified"]);
-    let rejected = num(&v["rejected"]);
+fn similarity(h: &mut String, d: &RunData, s: &RunStats) {
+    let v = &s.pipeline.verification;
+    let (verified, rejected) = (v.verified, v.rejected);
     let t = d.threshold;
     h.push_str("<section id=\"similarity\"><h2>Similarity of verified candidates</h2>\n");
     let _ = writeln!(
@@ -331,10 +308,9 @@ fn similarity(h: &mut String, d: &RunData) {
          and rejected <b data-stat=\"pipeline.verification.rejected\">{rejected}</b> ({}) below the threshold {t}; \
          <b data-stat=\"pipeline.near_pairs\">{}</b> were accepted. Exact copies are found by fingerprint before this stage and are not counted here.</p>",
         pct(rejected, verified),
-        num(&d.stats["pipeline"]["near_pairs"]),
+        s.pipeline.near_pairs,
     );
-    let hist: Vec<u64> =
-        v["histogram"].as_array().map_or_else(Vec::new, |a| a.iter().map(num).collect());
+    let hist = &v.histogram;
     if hist.is_empty() {
         h.push_str("<p class=\"note\">No candidate pair was verified.</p></section>\n");
         return;
@@ -402,13 +378,13 @@ fn cluster_table(h: &mut String, list: &[ClusterInfo], t: f64, keep: &str) {
     h.push_str("</tbody></table></div>\n");
 }
 
-fn clusters(h: &mut String, d: &RunData) {
+fn clusters(h: &mut String, d: &RunData, s: &RunStats) {
     let t = d.threshold;
-    let keep = match d.stats["config"]["keep"].as_str() {
-        Some("longest") => "the longest text",
+    let keep = match s.config.shown.keep.as_str() {
+        "longest" => "the longest text",
         _ => "first in input order",
     };
-    let mode = d.stats["config"]["cluster"].as_str().unwrap_or("center");
+    let mode = s.config.shown.cluster.as_str();
     let _ = write!(
         h,
         "<section id=\"clusters\"><h2>Clusters</h2>\n<p><b data-stat=\"pipeline.clusters\">{}</b> clusters of two or more documents (mode <code>{}</code>); the representative of each is kept: {keep}.</p>\n",
@@ -501,9 +477,9 @@ fn cut(text: &str, max: usize) -> (&str, bool) {
     (&text[..end], true)
 }
 
-fn pairs(h: &mut String, d: &RunData, limits: Limits) {
+fn pairs(h: &mut String, d: &RunData, s: &RunStats, limits: Limits) {
     let t = d.threshold;
-    let shingle = d.stats["config"]["shingle"].as_str().unwrap_or("words:5");
+    let shingle = s.config.shown.shingle.as_str();
     let w: usize = match shingle.split_once(':') {
         Some(("words", n)) => n.parse().unwrap_or(5),
         _ => 1,
@@ -536,9 +512,7 @@ fn pairs(h: &mut String, d: &RunData, limits: Limits) {
         return;
     }
     // Rejected pairs are counted by the histogram's 0.01 bins when the bands fall on them.
-    let hist: Vec<u64> = d.stats["pipeline"]["verification"]["histogram"]
-        .as_array()
-        .map_or_else(Vec::new, |a| a.iter().map(num).collect());
+    let hist = &s.pipeline.verification.histogram;
     let on_bins = ((t * 100.0).round() - t * 100.0).abs() < 1e-6 && !hist.is_empty();
     let rejected_count = |lo: f64, hi: f64| -> u64 {
         let (a, b) = ((lo * 100.0).round() as usize, (hi * 100.0).round() as usize);

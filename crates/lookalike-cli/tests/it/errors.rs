@@ -232,3 +232,42 @@ fn write_errors_name_the_path() {
         assert!(last.contains(path) && last.contains("File too large"), "{args:?}: {err}");
     }
 }
+
+/// Issue 34, item 5: `dedup` finds every usage error before it creates anything, in the order of
+/// its plan: the options alone, then the inputs, then the settings (the `--lexicon` file loaded,
+/// the method validated); the spill folder and the outputs only after.
+#[test]
+fn a_bad_option_is_reported_before_any_side_effect() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "a.txt", words(1, 80).as_bytes());
+    let dedup = |extra: &[&str]| {
+        // --num-perm is MinHash's: SimHash and I-Match do not use it.
+        let mut args = vec!["dedup", "a.txt", "--num-perm", "64"];
+        args.extend_from_slice(extra);
+        let o = run(&args, None, tmp.path());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains("does not use --num-perm"), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{extra:?}: {err}");
+    };
+    // A spill folder that does not exist: the option's error, and the folder is not made.
+    dedup(&["--method", "simhash", "--spill-dir", "new/spill"]);
+    assert!(!tmp.path().join("new").exists());
+    // A lexicon file that does not exist: the option's error (the lexicon is not loaded yet).
+    dedup(&["--method", "i-match", "--lexicon", "missing.bin"]);
+    // An existing spill folder and outputs: no run folder made in it, no output opened.
+    std::fs::create_dir(tmp.path().join("spill")).unwrap();
+    dedup(&["--method", "simhash", "--spill-dir", "spill", "--pairs", "p.tsv", "-o", "u.jsonl"]);
+    assert_eq!(std::fs::read_dir(tmp.path().join("spill")).unwrap().count(), 0);
+    assert!(temporary_files(tmp.path()).is_empty());
+    assert!(!tmp.path().join("p.tsv").exists() && !tmp.path().join("u.jsonl").exists());
+    // The inputs before the settings: a missing input is said before a missing lexicon.
+    let o = run(
+        &["dedup", "missing.txt", "--method", "i-match", "--lexicon", "missing.bin"],
+        None,
+        tmp.path(),
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("missing.txt") && !err.contains("missing.bin"), "{err}");
+}

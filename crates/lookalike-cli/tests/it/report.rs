@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::path::Path;
+use std::process::Output;
 
 use html5ever::TokenizerResult;
 use html5ever::tendril::StrTendril;
@@ -306,6 +307,66 @@ fn report_run_writes_the_page_dedup_html_writes() {
     well_formed(&later);
     assert!(later.contains("<h4>fox</h4>"), "texts read again from the run's folder");
     assert!(temporary_files(elsewhere.path()).is_empty());
+}
+
+/// A run with `--html` and `--run` in `dir`: its page is `direct.html`, its run file `run.json`.
+fn dedup_with_run_file(dir: &Path) {
+    corpus(dir);
+    dedup(
+        dir,
+        &[
+            "--html",
+            "direct.html",
+            "--run",
+            "run.json",
+            "--pairs",
+            "p.tsv",
+            "--clusters",
+            "c.jsonl",
+            "--report",
+            "r.jsonl",
+        ],
+    );
+}
+
+/// `run.json` of `dir` with `edit` applied to its statistics, and `report` run on it.
+fn report_edited(dir: &Path, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> Output {
+    let mut run_file: Value = serde_json::from_str(&read(dir, "run.json")).unwrap();
+    edit(run_file["stats"].as_object_mut().unwrap());
+    write(dir, "edited.json", serde_json::to_string_pretty(&run_file).unwrap().as_bytes());
+    run(&["report", "--run", "edited.json", "-o", "later.html"], None, dir)
+}
+
+/// Issue 34, item 4b: the statistics are read as one type; the two fields added after the first
+/// run files (2026-11-24) may be missing, and the page is then the same.
+#[test]
+fn a_run_file_without_the_later_fields_gives_the_same_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    dedup_with_run_file(tmp.path());
+    let out = report_edited(tmp.path(), |stats| {
+        assert_eq!(stats.shift_remove("files_ignored"), Some(serde_json::json!({})));
+        assert_eq!(stats.shift_remove("boilerplate"), Some(Value::Null));
+    });
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(read(tmp.path(), "later.html"), read(tmp.path(), "direct.html"));
+}
+
+/// Issue 34, item 4b: a figure renamed in the writer was shown as 0; now the run file is refused,
+/// naming the file and the field, and no page is written.
+#[test]
+fn a_run_file_with_a_renamed_figure_is_refused_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    dedup_with_run_file(tmp.path());
+    let out = report_edited(tmp.path(), |stats| {
+        let pipeline = stats["pipeline"].as_object_mut().unwrap();
+        let near = pipeline.shift_remove("near_pairs").unwrap();
+        pipeline.insert("near_duplicate_pairs".into(), near);
+    });
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("edited.json: the run's statistics do not read at pipeline"), "{err}");
+    assert!(err.contains("missing field `near_pairs`"), "{err}");
+    assert!(!tmp.path().join("later.html").exists());
 }
 
 #[test]

@@ -169,7 +169,7 @@ fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
 }
 
 /// What candidate generation did, for the summary.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CandidateStats {
     /// Distinct candidate pairs produced.
     pub pairs: u64,

@@ -133,6 +133,14 @@ impl Dedup {
         })
     }
 
+    /// The same detector with its temporary files in `dir`. Nothing else changes, so nothing
+    /// is validated (nor the method built) again: a caller may validate the settings before it
+    /// makes the folder.
+    pub fn with_spill_dir(mut self, dir: Option<PathBuf>) -> Dedup {
+        self.config.spill_dir = dir;
+        self
+    }
+
     /// The settings.
     pub fn config(&self) -> &DedupConfig {
         &self.config

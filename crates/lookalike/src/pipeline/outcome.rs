@@ -169,7 +169,7 @@ pub enum DocStatus {
 }
 
 /// Counts for the summary.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct DedupStats {
     /// Documents given to the pipeline.
     pub documents: u64,
@@ -201,7 +201,10 @@ pub struct DedupStats {
     pub spill_bytes: u64,
     /// The LSH parameters used.
     pub lsh: Option<LshParams>,
-    /// Figures of the method's candidate generation (Broder's algorithm, SimHash tables).
+    /// Figures of the method's candidate generation (Broder's algorithm, SimHash tables). Not
+    /// read back from JSON (the default): the types are each method's own, and no reader of the
+    /// CLI's statistics shows them.
+    #[serde(skip_deserializing)]
     pub method: MethodStats,
     /// The similarities verification computed, accepted or not.
     pub verification: VerificationStats,
@@ -217,7 +220,7 @@ pub const SAMPLE_PER_BAND: usize = 16;
 /// What verification saw: the similarity of every candidate pair of distinct texts it checked
 /// (exact, or the method's estimate with `--verify estimate`), those it rejected, and a sample
 /// of the rejected ones just below the threshold (what a person compares to choose a threshold).
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct VerificationStats {
     /// Candidate pairs verified.
     pub verified: u64,
