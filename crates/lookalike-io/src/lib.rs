@@ -75,9 +75,9 @@ mod origin;
 mod parquet;
 mod readable;
 mod reader;
-mod sinks;
 mod sniff;
 mod warc;
+mod writers;
 
 pub use batches::{BatchLimits, DecodedBatches};
 pub use decode::{Decoded, decode};
@@ -96,9 +96,9 @@ pub use origin::{Origin, Position, UniqueIds};
 pub use parquet::arrow_ids;
 pub use readable::Work;
 pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
-pub use sinks::{
+pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
+pub use warc::{WarcHeader, WarcReader};
+pub use writers::{
     BoilerplateRemoved, ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl,
     SinkError,
 };
-pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
-pub use warc::{WarcHeader, WarcReader};
