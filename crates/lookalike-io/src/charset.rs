@@ -394,6 +394,23 @@ fn find_ignore_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
 }
 
+/// The top-level domain of a URL's host, lower-cased, for the charset detector; `None` for IP
+/// addresses and non-ASCII (not Punycode) labels.
+pub(crate) fn tld(uri: &str) -> Option<String> {
+    let rest = uri.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    if host.starts_with('[') {
+        return None;
+    }
+    let host = host.split(':').next()?.trim_end_matches('.');
+    let label = host.rsplit('.').next()?;
+    let ok = !label.is_empty()
+        && !label.bytes().all(|b| b.is_ascii_digit())
+        && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    ok.then(|| label.to_ascii_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use encoding_rs::{EUC_JP, GBK, KOI8_R, SHIFT_JIS, WINDOWS_1251};
@@ -566,5 +583,16 @@ mod tests {
         assert_eq!(l("iso-2022-kr"), None);
         assert_eq!(l("x-user-defined"), Some("windows-1252"));
         assert_eq!(l(""), None);
+    }
+
+    #[test]
+    fn tlds() {
+        assert_eq!(tld("http://www.example.ru/a?b").as_deref(), Some("ru"));
+        assert_eq!(tld("https://user@Example.JP:8080/").as_deref(), Some("jp"));
+        assert_eq!(tld("http://example.com./").as_deref(), Some("com"));
+        assert_eq!(tld("http://192.168.0.1/"), None);
+        assert_eq!(tld("http://[::1]/"), None);
+        assert_eq!(tld("http://пример.рф/"), None);
+        assert_eq!(tld("no scheme"), None);
     }
 }
