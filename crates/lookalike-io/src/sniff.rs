@@ -189,6 +189,16 @@ pub(crate) fn binary_content(bytes: &[u8]) -> Option<String> {
         .then(|| "binary file: NUL bytes (not text, and not UTF-16)".to_owned())
 }
 
+/// Why the first bytes of a file found in a directory say it is not text (`inputs`: such a file
+/// is not read): [`binary_content`], or control bytes that are not UTF-16 text.
+pub(crate) fn binary_reason(head: &[u8]) -> Option<String> {
+    if let Some(reason) = binary_content(head) {
+        return Some(reason);
+    }
+    let utf16 = encoding_rs::Encoding::for_bom(head).is_some() || utf16_without_bom(head).is_some();
+    (!utf16 && looks_binary(head)).then(|| "binary file: control bytes".to_owned())
+}
+
 /// The UTF-16 encoding of text without a byte order mark, when its first KiB says so
 /// unmistakably: NUL bytes, all (or nearly) at one parity (the high bytes of ASCII characters),
 /// and that first KiB decodes in that byte order to characters without unpaired surrogates or
