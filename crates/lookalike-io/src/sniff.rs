@@ -1,5 +1,5 @@
 //! Content sniffing: contract: "give me the first bytes of a stream, I tell you whether it is
-//! gzip and which format it is in".
+//! gzip, which format it is in, and why it is not text when it is not".
 //!
 //! Every check of magic bytes and content lives here. Stdin is sniffed for its format, files with
 //! an unknown extension only for WARC and docreader (other files are known by their extension);
