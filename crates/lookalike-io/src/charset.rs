@@ -101,6 +101,14 @@ pub(crate) fn decode(
     Text { text, charset: encoding.name(), warning }
 }
 
+/// Decodes the bytes of an HTML page: BOM, `<meta>` declaration, then detection (see the module
+/// docs); the warning is `Some` when invalid bytes were replaced or the charset was guessed. Used
+/// by [`crate::html_to_text`].
+pub(crate) fn decode_text(bytes: &[u8]) -> (String, Option<String>) {
+    let text = decode(bytes, Kind::Html, None, None);
+    (text.text, text.warning)
+}
+
 fn choose(
     bytes: &[u8],
     kind: Kind,
@@ -394,6 +402,23 @@ fn find_ignore_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
 }
 
+/// The top-level domain of a URL's host, lower-cased, for the charset detector; `None` for IP
+/// addresses and non-ASCII (not Punycode) labels.
+pub(crate) fn tld(uri: &str) -> Option<String> {
+    let rest = uri.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    if host.starts_with('[') {
+        return None;
+    }
+    let host = host.split(':').next()?.trim_end_matches('.');
+    let label = host.rsplit('.').next()?;
+    let ok = !label.is_empty()
+        && !label.bytes().all(|b| b.is_ascii_digit())
+        && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    ok.then(|| label.to_ascii_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use encoding_rs::{EUC_JP, GBK, KOI8_R, SHIFT_JIS, WINDOWS_1251};
@@ -566,5 +591,49 @@ mod tests {
         assert_eq!(l("iso-2022-kr"), None);
         assert_eq!(l("x-user-defined"), Some("windows-1252"));
         assert_eq!(l(""), None);
+    }
+
+    #[test]
+    fn tlds() {
+        assert_eq!(tld("http://www.example.ru/a?b").as_deref(), Some("ru"));
+        assert_eq!(tld("https://user@Example.JP:8080/").as_deref(), Some("jp"));
+        assert_eq!(tld("http://example.com./").as_deref(), Some("com"));
+        assert_eq!(tld("http://192.168.0.1/"), None);
+        assert_eq!(tld("http://[::1]/"), None);
+        assert_eq!(tld("http://пример.рф/"), None);
+        assert_eq!(tld("no scheme"), None);
+    }
+
+    const UTF16LE_BOM: &[u8] = b"\xFF\xFE";
+    const UTF16BE_BOM: &[u8] = b"\xFE\xFF";
+
+    fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+        let mut out = if big_endian { UTF16BE_BOM.to_vec() } else { UTF16LE_BOM.to_vec() };
+        for u in text.encode_utf16() {
+            out.extend(if big_endian { u.to_be_bytes() } else { u.to_le_bytes() });
+        }
+        out
+    }
+
+    #[test]
+    fn utf8_with_and_without_bom() {
+        assert_eq!(decode_text(b"caf\xC3\xA9"), ("café".to_owned(), None));
+        assert_eq!(decode_text(b"\xEF\xBB\xBFcaf\xC3\xA9"), ("café".to_owned(), None));
+        assert_eq!(decode_text(b""), (String::new(), None));
+    }
+
+    #[test]
+    fn utf16_both_endians() {
+        let text = "Grüße, мир 😀";
+        assert_eq!(decode_text(&utf16(text, false)), (text.to_owned(), None));
+        assert_eq!(decode_text(&utf16(text, true)), (text.to_owned(), None));
+    }
+
+    #[test]
+    fn broken_utf16_is_replaced() {
+        // A lone high surrogate, then an odd trailing byte.
+        let (text, warning) = decode_text(b"\xFF\xFEa\x00\x00\xD8b\x00c");
+        assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
+        assert_eq!(warning.as_deref(), Some("invalid UTF-16 replaced with U+FFFD: 2 code units"));
     }
 }

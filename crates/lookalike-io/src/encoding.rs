@@ -7,16 +7,6 @@
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
-use crate::charset::{self, Kind};
-
-/// Decodes the bytes of an HTML page: BOM, `<meta>` declaration, then detection (see
-/// [`crate::charset`]); the warning is `Some` when invalid bytes were replaced or the charset was
-/// guessed. Used by [`crate::html_to_text`].
-pub(crate) fn decode_text(bytes: &[u8]) -> (String, Option<String>) {
-    let text = charset::decode(bytes, Kind::Html, None, None);
-    (text.text, text.warning)
-}
-
 /// Decodes `bytes` (without a byte order mark) in `encoding`; the warning is `Some` when invalid
 /// sequences were replaced with U+FFFD.
 pub(crate) fn decode_as(bytes: &[u8], encoding: &'static Encoding) -> (String, Option<String>) {
@@ -86,24 +76,6 @@ pub(crate) fn plural(n: usize, what: &str) -> String {
 mod tests {
     use super::*;
 
-    const UTF16LE_BOM: &[u8] = b"\xFF\xFE";
-    const UTF16BE_BOM: &[u8] = b"\xFE\xFF";
-
-    fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
-        let mut out = if big_endian { UTF16BE_BOM.to_vec() } else { UTF16LE_BOM.to_vec() };
-        for u in text.encode_utf16() {
-            out.extend(if big_endian { u.to_be_bytes() } else { u.to_le_bytes() });
-        }
-        out
-    }
-
-    #[test]
-    fn utf8_with_and_without_bom() {
-        assert_eq!(decode_text(b"caf\xC3\xA9"), ("café".to_owned(), None));
-        assert_eq!(decode_text(b"\xEF\xBB\xBFcaf\xC3\xA9"), ("café".to_owned(), None));
-        assert_eq!(decode_text(b""), (String::new(), None));
-    }
-
     #[test]
     fn invalid_utf8_is_replaced_and_counted() {
         let (text, warning) = decode_utf8(b"a\xFFb\xC3");
@@ -111,21 +83,6 @@ mod tests {
         assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 2 bytes"));
         let (_, warning) = decode_utf8(b"a\xFF");
         assert_eq!(warning.as_deref(), Some("invalid UTF-8 replaced with U+FFFD: 1 byte"));
-    }
-
-    #[test]
-    fn utf16_both_endians() {
-        let text = "Grüße, мир 😀";
-        assert_eq!(decode_text(&utf16(text, false)), (text.to_owned(), None));
-        assert_eq!(decode_text(&utf16(text, true)), (text.to_owned(), None));
-    }
-
-    #[test]
-    fn broken_utf16_is_replaced() {
-        // A lone high surrogate, then an odd trailing byte.
-        let (text, warning) = decode_text(b"\xFF\xFEa\x00\x00\xD8b\x00c");
-        assert_eq!(text, "a\u{FFFD}b\u{FFFD}");
-        assert_eq!(warning.as_deref(), Some("invalid UTF-16 replaced with U+FFFD: 2 code units"));
     }
 
     #[test]

@@ -28,7 +28,7 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
-use crate::encoding::decode_text;
+use crate::charset::decode_text;
 
 /// The visible text of an HTML page, one line per block, title first.
 ///

@@ -191,7 +191,7 @@ fn content_not_text(path: &Path) -> Option<String> {
         return Some("empty file".to_owned());
     }
     if !sniff::is_gzip(&raw) {
-        return binary_reason(&raw);
+        return sniff::binary_reason(&raw);
     }
     let file = std::fs::File::open(path).ok()?;
     let mut head = Vec::with_capacity(SNIFF_LEN);
@@ -201,17 +201,7 @@ fn content_not_text(path: &Path) -> Option<String> {
     if head.is_empty() {
         return Some("empty file (gzip)".to_owned());
     }
-    binary_reason(&head).map(|reason| format!("{reason} (gzip-compressed)"))
-}
-
-/// Why these first bytes are not text (see [`content_not_text`]).
-fn binary_reason(head: &[u8]) -> Option<String> {
-    if let Some(reason) = sniff::binary_content(head) {
-        return Some(reason);
-    }
-    let utf16 =
-        encoding_rs::Encoding::for_bom(head).is_some() || sniff::utf16_without_bom(head).is_some();
-    (!utf16 && sniff::looks_binary(head)).then(|| "binary file: control bytes".to_owned())
+    sniff::binary_reason(&head).map(|reason| format!("{reason} (gzip-compressed)"))
 }
 
 fn walk_dir(root: &Path, out: &mut Expanded) {

@@ -61,10 +61,11 @@
 mod batches;
 mod charset;
 mod decode;
-mod docreader;
 mod encoding;
 mod error;
 mod format;
+mod formats;
+mod framed;
 mod gzip;
 mod html;
 mod inputs;
@@ -72,18 +73,20 @@ mod lookahead;
 mod main_content;
 mod options;
 mod origin;
-mod parquet;
+mod page;
 mod readable;
 mod reader;
-mod sinks;
+mod record;
 mod sniff;
-mod warc;
+mod writers;
 
 pub use batches::{BatchLimits, DecodedBatches};
-pub use decode::{Decoded, decode};
-pub use docreader::DocreaderReader;
+pub use decode::decode;
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};
+pub use formats::docreader::DocreaderReader;
+pub use formats::parquet::arrow_ids;
+pub use formats::warc::WarcReader;
 pub use gzip::{GzipGap, GzipMembers};
 pub use html::html_to_text;
 pub use inputs::{Expanded, Input, SkippedPath, expand_inputs};
@@ -93,12 +96,11 @@ pub use main_content::{
 };
 pub use options::{Extract, ReadOptions};
 pub use origin::{Origin, Position, UniqueIds};
-pub use parquet::arrow_ids;
 pub use readable::Work;
-pub use reader::{MAX_RECORD_BYTES, RawRecord, Reader};
-pub use sinks::{
+pub use reader::Reader;
+pub use record::{Decoded, MAX_RECORD_BYTES, RawRecord, WarcHeader};
+pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
+pub use writers::{
     BoilerplateRemoved, ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl,
     SinkError,
 };
-pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
-pub use warc::{WarcHeader, WarcReader};

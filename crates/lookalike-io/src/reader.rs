@@ -2,47 +2,26 @@
 //! one per file (text, HTML), per line (JSONL) or per WARC record, and an error for each part I
 //! cannot read".
 //!
-//! Decompression and format detection happen here; turning bytes into text happens in
-//! [`crate::decode`], so that a caller can decode records in parallel while one thread reads.
+//! Opening, decompression and format detection happen here; each format frames its own records
+//! (`formats/*/read.rs`), and turning bytes into text happens in [`crate::decode`], so that a
+//! caller can decode records in parallel while one thread reads.
 
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::sync::Arc;
 
+use crate::error::InputError;
+use crate::format::Format;
+use crate::formats::docreader::DocreaderReader;
+use crate::formats::jsonl::Lines;
+use crate::formats::parquet::ParquetRows;
+use crate::formats::text::read_whole;
+use crate::formats::warc::WarcReader;
 use crate::gzip::GzipMembers;
-use crate::parquet::ParquetRows;
+use crate::inputs::Input;
+use crate::options::ReadOptions;
+use crate::record::{MAX_RECORD_BYTES, RawRecord, read_error_message};
 use crate::sniff::{self, SNIFF_LEN, Stream};
-use crate::{
-    DocreaderReader, Format, GzipGap, Input, InputError, ReadOptions, WarcHeader, WarcReader,
-};
-
-/// The largest record read into memory (256 MiB): a longer JSONL line, or a bigger text or HTML
-/// file, is reported as an [`InputError`] and skipped without being loaded; a bigger WARC
-/// response is read past and yielded without its bytes, to be skipped with a reason.
-pub const MAX_RECORD_BYTES: u64 = 256 << 20;
-
-const LINE_BUFFER: usize = 64 << 10;
-
-/// The bytes of one record, before decoding.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawRecord {
-    /// Display name of the input: the path as given, `-` for stdin. Shared by all the records of
-    /// one input.
-    pub source: Arc<str>,
-    /// The 1-based line of a JSONL record, row of a Parquet record or number of a docreader
-    /// record; `None` for a whole-file record and a WARC record (whose number is
-    /// [`WarcHeader::number`]).
-    pub line: Option<u64>,
-    /// How to decode [`RawRecord::bytes`].
-    pub format: Format,
-    /// The whole (decompressed) file for text and HTML; the line without its line ending for
-    /// JSONL; the content block (HTTP headers and payload, as stored) of a WARC response, empty
-    /// for other WARC records and for responses the reader already skips.
-    pub bytes: Vec<u8>,
-    /// For a WARC record, what its header says (number, offset, type, id, and a skip reason when
-    /// the record holds no document); `None` for every other format.
-    pub warc: Option<Box<WarcHeader>>,
-}
 
 /// An iterator over the records of a list of inputs, in order.
 ///
@@ -186,7 +165,7 @@ impl Reader {
             Detect::Sniff => {
                 let (prefix, stream) =
                     sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
-                if sniff::magic_type(&prefix) == Some(PARQUET) {
+                if sniff::is_parquet(&prefix) {
                     let message = "Parquet data: Parquet needs a seekable file; save it and give \
                                    its path";
                     return Err(InputError::new(&name, None, message).losing_input());
@@ -196,14 +175,7 @@ impl Reader {
             Detect::Content => {
                 let (prefix, stream) =
                     sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
-                let format = if sniff::is_warc(&prefix) {
-                    Format::Warc
-                } else if sniff::is_docreader(&prefix) {
-                    Format::Docreader
-                } else {
-                    Format::Text
-                };
-                (format, stream)
+                (sniff::content_format(&prefix), stream)
             }
         };
         match format {
@@ -225,31 +197,14 @@ impl Reader {
                 // Binary data would become a skipped "line" per newline byte found in it.
                 let (prefix, stream) =
                     sniff::peek(stream, SNIFF_LEN).map_err(|e| fail(e, compressed))?;
-                if let Some(reason) = jsonl_binary(&prefix) {
+                if let Some(reason) = sniff::jsonl_binary(&prefix) {
                     return Err(InputError::new(&name, None, reason).losing_input());
                 }
-                Ok(Opened::Records(Current::Lines(Lines {
-                    source: name.clone(),
-                    reader: Box::new(BufReader::with_capacity(LINE_BUFFER, stream)),
-                    line: 0,
-                    compressed,
-                    finished: false,
-                })))
+                Ok(Opened::Records(Current::Lines(Lines::new(name, stream, compressed))))
             }
             Format::Text | Format::Html => {
-                let mut bytes = Vec::new();
-                stream
-                    .take(self.max_record_bytes.saturating_add(1))
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| fail(e, compressed))?;
-                if bytes.len() as u64 > self.max_record_bytes {
-                    let message = format!(
-                        "document is larger than the {}-byte limit; skipped",
-                        self.max_record_bytes
-                    );
-                    return Err(InputError::new(&name, None, message).losing_input());
-                }
-                Ok(Opened::Whole(RawRecord { source: name, line: None, format, bytes, warc: None }))
+                let record = read_whole(name, stream, format, self.max_record_bytes, compressed)?;
+                Ok(Opened::Whole(record))
             }
         }
     }
@@ -321,175 +276,6 @@ impl fmt::Debug for Current {
             Current::Docreader(d) => d.fmt(f),
             Current::Parquet(p) => p.fmt(f),
         }
-    }
-}
-
-/// A JSONL input being read line by line.
-struct Lines {
-    source: Arc<str>,
-    reader: Box<dyn BufRead + Send>,
-    /// Lines read so far (the number of the last one).
-    line: u64,
-    compressed: bool,
-    /// Set after a read error: the rest of the stream is not trusted.
-    finished: bool,
-}
-
-impl Lines {
-    fn next_record(&mut self, max: u64) -> Option<Result<RawRecord, InputError>> {
-        if self.finished {
-            return None;
-        }
-        loop {
-            let mut buf = Vec::new();
-            let read = read_line_limited(&mut *self.reader, &mut buf, max);
-            let error =
-                |line: u64, message: String| InputError::new(&self.source, Some(line), message);
-            match read {
-                Ok(LineRead::Eof) => return None,
-                Ok(LineRead::TooLong(len)) => {
-                    self.line += 1;
-                    let message =
-                        format!("line of {len} bytes is longer than the {max}-byte limit; skipped");
-                    let lost = format!("{}:{}", self.source, self.line);
-                    return Some(Err(error(self.line, message).losing(lost)));
-                }
-                Ok(LineRead::Line) => {
-                    self.line += 1;
-                    if buf.last() == Some(&b'\r') {
-                        buf.pop();
-                    }
-                    if self.line == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
-                        buf.drain(..3);
-                    }
-                    if buf.iter().all(u8::is_ascii_whitespace) {
-                        continue;
-                    }
-                    return Some(Ok(RawRecord {
-                        source: self.source.clone(),
-                        line: Some(self.line),
-                        format: Format::Jsonl,
-                        bytes: buf,
-                        warc: None,
-                    }));
-                }
-                Err((e, partial)) => {
-                    // The compressed bytes a gzip gap skipped, as an id for the report: what
-                    // they held is lost, and a report reader must see that (issue 33).
-                    let skipped_bytes = GzipGap::of(&e).map(|g| {
-                        let end = g.resumed_at.unwrap_or(g.start + g.skipped);
-                        format!("{}#gzip-bytes-{}-{}", self.source, g.start, end)
-                    });
-                    let gap = skipped_bytes.is_some();
-                    // After a gzip gap, reading goes on with the next member; after any other
-                    // error the rest of the stream is not trusted.
-                    self.finished = !gap;
-                    let mut message = read_error_message(&e, self.compressed);
-                    if gap {
-                        message += "; the lines in the skipped data are lost (line numbers from \
-                                    here on count the lines read)";
-                    }
-                    if partial == 0 {
-                        // Between two lines: no line was started; a gap still lost bytes.
-                        let e = error(self.line + 1, message);
-                        return Some(Err(match skipped_bytes {
-                            Some(lost) => e.losing(lost),
-                            None => e,
-                        }));
-                    }
-                    self.line += 1;
-                    let lost = format!("{}:{}", self.source, self.line);
-                    let message = format!("line cut short: {message}");
-                    return Some(Err(error(self.line, message).losing(lost)));
-                }
-            }
-        }
-    }
-}
-
-enum LineRead {
-    Eof,
-    Line,
-    /// The line (of this many bytes, without its `\n`) was consumed but not kept.
-    TooLong(u64),
-}
-
-/// `read_until(b'\n')` that stops keeping bytes once the line exceeds `max`: a gigantic line is
-/// consumed in buffer-sized pieces and never held in memory. An error comes with the number of
-/// bytes of the line read before it.
-fn read_line_limited(
-    r: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-    max: u64,
-) -> Result<LineRead, (io::Error, u64)> {
-    let mut len: u64 = 0;
-    let mut too_long = false;
-    loop {
-        let chunk = match r.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err((e, len)),
-        };
-        if chunk.is_empty() {
-            return Ok(match (len, too_long) {
-                (0, _) => LineRead::Eof,
-                (_, true) => LineRead::TooLong(len),
-                (_, false) => LineRead::Line,
-            });
-        }
-        let newline = memchr::memchr(b'\n', chunk);
-        let take = newline.unwrap_or(chunk.len());
-        len += take as u64;
-        if !too_long {
-            if len > max {
-                too_long = true;
-                *buf = Vec::new();
-            } else {
-                buf.extend_from_slice(&chunk[..take]);
-            }
-        }
-        r.consume(take + usize::from(newline.is_some()));
-        if newline.is_some() {
-            return Ok(if too_long { LineRead::TooLong(len) } else { LineRead::Line });
-        }
-    }
-}
-
-/// The media type Parquet data has by its magic bytes.
-const PARQUET: &str = "application/vnd.apache.parquet";
-
-/// Why the first bytes of a JSONL input say it is not JSON Lines: binary by its magic bytes,
-/// or NUL bytes that make it binary data or UTF-16 text (JSON Lines are UTF-8): a byte order
-/// mark, NULs at one parity, or more than one byte in a hundred. A stray NUL in a line is not
-/// that (issue 33: one on line 2 lost the other 99 records): the line is skipped as invalid
-/// JSON, with its number, and reading goes on.
-fn jsonl_binary(prefix: &[u8]) -> Option<String> {
-    if let Some(media) = sniff::magic_type(prefix) {
-        return Some(format!("binary data ({media}), not JSON Lines; not read"));
-    }
-    let head = &prefix[..prefix.len().min(1024)];
-    let utf16 = head.starts_with(b"\xFF\xFE")
-        || head.starts_with(b"\xFE\xFF")
-        || sniff::utf16_without_bom(head).is_some();
-    let nuls = head.iter().filter(|&&b| b == 0).count();
-    (utf16 || nuls * 100 > head.len()).then(|| {
-        "NUL bytes: binary data or UTF-16 text, not JSON Lines (which are UTF-8); not read"
-            .to_owned()
-    })
-}
-
-pub(crate) fn read_error_message(e: &io::Error, compressed: bool) -> String {
-    if let Some(gap) = GzipGap::of(e) {
-        return gap.to_string();
-    }
-    let data_error = matches!(
-        e.kind(),
-        io::ErrorKind::UnexpectedEof | io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData
-    );
-    if compressed && data_error {
-        format!("truncated or corrupt gzip data: {e}")
-    } else {
-        format!("read error: {e}")
     }
 }
 
@@ -619,21 +405,5 @@ mod tests {
         assert_eq!(err.to_string(), "-: document is larger than the 20-byte limit; skipped");
         let got = read_stream_max(&[b'a'; 20], Some(Format::Text), 20);
         assert_eq!(got[0].as_ref().unwrap().bytes.len(), 20);
-    }
-
-    #[test]
-    fn line_reader_with_small_buffer() {
-        let data = b"abc\n\ndefghij\nkl";
-        let mut r = BufReader::with_capacity(2, &data[..]);
-        let mut got = Vec::new();
-        loop {
-            let mut buf = Vec::new();
-            match read_line_limited(&mut r, &mut buf, 5).map_err(|(e, _)| e).unwrap() {
-                LineRead::Eof => break,
-                LineRead::Line => got.push(String::from_utf8(buf).unwrap()),
-                LineRead::TooLong(n) => got.push(format!("too long {n}")),
-            }
-        }
-        assert_eq!(got, ["abc", "", "too long 7", "kl"]);
     }
 }

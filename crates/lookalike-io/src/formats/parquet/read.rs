@@ -45,8 +45,9 @@ use parquet::arrow::arrow_reader::{
 
 use crate::error::InputError;
 use crate::format::Format;
+use crate::formats::jsonl::id_text;
 use crate::options::ReadOptions;
-use crate::reader::RawRecord;
+use crate::record::RawRecord;
 
 /// Rows decoded at a time.
 pub const BATCH_ROWS: usize = 1024;
@@ -417,7 +418,7 @@ pub fn arrow_ids(array: &ArrayRef) -> Result<Vec<Option<String>>, String> {
         return Err(format!("holds {}, which cannot be an id", array.data_type()));
     }
     let column = Column::new(array);
-    Ok((0..array.len()).map(|i| column.cell(i).as_ref().and_then(crate::decode::id_text)).collect())
+    Ok((0..array.len()).map(|i| column.cell(i).as_ref().and_then(id_text)).collect())
 }
 
 /// The type of a column's values: a dictionary's value type, or the type itself.
