@@ -263,6 +263,14 @@ impl Summary {
                 );
             }
         }
+        if st.method.short_samples > 0 {
+            let _ = writeln!(
+                s,
+                "  documents too short for a MOD-m sample, sampled by their {} smallest shingle hashes (they meet other short documents only): {}",
+                lookalike::method::SHORT_SAMPLE,
+                st.method.short_samples
+            );
+        }
         if st.method.empty_samples > 0 {
             let _ = writeln!(
                 s,

@@ -75,7 +75,7 @@ pub use minhash::MinHash;
 pub use mod_m::{ModM, ModMEstimate};
 pub use partitioned::{PartitionSigner, Partitioned};
 pub use ref_words::RefWords;
-pub use samples::{Estimator, Sampled, Samples};
+pub use samples::{Estimator, SHORT_SAMPLE, Sampled, Samples};
 pub use simhash::{SimDoc, SimHash};
 pub use spot_sigs::SpotSigs;
 pub use super_shingles::SuperShingles;
@@ -308,6 +308,9 @@ pub struct MethodStats {
     /// Documents whose sample was empty (MOD-m on very short documents): they cannot meet any
     /// other document.
     pub empty_samples: u64,
+    /// MOD-m: documents too short for a MOD-m sample, sampled by their smallest shingle hashes
+    /// instead (they meet other short documents only).
+    pub short_samples: u64,
     /// SimHash: blocks and tables of the permuted tables.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simhash_tables: Option<(usize, usize)>,

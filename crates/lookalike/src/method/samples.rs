@@ -12,6 +12,10 @@ use crate::error::{ConfigError, Error};
 use crate::sketch::sample::{MinSketch, ModSketch};
 use crate::verify::intersection_size;
 
+/// Smallest hashes kept for a document too short for a MOD-m sample
+/// ([`ModSketch::sketch_or_smallest`]).
+pub const SHORT_SAMPLE: usize = 4;
+
 /// What makes a sampling method: its name and its estimate from two samples.
 pub trait Estimator: fmt::Debug + Send + Sync {
     /// The method's name.
@@ -110,7 +114,9 @@ impl<E: Estimator> Method for Sampled<E> {
     fn doc(&self, doc: &DocView<'_>) -> Vec<u64> {
         let seed = self.samples.cx.seed;
         match self.samples.sample {
-            Sample::Mod(m) => ModSketch::new(m, seed).sketch(doc.shingles),
+            Sample::Mod(m) => {
+                ModSketch::new(m, seed).sketch_or_smallest(doc.shingles, SHORT_SAMPLE)
+            }
             Sample::Min(s) => MinSketch::new(s, seed).sketch(doc.shingles),
         }
     }
@@ -128,6 +134,13 @@ impl<E: Estimator> Method for Sampled<E> {
         let s = &self.samples;
         let slots = s.ends.len() as u32;
         let empty_samples = (0..slots).filter(|&i| s.of(Slot(i)).is_empty()).count() as u64;
+        let short_samples = match s.sample {
+            Sample::Mod(m) => {
+                let sketch = ModSketch::new(m, s.cx.seed);
+                (0..slots).filter(|&i| sketch.is_smallest(s.of(Slot(i)))).count() as u64
+            }
+            Sample::Min(_) => 0,
+        };
         let config = BroderConfig {
             memory_bytes: s.cx.memory,
             max_docs_per_shingle: s.config.max_docs_per_shingle,
@@ -142,7 +155,12 @@ impl<E: Estimator> Method for Sampled<E> {
             true
         })?;
         Ok(CandidateReport {
-            method: MethodStats { broder: Some(stats), empty_samples, ..MethodStats::default() },
+            method: MethodStats {
+                broder: Some(stats),
+                empty_samples,
+                short_samples,
+                ..MethodStats::default()
+            },
             ..CandidateReport::default()
         })
     }

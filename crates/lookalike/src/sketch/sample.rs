@@ -59,6 +59,28 @@ impl ModSketch {
         out
     }
 
+    /// [`ModSketch::sketch`], or for a document too short to have one (no shingle hash ≡ 0 mod
+    /// m) its `k` smallest remixed hashes: none of them is ≡ 0 mod m, so such a sample meets only
+    /// the samples of other short documents, and two near-identical short documents (stubs, a
+    /// one-line notice under two names), which no MOD-m sample can pair, become candidates.
+    pub fn sketch_or_smallest(&self, shingles: &[u64], k: usize) -> Vec<u64> {
+        let out = self.sketch(shingles);
+        if !out.is_empty() || shingles.is_empty() {
+            return out;
+        }
+        let mut all: Vec<u64> = shingles.iter().map(|&h| remix(h, self.seed)).collect();
+        all.sort_unstable();
+        all.dedup();
+        all.truncate(k);
+        all
+    }
+
+    /// Whether `sample` is a short document's smallest hashes ([`ModSketch::sketch_or_smallest`])
+    /// rather than a MOD-m sample.
+    pub fn is_smallest(&self, sample: &[u64]) -> bool {
+        sample.first().is_some_and(|&x| x % self.m != 0)
+    }
+
     /// Estimated resemblance |MOD(A) ∩ MOD(B)| / |MOD(A) ∪ MOD(B)| of two MOD-m sketches taken
     /// with the same m and seed (0 when both are empty).
     pub fn resemblance(a: &[u64], b: &[u64]) -> f64 {
@@ -170,6 +192,25 @@ mod tests {
         shuffled.extend_from_slice(&set[..10]);
         assert_eq!(m.sketch(&shuffled), m.sketch(&set));
         assert_eq!(s.sketch(&shuffled), s.sketch(&set));
+    }
+
+    /// A set without an element ≡ 0 mod m is sampled by its k smallest remixed hashes, none of
+    /// them ≡ 0 mod m; a set with one keeps its MOD-m sample.
+    #[test]
+    fn short_sets_are_sampled_by_their_smallest_hashes() {
+        let seed = 3;
+        let m = ModSketch::new(1 << 20, seed);
+        let mut st = 11;
+        let set = random_set(&mut st, 12);
+        let all: BTreeSet<u64> = set.iter().map(|&h| mix64(h ^ seed)).collect();
+        assert!(m.sketch(&set).is_empty());
+        let short = m.sketch_or_smallest(&set, 4);
+        assert_eq!(short, all.iter().copied().take(4).collect::<Vec<_>>());
+        assert!(m.is_smallest(&short) && short.iter().all(|x| x % (1 << 20) != 0));
+        let every = ModSketch::new(1, seed);
+        assert_eq!(every.sketch_or_smallest(&set, 4), every.sketch(&set));
+        assert!(!every.is_smallest(&every.sketch(&set)));
+        assert!(m.sketch_or_smallest(&[], 4).is_empty());
     }
 
     #[test]

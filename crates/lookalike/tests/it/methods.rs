@@ -69,6 +69,51 @@ fn sampled_methods_output_exact_pairs_and_reach_recall() {
     }
 }
 
+/// Pages too short for a MOD-m sample (feature stubs of twenty words under their own names; m =
+/// 10^6 leaves every stub's sample empty), and 250 near-identical pages, more than
+/// L = 100: every sampling method pairs what exact all-pairs pairs at 0.85 or more (before, MOD-m
+/// paired none of the stubs, and no method the large group: their samples were empty or all
+/// frequent).
+#[test]
+fn sampled_methods_pair_short_stubs_and_large_groups() {
+    let mut docs = Vec::new();
+    for i in 0..40 {
+        let text = format!(
+            "feature_{i}: this feature has no documentation yet, see its tracking issue for what \
+             it does and when it is expected to become stable"
+        );
+        docs.push(lookalike::Document::from_text(format!("stub{i}"), text));
+    }
+    let body: Vec<String> = (0..300).map(|w| format!("word{w}")).collect();
+    for i in 0..250 {
+        let mut words = body.clone();
+        words[(i * 7) % 300] = format!("own{i}");
+        docs.push(lookalike::Document::from_text(format!("api{i}"), words.join(" ")));
+    }
+    for method in SAMPLED {
+        let sample =
+            SampleConfig { sample: Some(Sample::Mod(1_000_000)), ..SampleConfig::default() };
+        let config = match method {
+            MethodKind::ModM => MethodConfig::ModM(sample),
+            other => MethodConfig::from(other),
+        };
+        let dedup = Dedup::builder().method(config).threshold(0.8).seed(1).build().unwrap();
+        let truth = brute_force_pairs(&docs, dedup.shingler(), 0.8);
+        let strong: Vec<_> = truth.iter().filter(|p| p.2 >= 0.85).collect();
+        let stubs = strong.iter().filter(|p| p.1 < 40).count();
+        assert!(stubs >= 40 * 39 / 2 && strong.len() > 20_000, "{stubs} {}", strong.len());
+        let found = found_pairs(&run(&docs, &dedup));
+        let missed: Vec<_> = strong.iter().filter(|p| !found.contains_key(&(p.0, p.1))).collect();
+        let e = &missed[..3.min(missed.len())];
+        assert!(
+            missed.is_empty(),
+            "{method}: {} of {} missed, e.g. {e:?}",
+            missed.len(),
+            strong.len()
+        );
+    }
+}
+
 /// Estimate verification: each sampling method's own estimator decides, and an estimate at the
 /// threshold essentially never comes from a pair of true Jaccard far below it.
 #[test]
