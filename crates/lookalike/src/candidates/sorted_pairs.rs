@@ -783,30 +783,14 @@ mod tests {
         threshold: f64,
         rule: FrequentShingles,
     ) -> Vec<BroderPair> {
-        let mut df: HashMap<u64, usize> = HashMap::new();
-        for s in sketches {
-            for &x in s {
-                *df.entry(x).or_default() += 1;
-            }
-        }
+        let df = doc_freq(sketches);
         let mut out = Vec::new();
         for a in 0..sketches.len() {
             for b in a + 1..sketches.len() {
-                let shared = sketches[a]
-                    .iter()
-                    .filter(|x| sketches[b].contains(x) && df[x] <= limit)
-                    .count() as u32;
+                let (shared, estimate) = counted(sketches, &df, limit, rule, a, b);
                 if shared == 0 {
                     continue;
                 }
-                let size = |d: usize| match rule {
-                    FrequentShingles::Skip => sketches[d].len(),
-                    FrequentShingles::Discount => {
-                        sketches[d].iter().filter(|x| df[x] <= limit).count()
-                    }
-                };
-                let smaller = size(a).min(size(b));
-                let estimate = f64::from(shared) / smaller as f64;
                 if estimate >= threshold {
                     out.push(BroderPair {
                         a: a as u32,
@@ -819,6 +803,37 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Each element's document frequency.
+    fn doc_freq(sketches: &[Vec<u64>]) -> HashMap<u64, usize> {
+        let mut df: HashMap<u64, usize> = HashMap::new();
+        for s in sketches {
+            for &x in s {
+                *df.entry(x).or_default() += 1;
+            }
+        }
+        df
+    }
+
+    /// The elements documents `a` and `b` share, frequent ones left out, and the estimate over
+    /// the smaller size (its frequent elements left out too with `Discount`; 0 when empty).
+    fn counted(
+        sketches: &[Vec<u64>],
+        df: &HashMap<u64, usize>,
+        limit: usize,
+        rule: FrequentShingles,
+        a: usize,
+        b: usize,
+    ) -> (u32, f64) {
+        let shared =
+            sketches[a].iter().filter(|x| sketches[b].contains(x) && df[x] <= limit).count() as u32;
+        let size = |d: usize| match rule {
+            FrequentShingles::Skip => sketches[d].len(),
+            FrequentShingles::Discount => sketches[d].iter().filter(|x| df[x] <= limit).count(),
+        };
+        let smaller = size(a).min(size(b));
+        (shared, if smaller == 0 { 0.0 } else { f64::from(shared) / smaller as f64 })
     }
 
     /// splitmix64, so the tests need no RNG crate and are reproducible.
@@ -958,12 +973,7 @@ mod tests {
         threshold: f64,
         rule: FrequentShingles,
     ) -> Vec<BroderPair> {
-        let mut df: HashMap<u64, usize> = HashMap::new();
-        for s in sketches {
-            for &x in s {
-                *df.entry(x).or_default() += 1;
-            }
-        }
+        let df = doc_freq(sketches);
         let frequent: Vec<usize> =
             sketches.iter().map(|s| s.iter().filter(|x| df[x] > limit).count()).collect();
         let saturated = |d: usize| frequent[d] > 0 && 2 * frequent[d] >= sketches[d].len();
@@ -981,19 +991,7 @@ mod tests {
                 match at.get(&(a as u32, b as u32)) {
                     Some(&i) => out[i].grouped = true,
                     None => {
-                        let shared = sketches[a]
-                            .iter()
-                            .filter(|x| df[x] <= limit && sketches[b].contains(x))
-                            .count() as u32;
-                        let size = |d: usize| match rule {
-                            FrequentShingles::Skip => sketches[d].len(),
-                            FrequentShingles::Discount => {
-                                sketches[d].iter().filter(|x| df[x] <= limit).count()
-                            }
-                        };
-                        let smaller = size(a).min(size(b));
-                        let estimate =
-                            if smaller == 0 { 0.0 } else { f64::from(shared) / smaller as f64 };
+                        let (shared, estimate) = counted(sketches, &df, limit, rule, a, b);
                         out.push(BroderPair {
                             a: a as u32,
                             b: b as u32,
