@@ -38,6 +38,8 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<sketch::MinHash>()?;
     m.add_class::<sketch::MinHashLSH>()?;
+    m.add_class::<sketch::MinHashGenerator>()?;
+    m.add_class::<sketch::InsertionSession>()?;
     m.add_function(wrap_pyfunction!(dedup::dedup_texts, m)?)?;
     m.add_function(wrap_pyfunction!(dedup::dedup_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::paragraphs_texts, m)?)?;

@@ -12,8 +12,14 @@
 //! `MinHashLSH` bands signatures as the CLI does ([`band_key`]), with (bands, rows) given or
 //! chosen by [`LshParams::optimal`] for the threshold and the (false positive, false negative)
 //! weights; keys are any hashable Python objects.
+//!
+//! datasketch's other entry points: `MinHash.bulk`/`MinHash.generator` (one MinHash per
+//! iterable of elements), `hashfunc=` (a Python callable from an element to an int, used
+//! instead of xxh3-64 and pickled with the MinHash), `MinHashLSH.insertion_session` (buffered
+//! inserts for a `with` block).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use lookalike::candidates::lsh::{ErrorWeights, band_key};
 use lookalike::sketch::minhash::estimate_jaccard;
@@ -43,9 +49,24 @@ pub struct MinHash {
     elements: Vec<u64>,
     deduped: usize,
     digest: Option<Vec<u32>>,
+    /// datasketch's `hashfunc`: a callable from an element to an int, used by `update` and
+    /// `update_batch` instead of xxh3-64 (texts are still shingled and hashed as the CLI does).
+    hashfunc: Option<Arc<Py<PyAny>>>,
 }
 
-fn element_hash(ob: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
+fn element_hash(ob: &Bound<'_, PyAny>, seed: u64, hashfunc: Option<&Py<PyAny>>) -> PyResult<u64> {
+    if let Some(f) = hashfunc {
+        let h = f.bind(ob.py()).call1((ob,))?;
+        // datasketch's hash functions give 32-bit ints; any int of 64 bits or fewer is taken.
+        return h.extract::<u64>().or_else(|_| h.extract::<i64>().map(|v| v as u64)).map_err(
+            |_| {
+                PyTypeError::new_err(format!(
+                    "hashfunc returned {}: it must return an int of at most 64 bits",
+                    h.repr().map(|r| r.to_string()).unwrap_or_default()
+                ))
+            },
+        );
+    }
     if let Ok(b) = ob.cast::<PyBytes>() {
         return Ok(xxh3_64_with_seed(b.as_bytes(), seed));
     }
@@ -81,7 +102,15 @@ impl MinHash {
             elements: Vec::new(),
             deduped: 0,
             digest: None,
+            hashfunc: None,
         })
+    }
+
+    /// A MinHash of each iterable of elements of `b`, all built as `proto` is.
+    fn of_elements(&self, elements: &Bound<'_, PyAny>) -> PyResult<MinHash> {
+        let mut m = self.clone();
+        m.update_batch(elements)?;
+        Ok(m)
     }
 
     fn shingler(&self) -> Shingler {
@@ -127,9 +156,48 @@ impl MinHash {
 #[pymethods]
 impl MinHash {
     #[new]
-    #[pyo3(signature = (num_perm=128, seed=1, scheme="oph", shingle="words:5"))]
-    fn new(num_perm: usize, seed: u64, scheme: &str, shingle: &str) -> PyResult<MinHash> {
-        MinHash::create(num_perm, seed, scheme, shingle)
+    #[pyo3(signature = (num_perm=128, seed=1, scheme="oph", shingle="words:5", hashfunc=None))]
+    fn new(
+        num_perm: usize,
+        seed: u64,
+        scheme: &str,
+        shingle: &str,
+        hashfunc: Option<Py<PyAny>>,
+    ) -> PyResult<MinHash> {
+        let mut m = MinHash::create(num_perm, seed, scheme, shingle)?;
+        m.hashfunc = hashfunc.map(Arc::new);
+        Ok(m)
+    }
+
+    /// MinHashes of many sets at once (datasketch's `MinHash.bulk`): `b` holds one iterable of
+    /// elements per MinHash; the other arguments are the constructor's.
+    #[staticmethod]
+    #[pyo3(signature = (b, num_perm=128, seed=1, scheme="oph", shingle="words:5", hashfunc=None))]
+    fn bulk(
+        b: &Bound<'_, PyAny>,
+        num_perm: usize,
+        seed: u64,
+        scheme: &str,
+        shingle: &str,
+        hashfunc: Option<Py<PyAny>>,
+    ) -> PyResult<Vec<MinHash>> {
+        let proto = MinHash::new(num_perm, seed, scheme, shingle, hashfunc)?;
+        b.try_iter()?.map(|e| proto.of_elements(&e?)).collect()
+    }
+
+    /// As `MinHash.bulk`, one MinHash at a time (datasketch's `MinHash.generator`).
+    #[staticmethod]
+    #[pyo3(signature = (b, num_perm=128, seed=1, scheme="oph", shingle="words:5", hashfunc=None))]
+    fn generator(
+        b: &Bound<'_, PyAny>,
+        num_perm: usize,
+        seed: u64,
+        scheme: &str,
+        shingle: &str,
+        hashfunc: Option<Py<PyAny>>,
+    ) -> PyResult<MinHashGenerator> {
+        let proto = MinHash::new(num_perm, seed, scheme, shingle, hashfunc)?;
+        Ok(MinHashGenerator { sets: b.try_iter()?.unbind(), proto })
     }
 
     /// A MinHash of a text's shingles, as `lookalike dedup` computes them.
@@ -181,7 +249,7 @@ impl MinHash {
 
     /// Adds one element (bytes or str), hashed with seeded xxh3-64.
     fn update(&mut self, element: &Bound<'_, PyAny>) -> PyResult<()> {
-        let h = element_hash(element, self.seed)?;
+        let h = element_hash(element, self.seed, self.hashfunc.as_deref())?;
         self.extend([h]);
         Ok(())
     }
@@ -190,7 +258,7 @@ impl MinHash {
     fn update_batch(&mut self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut hashes = Vec::new();
         for e in elements.try_iter()? {
-            hashes.push(element_hash(&e?, self.seed)?);
+            hashes.push(element_hash(&e?, self.seed, self.hashfunc.as_deref())?);
         }
         self.extend(hashes);
         Ok(())
@@ -301,6 +369,7 @@ impl MinHash {
             this.seed,
             scheme_name(this.hasher.scheme()),
             this.shingle.to_string(),
+            this.hashfunc.as_deref().map(|f| f.clone_ref(py)),
         );
         let bytes: Vec<u8> = this.elements.iter().flat_map(|e| e.to_le_bytes()).collect();
         let state = PyBytes::new(py, &bytes);
@@ -319,6 +388,80 @@ impl MinHash {
         self.deduped = 0;
         self.extend(hashes);
         Ok(())
+    }
+}
+
+/// The MinHashes of `MinHash.generator`, one per iterable of elements.
+#[pyclass(module = "lookalike._lookalike")]
+#[derive(Debug)]
+pub struct MinHashGenerator {
+    sets: Py<pyo3::types::PyIterator>,
+    proto: MinHash,
+}
+
+#[pymethods]
+impl MinHashGenerator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<MinHash>> {
+        match self.sets.bind(py).clone().next() {
+            None => Ok(None),
+            Some(elements) => self.proto.of_elements(&elements?).map(Some),
+        }
+    }
+}
+
+/// Inserts buffered into a [`MinHashLSH`] (datasketch's `insertion_session`): `insert` keeps the
+/// keys and signatures, and they enter the index every `buffer_size` inserts and when the `with`
+/// block ends (also on an exception, as datasketch does).
+#[pyclass(module = "lookalike._lookalike")]
+#[derive(Debug)]
+pub struct InsertionSession {
+    lsh: Py<MinHashLSH>,
+    buffer_size: usize,
+    buffer: Vec<(Py<PyAny>, Vec<u32>)>,
+}
+
+impl InsertionSession {
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        let mut lsh = self.lsh.bind(py).try_borrow_mut()?;
+        for (key, sig) in self.buffer.drain(..) {
+            lsh.insert_signature(py, key, sig)?;
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl InsertionSession {
+    /// Buffers a MinHash under a key (checked against the index when the buffer is flushed).
+    #[pyo3(signature = (key, minhash, check_duplication=true))]
+    fn insert(
+        &mut self,
+        py: Python<'_>,
+        key: Py<PyAny>,
+        minhash: &Bound<'_, PyAny>,
+        check_duplication: bool,
+    ) -> PyResult<()> {
+        let _ = check_duplication;
+        let sig = self.lsh.bind(py).try_borrow()?.signature_of(minhash)?;
+        self.buffer.push((key, sig));
+        if self.buffer.len() >= self.buffer_size {
+            self.flush(py)?;
+        }
+        Ok(())
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&mut self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        self.flush(py)?;
+        Ok(false)
     }
 }
 
@@ -497,6 +640,15 @@ impl MinHashLSH {
             self.insert_signature(py, key, sig)?;
         }
         Ok(())
+    }
+
+    /// A session that buffers inserts (datasketch's `insertion_session`), for a `with` block.
+    #[pyo3(signature = (buffer_size=50000))]
+    fn insertion_session(slf: &Bound<'_, Self>, buffer_size: usize) -> PyResult<InsertionSession> {
+        if buffer_size == 0 {
+            return Err(value_err("buffer_size must be at least 1"));
+        }
+        Ok(InsertionSession { lsh: slf.clone().unbind(), buffer_size, buffer: Vec::new() })
     }
 
     /// The keys whose MinHash shares a band with this one (candidates, not verified), in

@@ -187,3 +187,92 @@ def test_bad_arguments_raise_clear_exceptions():
         MinHash().update(3)
     with pytest.raises(ValueError, match="cannot compare"):
         MinHash(seed=1).jaccard(MinHash(seed=2))
+
+
+# datasketch's documented examples (its README and docstrings), with only the import changed:
+# what a datasketch user runs first must run here and give the answers datasketch gives.
+
+SET1 = set(["minhash", "is", "a", "probabilistic", "data", "structure", "for", "estimating",
+            "the", "similarity", "between", "datasets"])
+SET2 = set(["minhash", "is", "a", "probability", "data", "structure", "for", "estimating",
+            "the", "similarity", "between", "documents"])
+SET3 = set(["minhash", "is", "probability", "data", "structure", "for", "estimating",
+            "the", "similarity", "between", "documents"])
+
+
+def datasketch_readme_lsh(module) -> list[str]:
+    MinHash, MinHashLSH = module.MinHash, module.MinHashLSH
+    m1, m2, m3 = MinHash(num_perm=128), MinHash(num_perm=128), MinHash(num_perm=128)
+    for d in SET1:
+        m1.update(d.encode("utf8"))
+    for d in SET2:
+        m2.update(d.encode("utf8"))
+    for d in SET3:
+        m3.update(d.encode("utf8"))
+    lsh = MinHashLSH(threshold=0.5, num_perm=128)
+    lsh.insert("m2", m2)
+    lsh.insert("m3", m3)
+    return sorted(lsh.query(m1))
+
+
+def test_datasketch_readme_lsh_example_gives_datasketch_answer() -> None:
+    datasketch = pytest.importorskip("datasketch")
+    assert datasketch_readme_lsh(lookalike) == datasketch_readme_lsh(datasketch) == ["m2", "m3"]
+
+
+def test_bulk_and_generator_are_update_batch_per_set() -> None:
+    data = [[b"token1", b"token2", b"token3"], [b"token4", b"token5", b"token6"]]
+    minhashes = MinHash.bulk(data, num_perm=64)  # datasketch's docstring example
+    assert len(minhashes) == 2 and all(m.num_perm == 64 for m in minhashes)
+    for m, tokens in zip(minhashes, data):
+        one = MinHash(num_perm=64)
+        one.update_batch(tokens)
+        assert m == one and m.count() == 3
+    generated = list(MinHash.generator(iter(data), num_perm=64, seed=7))
+    assert [m.digest() for m in generated] == [m.digest() for m in MinHash.bulk(data, num_perm=64, seed=7)]
+    assert list(MinHash.generator([])) == []
+
+
+def sha1_hash32(data: bytes) -> int:
+    """datasketch's default hash function, written again (module level: pickled by name)."""
+    import hashlib
+    import struct
+
+    return struct.unpack("<I", hashlib.sha1(data).digest()[:4])[0]
+
+
+def test_a_hashfunc_is_honoured_and_pickled() -> None:
+    a = MinHash(hashfunc=sha1_hash32)
+    a.update_batch(w.encode() for w in SET1)
+    b = MinHash(hashfunc=sha1_hash32)
+    b.update_batch(w.encode() for w in SET2)
+    own = MinHash()
+    own.update_batch(w.encode() for w in SET1)
+    assert a.digest() != own.digest()  # another element hash, another signature
+    assert abs(a.jaccard(b) - exact_jaccard(SET1, SET2)) < 0.2
+    assert pickle.loads(pickle.dumps(a)) == a
+    calls: list[bytes] = []
+    c = MinHash(hashfunc=lambda d: calls.append(d) or -5)
+    c.update(b"x")
+    assert calls == [b"x"] and not c.is_empty()
+    bad = MinHash(hashfunc=lambda d: "not an int")
+    with pytest.raises(TypeError, match="hashfunc returned 'not an int'"):
+        bad.update(b"x")
+
+
+def test_insertion_session_buffers_and_flushes() -> None:
+    sets = random_sets(random.Random(5), 120)
+    minhashes = [minhash_of(s) for s in sets]
+    lsh, direct = MinHashLSH(threshold=0.7), MinHashLSH(threshold=0.7)
+    with lsh.insertion_session(buffer_size=50) as session:  # datasketch's usage
+        for i, m in enumerate(minhashes):
+            session.insert(f"k{i}", m)
+            direct.insert(f"k{i}", m)
+        assert len(lsh) == 100  # two full buffers went in; the rest waits for the block's end
+    assert len(lsh) == 120 and lsh.keys() == direct.keys()
+    assert [lsh.query(m) for m in minhashes] == [direct.query(m) for m in minhashes]
+    with pytest.raises(ValueError, match="already in the index"):
+        with lsh.insertion_session() as session:
+            session.insert("k0", minhashes[0])
+    with pytest.raises(ValueError, match="buffer_size"):
+        lsh.insertion_session(buffer_size=0)
