@@ -16,7 +16,8 @@
 //! datasketch's other entry points: `MinHash.bulk`/`MinHash.generator` (one MinHash per
 //! iterable of elements), `hashfunc=` (a Python callable from an element to an int, used
 //! instead of xxh3-64 and pickled with the MinHash), `MinHashLSH.insertion_session` (buffered
-//! inserts for a `with` block).
+//! inserts for a `with` block), and `MinHash(hashvalues=...)`: a signature alone, which cannot be
+//! updated (the Python `LeanMinHash` subclasses it).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,7 +40,7 @@ const MAX_NUM_PERM: usize = 8192;
 /// A MinHash signature of a set of elements (see the module documentation).
 ///
 /// MinHash(num_perm=128, seed=1, scheme="oph", shingle="words:5")
-#[pyclass(module = "lookalike._lookalike", skip_from_py_object)]
+#[pyclass(module = "lookalike._lookalike", subclass, skip_from_py_object)]
 #[derive(Debug, Clone)]
 pub struct MinHash {
     hasher: MinHasher,
@@ -52,6 +53,8 @@ pub struct MinHash {
     /// datasketch's `hashfunc`: a callable from an element to an int, used by `update` and
     /// `update_batch` instead of xxh3-64 (texts are still shingled and hashed as the CLI does).
     hashfunc: Option<Arc<Py<PyAny>>>,
+    /// Built from a signature (`hashvalues=`): its elements are unknown, it cannot change.
+    fixed: bool,
 }
 
 fn element_hash(ob: &Bound<'_, PyAny>, seed: u64, hashfunc: Option<&Py<PyAny>>) -> PyResult<u64> {
@@ -103,7 +106,27 @@ impl MinHash {
             deduped: 0,
             digest: None,
             hashfunc: None,
+            fixed: false,
         })
+    }
+
+    /// An error when the MinHash was built from a signature (its elements are unknown).
+    fn check_updatable(&self) -> PyResult<()> {
+        if self.fixed {
+            return Err(value_err(
+                "this MinHash was built from hashvalues: its elements are not known, so it cannot \
+                 be updated or merged",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The number of distinct elements, deduplicating them.
+    fn distinct(&mut self) -> usize {
+        self.elements.sort_unstable();
+        self.elements.dedup();
+        self.deduped = self.elements.len();
+        self.elements.len()
     }
 
     /// A MinHash of each iterable of elements of `b`, all built as `proto` is.
@@ -156,17 +179,30 @@ impl MinHash {
 #[pymethods]
 impl MinHash {
     #[new]
-    #[pyo3(signature = (num_perm=128, seed=1, scheme="oph", shingle="words:5", hashfunc=None))]
+    #[pyo3(signature = (num_perm=128, seed=1, scheme="oph", shingle="words:5", hashfunc=None, hashvalues=None))]
     fn new(
         num_perm: usize,
         seed: u64,
         scheme: &str,
         shingle: &str,
         hashfunc: Option<Py<PyAny>>,
+        hashvalues: Option<Vec<u32>>,
     ) -> PyResult<MinHash> {
-        let mut m = MinHash::create(num_perm, seed, scheme, shingle)?;
+        // A signature given: its length is the number of values.
+        let n = hashvalues.as_ref().map_or(num_perm, Vec::len);
+        let mut m = MinHash::create(n, seed, scheme, shingle)?;
         m.hashfunc = hashfunc.map(Arc::new);
+        if let Some(values) = hashvalues {
+            m.digest = Some(values);
+            m.fixed = true;
+        }
         Ok(m)
+    }
+
+    /// The signature scheme: `oph` or `perm`.
+    #[getter]
+    fn scheme(&self) -> &'static str {
+        scheme_name(self.hasher.scheme())
     }
 
     /// MinHashes of many sets at once (datasketch's `MinHash.bulk`): `b` holds one iterable of
@@ -181,7 +217,7 @@ impl MinHash {
         shingle: &str,
         hashfunc: Option<Py<PyAny>>,
     ) -> PyResult<Vec<MinHash>> {
-        let proto = MinHash::new(num_perm, seed, scheme, shingle, hashfunc)?;
+        let proto = MinHash::new(num_perm, seed, scheme, shingle, hashfunc, None)?;
         b.try_iter()?.map(|e| proto.of_elements(&e?)).collect()
     }
 
@@ -196,7 +232,7 @@ impl MinHash {
         shingle: &str,
         hashfunc: Option<Py<PyAny>>,
     ) -> PyResult<MinHashGenerator> {
-        let proto = MinHash::new(num_perm, seed, scheme, shingle, hashfunc)?;
+        let proto = MinHash::new(num_perm, seed, scheme, shingle, hashfunc, None)?;
         Ok(MinHashGenerator { sets: b.try_iter()?.unbind(), proto })
     }
 
@@ -249,6 +285,7 @@ impl MinHash {
 
     /// Adds one element (bytes or str), hashed with seeded xxh3-64.
     fn update(&mut self, element: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_updatable()?;
         let h = element_hash(element, self.seed, self.hashfunc.as_deref())?;
         self.extend([h]);
         Ok(())
@@ -256,6 +293,7 @@ impl MinHash {
 
     /// Adds many elements (bytes or str).
     fn update_batch(&mut self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_updatable()?;
         let mut hashes = Vec::new();
         for e in elements.try_iter()? {
             hashes.push(element_hash(&e?, self.seed, self.hashfunc.as_deref())?);
@@ -265,11 +303,13 @@ impl MinHash {
     }
 
     /// Adds the shingles of a text, normalized and shingled as `lookalike dedup` does.
-    fn update_text(&mut self, py: Python<'_>, text: &str) {
+    fn update_text(&mut self, py: Python<'_>, text: &str) -> PyResult<()> {
+        self.check_updatable()?;
         let text = text.to_owned();
         let shingler = self.shingler();
         let set = py.detach(|| shingler.shingle_set(&text));
         self.extend(set);
+        Ok(())
     }
 
     /// Estimated Jaccard similarity with another MinHash: the share of equal values.
@@ -308,15 +348,13 @@ impl MinHash {
 
     /// True when no element was added.
     fn is_empty(&self) -> bool {
-        self.elements.is_empty()
+        !self.fixed && self.elements.is_empty()
     }
 
-    /// Number of distinct elements added.
-    fn count(&mut self) -> usize {
-        self.elements.sort_unstable();
-        self.elements.dedup();
-        self.deduped = self.elements.len();
-        self.elements.len()
+    /// Number of distinct elements added (`ValueError` for a MinHash built from hashvalues).
+    fn count(&mut self) -> PyResult<usize> {
+        self.check_updatable()?;
+        Ok(self.distinct())
     }
 
     /// Another MinHash with the same elements.
@@ -327,6 +365,7 @@ impl MinHash {
     /// Adds the elements of other MinHashes (the union of the sets).
     #[pyo3(signature = (*others))]
     fn merge(&mut self, others: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.check_updatable()?;
         for o in others.iter() {
             let o = o.cast::<MinHash>()?.borrow();
             self.check_compatible(&o)?;
@@ -363,13 +402,14 @@ impl MinHash {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
         let mut this = slf.borrow_mut();
-        this.count();
+        this.distinct();
         let args = (
             this.hasher.num_perm(),
             this.seed,
             scheme_name(this.hasher.scheme()),
             this.shingle.to_string(),
             this.hashfunc.as_deref().map(|f| f.clone_ref(py)),
+            this.fixed.then(|| this.digest.clone()).flatten(),
         );
         let bytes: Vec<u8> = this.elements.iter().flat_map(|e| e.to_le_bytes()).collect();
         let state = PyBytes::new(py, &bytes);
@@ -377,6 +417,10 @@ impl MinHash {
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        if self.fixed {
+            // Built from its signature by the constructor's arguments; no elements to restore.
+            return Ok(());
+        }
         if !state.len().is_multiple_of(8) {
             return Err(value_err("corrupt MinHash state: not a whole number of 64-bit hashes"));
         }

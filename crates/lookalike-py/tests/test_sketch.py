@@ -276,3 +276,32 @@ def test_insertion_session_buffers_and_flushes() -> None:
             session.insert("k0", minhashes[0])
     with pytest.raises(ValueError, match="buffer_size"):
         lsh.insertion_session(buffer_size=0)
+
+
+def test_lean_minhash_is_the_signature_alone() -> None:
+    from lookalike import LeanMinHash
+
+    minhash = minhash_of(SET1)
+    # datasketch's docstring examples
+    lean = LeanMinHash(minhash)
+    same = LeanMinHash(seed=minhash.seed, hashvalues=minhash.hashvalues)
+    assert lean == minhash and same == lean and isinstance(lean, MinHash)
+    assert lean.jaccard(minhash_of(SET2)) == minhash.jaccard(minhash_of(SET2))
+    assert (lean.num_perm, lean.seed, lean.scheme) == (128, 1, "oph") and not lean.is_empty()
+    for update in (lambda: lean.update(b"x"), lambda: lean.update_batch([b"x"]), lambda: lean.update_text("x")):
+        with pytest.raises(TypeError, match="Cannot update a LeanMinHash"):
+            update()
+    back = pickle.loads(pickle.dumps(lean))
+    assert type(back) is LeanMinHash and back == lean
+    lsh = MinHashLSH(threshold=0.5)
+    lsh.insert("lean", lean)
+    assert lsh.query(minhash) == ["lean"]
+    # A MinHash built from a signature alone cannot grow either.
+    fixed = MinHash(hashvalues=minhash.digest())
+    assert fixed == minhash and pickle.loads(pickle.dumps(fixed)) == fixed
+    with pytest.raises(ValueError, match="built from hashvalues"):
+        fixed.update(b"x")
+    with pytest.raises(ValueError, match="built from hashvalues"):
+        fixed.count()
+    with pytest.raises(ValueError, match="LeanMinHash needs"):
+        LeanMinHash()

@@ -36,6 +36,7 @@ from ._lookalike import Index, MinHash, MinHashLSH, describe, read
 __all__ = [
     "DedupResult",
     "Index",
+    "LeanMinHash",
     "MinHash",
     "MinHashLSH",
     "dedup",
@@ -46,6 +47,40 @@ __all__ = [
 ]
 
 __version__: str = _lookalike.__version__
+
+
+class LeanMinHash(MinHash):
+    """A MinHash reduced to its signature (datasketch's ``LeanMinHash``): built from a
+    ``MinHash`` or from ``seed`` and ``hashvalues``; compared, inserted into a ``MinHashLSH`` and
+    pickled like a ``MinHash``, never updated (``TypeError``, as in datasketch)."""
+
+    def __new__(
+        cls,
+        minhash: MinHash | None = None,
+        seed: int | None = None,
+        hashvalues: Sequence[int] | None = None,
+        scheme: str | None = None,
+    ) -> LeanMinHash:
+        if minhash is not None:
+            values = list(minhash.digest())
+            seed, scheme = minhash.seed, minhash.scheme
+        elif hashvalues is not None:
+            values = [int(v) for v in hashvalues]
+        else:
+            raise ValueError("LeanMinHash needs a minhash, or seed and hashvalues")
+        return super().__new__(cls, seed=1 if seed is None else seed, scheme=scheme or "oph", hashvalues=values)
+
+    def update(self, element: Any) -> None:
+        raise TypeError("Cannot update a LeanMinHash")
+
+    def update_batch(self, elements: Iterable[Any]) -> None:
+        raise TypeError("Cannot update a LeanMinHash")
+
+    def update_text(self, text: str) -> None:
+        raise TypeError("Cannot update a LeanMinHash")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LeanMinHash, (None, self.seed, self.digest(), self.scheme))
 
 
 @dataclass(frozen=True)

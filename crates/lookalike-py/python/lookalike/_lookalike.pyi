@@ -1,7 +1,7 @@
 """Type stubs of the native module (crates/lookalike-py/src)."""
 
 import os
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Self, Sequence
 
 import pyarrow as pa
 
@@ -17,7 +17,19 @@ class MinHash:
         scheme: str = "oph",
         shingle: str = "words:5",
         hashfunc: Callable[[Any], int] | None = None,
+        hashvalues: Sequence[int] | None = None,
     ) -> None: ...
+    def __new__(
+        cls,
+        num_perm: int = 128,
+        seed: int = 1,
+        scheme: str = "oph",
+        shingle: str = "words:5",
+        hashfunc: Callable[[Any], int] | None = None,
+        hashvalues: Sequence[int] | None = None,
+    ) -> Self: ...
+    @property
+    def scheme(self) -> str: ...
     @staticmethod
     def bulk(
         b: Iterable[Iterable[Any]],
