@@ -305,3 +305,60 @@ def test_lean_minhash_is_the_signature_alone() -> None:
         fixed.count()
     with pytest.raises(ValueError, match="LeanMinHash needs"):
         LeanMinHash()
+
+
+def datasketch_readme_forest(module) -> list[str]:
+    m1, m2, m3 = (module.MinHash(num_perm=128) for _ in range(3))
+    for m, words in ((m1, SET1), (m2, SET2), (m3, SET3)):
+        for d in words:
+            m.update(d.encode("utf8"))
+    forest = module.MinHashLSHForest(num_perm=128)
+    forest.add("m2", m2)
+    forest.add("m3", m3)
+    forest.index()
+    assert "m2" in forest and "m1" not in forest
+    return sorted(forest.query(m1, 2))
+
+
+def test_datasketch_readme_forest_example_gives_datasketch_answer() -> None:
+    datasketch = pytest.importorskip("datasketch")
+    assert datasketch_readme_forest(lookalike) == datasketch_readme_forest(datasketch) == ["m2", "m3"]
+
+
+def test_forest_query_is_the_longest_shared_prefix_by_brute_force() -> None:
+    """The forest against its definition: the keys whose longest prefix shared with the query in
+    any tree is at least r, for the largest r that gives k keys (all with r = 1 otherwise)."""
+    from lookalike import MinHashLSHForest
+
+    rng = random.Random(11)
+    sets = random_sets(rng, 150)
+    minhashes = [minhash_of(s, num_perm=64) for s in sets]
+    forest = MinHashLSHForest(num_perm=64, l=4)
+    for i, m in enumerate(minhashes):
+        forest.add(i, m)
+    forest.index()
+    depth = 64 // 4
+
+    def shared_prefix(a: list[int], b: list[int]) -> int:
+        best = 0
+        for t in range(4):
+            n = 0
+            while n < depth and a[t * depth + n] == b[t * depth + n]:
+                n += 1
+            best = max(best, n)
+        return best
+
+    for q in rng.sample(range(150), 20):
+        values = minhashes[q].digest()
+        prefix = {i: shared_prefix(values, m.digest()) for i, m in enumerate(minhashes)}
+        for k in (1, 5, 20):
+            r = next((r for r in range(depth, 0, -1) if sum(p >= r for p in prefix.values()) >= k), 1)
+            expect = {i for i, p in prefix.items() if p >= r}
+            got = forest.query(minhashes[q], k)
+            assert set(got) == expect and len(got) == len(expect), (q, k)
+            assert q in got
+    assert forest.get_minhash_hashvalues(3) == minhashes[3].digest() and len(forest) == 150
+    with pytest.raises(ValueError, match="already in the forest"):
+        forest.add(3, minhashes[3])
+    with pytest.raises(ValueError, match="num_perm"):
+        forest.query(MinHash(num_perm=128), 1)

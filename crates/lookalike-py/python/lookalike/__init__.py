@@ -2,9 +2,9 @@
 
 Three layers:
 
-* ``MinHash`` / ``MinHashLSH``: datasketch-shaped sketches and LSH index, hashed as the
-  ``lookalike`` CLI hashes (``MinHash.from_text(t)`` is the signature ``lookalike dedup`` computes
-  for ``t``);
+* ``MinHash`` / ``MinHashLSH`` (and ``LeanMinHash``, ``MinHashLSHForest``): datasketch-shaped
+  sketches and indexes, hashed as the ``lookalike`` CLI hashes (``MinHash.from_text(t)`` is the
+  signature ``lookalike dedup`` computes for ``t``);
 * ``dedup(data, ...)``: one call over a list of strings or any Arrow-compatible table (anything
   with ``__arrow_c_stream__``: pyarrow, polars, DuckDB; pandas through pyarrow), every method and
   option of ``lookalike dedup``; returns a ``DedupResult`` (Arrow tables of documents and pairs);
@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from . import _lookalike
 from ._lookalike import Index, MinHash, MinHashLSH, describe, read
+from .forest import MinHashLSHForest
 
 __all__ = [
     "DedupResult",
@@ -39,6 +40,7 @@ __all__ = [
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
+    "MinHashLSHForest",
     "dedup",
     "describe",
     "paragraphs",
