@@ -375,8 +375,9 @@ def dedup(
     ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
     ``DISTRIBUTED_EDGES`` near edges). ``progress``: one line on standard error as each stage
     starts, with the time since the job began. ``verbose``: Ray Data's own INFO logs and
-    progress bars (about 130 lines for a small job; by default only its warnings and errors
-    are shown while the job runs).
+    progress bars (``python/examples/ray_dedup.py`` on 500 documents printed 133 lines with
+    them, its read and write included; by default only their warnings and errors are shown while
+    the job runs).
 
     Raises ``ValueError`` for settings it cannot run (a method that needs the whole collection
     first: I-Match and TF*RIDF without a lexicon file, reference words, tf·idf weights, the sampling methods, SpotSigs — the
