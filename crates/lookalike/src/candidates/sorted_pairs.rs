@@ -38,7 +38,7 @@
 //! (`bench/results/sorted-groups-2026-11-28.md`): pairs at J ≥ 0.85 found by MIN-s and Broder
 //! 62% → 100%, MOD-m 54% → 98% (with its short-page samples, see
 //! [`crate::sketch::sample::ModSketch::sketch_or_smallest`]); on 24,000 texts the same pairs,
-//! CPU 0.99-1.07x in single runs.
+//! CPU 0.98-1.07x in single runs.
 //!
 //! Both sorts are external sorts: records or pairs are buffered up to `memory_bytes`, sorted, and
 //! written as a sorted run to a temporary directory ([`tempfile::TempDir`], removed when dropped,
