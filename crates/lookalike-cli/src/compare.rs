@@ -251,7 +251,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         bytes as f64 / 1e6,
         args.sketch.threshold,
         args.shingle,
-        args.sketch.num_perm,
+        args.sketch.num_perm(),
         args.seed,
         args.threads.map_or_else(|| rayon::current_num_threads().to_string(), |t| t.to_string()),
     );
@@ -271,7 +271,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         let settings = CompareSettings {
             threshold: args.sketch.threshold,
             shingle: args.shingle.to_string(),
-            num_perm: args.sketch.num_perm,
+            num_perm: args.sketch.num_perm(),
             seed: args.seed,
             threads: args.threads.unwrap_or_else(rayon::current_num_threads),
         };
@@ -336,13 +336,13 @@ fn common_args(args: &CompareArgs) -> Vec<String> {
 /// methods).
 fn minhash_args(args: &CompareArgs) -> Vec<String> {
     let s = &args.sketch;
-    let mut v: Vec<String> = vec!["--num-perm".into(), s.num_perm.to_string()];
-    for (flag, w) in [("--fp-weight", s.fp_weight), ("--fn-weight", s.fn_weight)] {
-        if let Some(w) = w {
+    let mut v: Vec<String> = vec!["--num-perm".into(), s.num_perm().to_string()];
+    for (flag, name) in [("--fp-weight", "fp_weight"), ("--fn-weight", "fn_weight")] {
+        if let Some(w) = s.banding.get::<f64>(name) {
             v.extend([flag.into(), w.to_string()]);
         }
     }
-    if let (Some(b), Some(r)) = (s.bands, s.rows) {
+    if let Some((b, r)) = s.banding() {
         v.extend(["--bands".into(), b.to_string(), "--rows".into(), r.to_string()]);
     }
     v

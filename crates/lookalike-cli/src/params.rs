@@ -73,7 +73,7 @@ fn simhash_tables(
     k: u32,
     docs: Option<usize>,
 ) -> Result<(TableConfig, Layout)> {
-    let (cfg, layout) = match (args.simhash_blocks, docs) {
+    let (cfg, layout) = match (args.simhash_blocks(), docs) {
         (Some(b), _) => (TableConfig::new(b, k), Layout::Given),
         (None, Some(n)) => (TableConfig::for_collection(k, n), Layout::Collection(n)),
         (None, None) => (TableConfig::for_distance(k), Layout::Minimal),
@@ -83,7 +83,7 @@ fn simhash_tables(
         None => Err(UsageError(format!(
             "no table layout for distance {k}{}: blocks must be between k + 1 and {BITS}, \
              with at most {MAX_TABLES} tables C(blocks, k)",
-            args.simhash_blocks.map(|b| format!(" with {b} blocks")).unwrap_or_default()
+            args.simhash_blocks().map(|b| format!(" with {b} blocks")).unwrap_or_default()
         ))
         .into()),
     }
@@ -113,36 +113,38 @@ pub fn lsh_params(args: &SketchArgs) -> Result<LshParams> {
     if !(args.threshold > 0.0 && args.threshold <= 1.0) {
         return Err(UsageError(format!("--threshold {} is not in (0, 1]", args.threshold)).into());
     }
-    if args.num_perm == 0 {
+    let num_perm = args.num_perm();
+    if num_perm == 0 {
         return Err(UsageError("--num-perm must be at least 1".into()).into());
     }
-    match (args.bands, args.rows) {
-        (Some(bands), Some(rows)) => {
-            if bands == 0 || rows == 0 || bands * rows > args.num_perm {
+    match args.banding() {
+        Some((bands, rows)) => {
+            if bands == 0 || rows == 0 || bands * rows > num_perm {
                 return Err(UsageError(format!(
-                    "--bands {bands} × --rows {rows} must be at least 1 and at most --num-perm {}",
-                    args.num_perm
+                    "--bands {bands} × --rows {rows} must be at least 1 and at most --num-perm {num_perm}"
                 ))
                 .into());
             }
             Ok(LshParams { bands, rows })
         }
-        _ => Ok(match weights(args) {
-            Some(w) => LshParams::optimal(args.threshold, args.num_perm, w),
-            None => LshParams::complete(args.threshold, args.num_perm),
+        None => Ok(match weights(args) {
+            Some(w) => LshParams::optimal(args.threshold, num_perm, w),
+            None => LshParams::complete(args.threshold, num_perm),
         }),
     }
 }
 
 /// The error weights from the arguments, when either is given (the other takes its default).
 pub fn weights(args: &SketchArgs) -> Option<ErrorWeights> {
-    if args.fp_weight.is_none() && args.fn_weight.is_none() {
+    let fp = args.banding.get::<f64>("fp_weight");
+    let fn_ = args.banding.get::<f64>("fn_weight");
+    if fp.is_none() && fn_.is_none() {
         return None;
     }
     let d = ErrorWeights::default();
     Some(ErrorWeights {
-        false_positive: args.fp_weight.unwrap_or(d.false_positive),
-        false_negative: args.fn_weight.unwrap_or(d.false_negative),
+        false_positive: fp.unwrap_or(d.false_positive),
+        false_negative: fn_.unwrap_or(d.false_negative),
     })
 }
 
@@ -162,7 +164,7 @@ pub fn run(args: &ParamsArgs, matches: &ArgMatches) -> Result<ExitCode> {
             Some("--max-distance and --simhash-blocks")
         }
         CurveMethod::Minhash | CurveMethod::Supershingles if curve.docs.is_some() => Some("--docs"),
-        CurveMethod::Supershingles | CurveMethod::Simhash if args.sketch.bands.is_some() => {
+        CurveMethod::Supershingles | CurveMethod::Simhash if args.sketch.banding().is_some() => {
             Some("--bands and --rows")
         }
         CurveMethod::Simhash if supers_given => Some("the --super-* options"),
@@ -196,7 +198,7 @@ pub fn run(args: &ParamsArgs, matches: &ArgMatches) -> Result<ExitCode> {
 fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
     let p = lsh_params(&args.sketch)?;
     let t = args.sketch.threshold;
-    let chosen = if args.sketch.bands.is_some() { "given" } else { "chosen" };
+    let chosen = if args.sketch.banding().is_some() { "given" } else { "chosen" };
     let fp = p.false_positive_area(t);
     let fn_ = p.false_negative_area(t);
     let at = LshParams::complete_at(t);
@@ -205,7 +207,7 @@ fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
     if args.json {
         let json = serde_json::json!({
             "threshold": t,
-            "num_perm": args.sketch.num_perm,
+            "num_perm": args.sketch.num_perm(),
             "bands": p.bands,
             "rows": p.rows,
             "chosen": chosen == "chosen",
@@ -222,11 +224,11 @@ fn run_minhash(args: &ParamsArgs) -> Result<ExitCode> {
     writeln!(
         out,
         "threshold {t}, num-perm {}: {} bands × {} rows ({chosen}; {} of {} values used)",
-        args.sketch.num_perm,
+        args.sketch.num_perm(),
         p.bands,
         p.rows,
         p.bands * p.rows,
-        args.sketch.num_perm
+        args.sketch.num_perm()
     )?;
     let rule = match weights(&args.sketch) {
         Some(w) => format!("weights {} / {}", w.false_positive, w.false_negative),

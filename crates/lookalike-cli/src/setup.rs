@@ -2,7 +2,7 @@
 
 use clap::ArgMatches;
 use clap::parser::ValueSource;
-use lookalike::MethodKind;
+use lookalike::method::options;
 
 use crate::UsageError;
 use crate::args::DedupArgs;
@@ -60,62 +60,23 @@ pub fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The options that only some methods use: the arg id, the flag, and the methods that read it.
-const METHOD_OPTIONS: &[(&str, &str, &[MethodKind])] = {
-    use MethodKind::*;
-    const SAMPLES: &[MethodKind] = &[ModM, MinS, Broder];
-    const IMATCH: &[MethodKind] = &[IMatch, IMatchRand];
-    &[
-        ("num_perm", "--num-perm", &[MinHash, Combined]),
-        ("bands", "--bands", &[MinHash, Combined]),
-        ("rows", "--rows", &[MinHash, Combined]),
-        ("fp_weight", "--fp-weight", &[MinHash, Combined]),
-        ("fn_weight", "--fn-weight", &[MinHash, Combined]),
-        ("max_bucket", "--max-bucket", &[MinHash, Combined]),
-        ("minhash", "--minhash", &[MinHash, SuperShingles, Combined]),
-        ("sample", "--sample", SAMPLES),
-        ("max_docs_per_shingle", "--max-docs-per-shingle", SAMPLES),
-        ("frequent_shingles", "--frequent-shingles", SAMPLES),
-        ("super_hashes", "--super-hashes", &[SuperShingles]),
-        ("super_groups", "--super-groups", &[SuperShingles]),
-        ("super_mode", "--super-mode", &[SuperShingles]),
-        ("max_distance", "--max-distance", &[SimHash, Combined]),
-        ("simhash_blocks", "--simhash-blocks", &[SimHash]),
-        ("weights", "--weights", &[SimHash, Combined]),
-        ("features", "--features", &[SimHash, Combined]),
-        ("lexicon", "--lexicon", &[IMatch, IMatchRand, TfRidf, RefWords]),
-        ("nidf_low", "--nidf-low", IMATCH),
-        ("nidf_high", "--nidf-high", IMATCH),
-        ("min_terms", "--min-terms", IMATCH),
-        ("extra_lexicons", "--extra-lexicons", &[IMatchRand]),
-        ("drop_fraction", "--drop-fraction", &[IMatchRand]),
-        ("lists", "--lists", &[Partitioned]),
-        ("min_shared", "--min-shared", &[Partitioned]),
-        ("ridf_words", "--ridf-words", &[TfRidf]),
-        ("sentences", "--sentences", &[LongSentences]),
-        ("refwords", "--refwords", &[RefWords]),
-        ("refwords_distance", "--refwords-distance", &[RefWords]),
-        ("refwords_min_bits", "--refwords-min-bits", &[RefWords]),
-        ("spot_chain", "--spot-chain", &[SpotSigs]),
-    ]
-};
-
 /// A usage error when an option of particular methods is given with a method that does not use
 /// it (it would be silently ignored).
 pub fn check_method_options(args: &DedupArgs, matches: &ArgMatches) -> anyhow::Result<()> {
     let kind = crate::config::method_kind(args);
-    let unused: Vec<String> = METHOD_OPTIONS
-        .iter()
-        .filter(|(id, _, users)| {
-            !users.contains(&kind)
+    let unused: Vec<String> = options::all_options()
+        .into_iter()
+        .filter(|option| {
+            let id = option.name;
+            !option.users().contains(&kind)
                 && matches!(
                     matches.try_get_raw(id).ok().flatten().and(matches.value_source(id)),
                     Some(ValueSource::CommandLine)
                 )
         })
-        .map(|(_, flag, users)| {
-            let names: Vec<&str> = users.iter().map(|m| m.name()).collect();
-            format!("{flag} (used by --method {})", names.join(", "))
+        .map(|option| {
+            let names: Vec<&str> = option.users().iter().map(|m| m.name()).collect();
+            format!("{} (used by --method {})", option.flag(), names.join(", "))
         })
         .collect();
     if unused.is_empty() {

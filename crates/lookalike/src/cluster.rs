@@ -14,7 +14,7 @@
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(clap::ValueEnum)]
 pub enum Keep {
     /// The first document in input order (default).
     #[default]
@@ -29,7 +29,7 @@ pub enum Keep {
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(clap::ValueEnum)]
 pub enum ClusterMode {
     /// Connected components of the verified pairs (transitive closure): no verified pair is ever
     /// split, but chains join documents that share little (A~B, B~C puts A with C).

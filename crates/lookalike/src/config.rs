@@ -30,7 +30,7 @@ use crate::verify::Verify;
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(clap::ValueEnum)]
 pub enum Measure {
     /// Jaccard resemblance |A ∩ B| / |A ∪ B| (default).
     #[default]

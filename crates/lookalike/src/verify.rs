@@ -11,7 +11,7 @@
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(clap::ValueEnum)]
 pub enum Verify {
     /// Exact Jaccard of the shingle-hash sets (default).
     #[default]

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use lookalike::{ClusterMode, Keep, MethodKind, MinHashScheme, Segmentation, ShingleKind, Verify};
+use lookalike::{ClusterMode, Keep, MethodKind, Segmentation, ShingleKind, Verify};
 
 use super::boilerplate::BoilerplateArgs;
 use super::input::InputArgs;
-use super::method::{MethodArgs, SketchArgs};
+use super::method::{MethodArgs, MethodFlags, MinHashRest, SketchArgs};
 use super::parse::{parse_shingle, parse_size};
 
 /// The `--help` examples and output formats of `lookalike dedup`.
@@ -131,14 +131,9 @@ pub struct DedupArgs {
     /// ones fall to 0.15 (bench/RESULTS.md, "Clusters").
     #[arg(long, value_enum, default_value = "center", value_name = "MODE", help_heading = METHOD)]
     pub cluster: ClusterMode,
-    /// MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash
-    /// function per value).
-    #[arg(long, value_enum, default_value = "oph", help_heading = METHOD)]
-    pub minhash: MinHashScheme,
-    /// MinHash: LSH buckets larger than this are set aside as groups (pages sharing a template
-    /// come back in many bands; each group is compared once).
-    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET, help_heading = METHOD)]
-    pub max_bucket: usize,
+    /// `--minhash` and `--max-bucket`.
+    #[command(flatten)]
+    pub minhash: MethodFlags<MinHashRest>,
     /// Most pairs one group is expanded to: the documents of a large LSH bucket are all verified
     /// against each other, and the pairs file lists every pair of an exact-copy group and of the
     /// copies of two near-duplicates, up to this many pairs per group. Larger groups are compared with a

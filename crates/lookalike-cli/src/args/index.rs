@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
-use lookalike::{MethodKind, MinHashScheme, Segmentation, ShingleKind};
+use lookalike::{MethodKind, Segmentation, ShingleKind};
 
 use super::input::InputArgs;
-use super::method::{MethodArgs, SketchArgs};
+use super::method::{MethodArgs, MethodFlags, MinHashRest, SketchArgs};
 use super::parse::{parse_shingle, parse_size};
 
 /// The `--help` examples of `lookalike index`.
@@ -110,12 +110,9 @@ pub struct IndexCreateArgs {
     /// Seed of all hashes.
     #[arg(long, default_value_t = 1, help_heading = "Method options")]
     pub seed: u64,
-    /// MinHash scheme: oph or perm.
-    #[arg(long, value_enum, default_value = "oph", help_heading = "Method options")]
-    pub minhash: MinHashScheme,
-    /// MinHash: LSH buckets larger than this are groups in `export` (as in `dedup`).
-    #[arg(long, default_value_t = lookalike::candidates::lsh::DEFAULT_MAX_BUCKET, help_heading = "Method options")]
-    pub max_bucket: usize,
+    /// `--minhash` and `--max-bucket` (the index records the largest bucket for `export`).
+    #[command(flatten)]
+    pub minhash: MethodFlags<MinHashRest>,
     #[command(flatten)]
     pub methods: MethodArgs,
 }
@@ -319,8 +316,7 @@ impl IndexCreateArgs {
             verify: lookalike::Verify::Exact,
             keep: Some(lookalike::Keep::First),
             cluster: lookalike::ClusterMode::Center,
-            minhash: self.minhash,
-            max_bucket: self.max_bucket,
+            minhash: self.minhash.clone(),
             max_pairs_per_group: lookalike::candidates::lsh::DEFAULT_MAX_PAIRS_PER_GROUP,
             methods: self.methods.clone(),
             input: InputArgs {

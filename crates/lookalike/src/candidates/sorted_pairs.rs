@@ -99,7 +99,7 @@ pub const MAX_FAN_IN: usize = 64;
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(clap::ValueEnum)]
 pub enum FrequentShingles {
     /// Left out of the count and of both sketch sizes: the estimate is over the rest of the
     /// sketches (default; keeps recall as the collection grows).

@@ -34,3 +34,10 @@ impl Broder {
         Ok(Sampled::with(Samples::new(config, sample, cx)?, BroderEstimate))
     }
 }
+
+/// Broder's algorithm in the registry.
+pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec {
+    kind: super::MethodKind::Broder,
+    options: super::samples::OPTIONS,
+    config: |v| Ok(crate::config::MethodConfig::Broder(super::samples::config_of(v))),
+};

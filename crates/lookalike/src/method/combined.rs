@@ -22,10 +22,11 @@
 //! verification it removed 89% of the verifications on those pages but recall fell from 0.98 to
 //! 0.54: with exact verification use [`MinHash`].
 
-use super::minhash::{MinHash, verify_short};
-use super::simhash::{SimDoc, SimHash};
-use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot};
-use crate::config::CombinedConfig;
+use super::minhash::{self, MinHash, verify_short};
+use super::options::MethodSpec;
+use super::simhash::{self, SimDoc, SimHash};
+use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
+use crate::config::{CombinedConfig, MethodConfig};
 use crate::error::Error;
 
 /// What the combined method's SimHash filter did, for the summary.
@@ -133,3 +134,30 @@ impl Method for Combined {
         Method::hamming(&self.simhash, a, b)
     }
 }
+
+/// The combined method in the registry: MinHash's options and SimHash's distance, weights and
+/// features.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::Combined,
+    options: &[
+        &minhash::NUM_PERM,
+        &minhash::BANDS,
+        &minhash::ROWS,
+        &minhash::FP_WEIGHT,
+        &minhash::FN_WEIGHT,
+        &minhash::SCHEME,
+        &minhash::MAX_BUCKET,
+        &simhash::MAX_DISTANCE,
+        &simhash::WEIGHTS,
+        &simhash::FEATURES,
+    ],
+    config: |v| {
+        Ok(MethodConfig::Combined(CombinedConfig {
+            minhash: minhash::config_of(v)?,
+            // Absent: auto (the distance expected at the threshold), unlike SimHash's default.
+            max_distance: v.get::<Option<u32>>("max_distance").flatten(),
+            weights: v.get("weights").unwrap_or(CombinedConfig::default().weights),
+            features: v.get("features"),
+        }))
+    },
+};

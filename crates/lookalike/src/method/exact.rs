@@ -1,6 +1,8 @@
 //! [`Exact`]: exact copies only.
 
-use super::{CandidateReport, DocView, Head, Method, Slot};
+use super::options::MethodSpec;
+use super::{CandidateReport, DocView, Head, Method, MethodKind, Slot};
+use crate::config::MethodConfig;
 use crate::error::Error;
 
 /// Exact copies only: equal raw bytes or equal normalized text, found by the pipeline's exact
@@ -39,3 +41,7 @@ impl Method for Exact {
         false
     }
 }
+
+/// Exact copies in the registry: no options.
+pub(super) static SPEC: MethodSpec =
+    MethodSpec { kind: MethodKind::Exact, options: &[], config: |_| Ok(MethodConfig::Exact) };

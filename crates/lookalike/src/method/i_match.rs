@@ -1,9 +1,10 @@
 //! [`IMatch`]: I-Match (Chowdhury, Frieder, Grossman & McCabe 2002) and I-Match with randomized
 //! lexicons (Kołcz, Chowdhury & Alspector 2004).
 
-use super::Context;
 use super::keys::{self, Signer, StatSigned};
-use crate::config::IMatchSettings;
+use super::options::{MethodOption, MethodSpec, OptionValues, parse};
+use super::{Context, MethodKind};
+use crate::config::{IMatchSettings, MethodConfig};
 use crate::error::{ConfigError, Error};
 use crate::lexical::collection::{CollectionStats, TermCounts};
 use crate::lexical::imatch::{self, IMatchConfig};
@@ -69,5 +70,103 @@ impl IMatch {
         }
         config.validate().map_err(ConfigError::from)?;
         StatSigned::with(IMatchSigning { config, randomized }, settings.lexicon.as_deref(), cx)
+    }
+}
+
+/// An I-Match option, its default taken from [`IMatchConfig::default`].
+macro_rules! imatch_option {
+    ($name:literal, $value:literal, $help:expr, $field:ident, $parse:path, $expected:literal) => {
+        MethodOption {
+            name: $name,
+            value_name: $value,
+            help: $help,
+            expected: $expected,
+            default: Some(|| IMatchConfig::default().$field.to_string()),
+            requires: None,
+            parse: $parse,
+            choices: None,
+        }
+    };
+}
+
+/// `nidf_low`: the lowest normalized IDF of a lexicon term.
+pub(super) static NIDF_LOW: MethodOption = imatch_option!(
+    "nidf_low",
+    "X",
+    "I-Match: lowest normalized IDF (idf / log2 N) of a lexicon term; drops the commonest terms",
+    nidf_low,
+    parse::number,
+    "a number"
+);
+
+/// `nidf_high`: the highest normalized IDF of a lexicon term.
+pub(super) static NIDF_HIGH: MethodOption = imatch_option!(
+    "nidf_high",
+    "X",
+    "I-Match: highest normalized IDF of a lexicon term; drops the rarest terms",
+    nidf_high,
+    parse::number,
+    "a number"
+);
+
+/// `min_terms`: the fewest lexicon terms of a signed document.
+pub(super) static MIN_TERMS: MethodOption = imatch_option!(
+    "min_terms",
+    "N",
+    "I-Match: fewest distinct lexicon terms a document needs for a signature (documents with \
+     fewer are reported as unsigned, and kept)",
+    min_terms,
+    parse::count,
+    "a non-negative integer"
+);
+
+/// `extra_lexicons`: K of I-Match with randomized lexicons.
+pub(super) static EXTRA_LEXICONS: MethodOption = imatch_option!(
+    "extra_lexicons",
+    "K",
+    "i-match-rand: K extra lexicons, each dropping a random fraction of the base lexicon (Kołcz \
+     et al.: 10)",
+    extra_lexicons,
+    parse::count,
+    "a non-negative integer"
+);
+
+/// `drop_fraction`: p of I-Match with randomized lexicons.
+pub(super) static DROP_FRACTION: MethodOption = imatch_option!(
+    "drop_fraction",
+    "P",
+    "i-match-rand: the fraction p of the base lexicon each extra lexicon drops (Kołcz et al.: \
+     0.33)",
+    drop_fraction,
+    parse::number,
+    "a number"
+);
+
+/// I-Match in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::IMatch,
+    options: &[&keys::LEXICON, &NIDF_LOW, &NIDF_HIGH, &MIN_TERMS],
+    config: |v| Ok(MethodConfig::IMatch(settings_of(v))),
+};
+
+/// I-Match with randomized lexicons in the registry.
+pub(super) static SPEC_RAND: MethodSpec = MethodSpec {
+    kind: MethodKind::IMatchRand,
+    options: &[&keys::LEXICON, &NIDF_LOW, &NIDF_HIGH, &MIN_TERMS, &EXTRA_LEXICONS, &DROP_FRACTION],
+    config: |v| Ok(MethodConfig::IMatchRand(settings_of(v))),
+};
+
+/// The I-Match settings from the option values.
+fn settings_of(v: &OptionValues) -> IMatchSettings {
+    let d = IMatchConfig::default();
+    IMatchSettings {
+        imatch: IMatchConfig {
+            nidf_low: v.get("nidf_low").unwrap_or(d.nidf_low),
+            nidf_high: v.get("nidf_high").unwrap_or(d.nidf_high),
+            min_terms: v.get("min_terms").unwrap_or(d.min_terms),
+            extra_lexicons: v.get("extra_lexicons").unwrap_or(d.extra_lexicons),
+            drop_fraction: v.get("drop_fraction").unwrap_or(d.drop_fraction),
+        },
+        lexicon: v.lexicon(),
     }
 }

@@ -4,6 +4,7 @@
 
 use rayon::prelude::*;
 
+use super::options::{MethodOption, parse};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
 use crate::candidates::shared_keys;
 use crate::error::Error;
@@ -290,3 +291,18 @@ impl<S: DocSigner> Method for DocSigned<S> {
         self.keys.unsigned()
     }
 }
+
+/// `lexicon`: a saved lexicon file the lexical methods sign with (the caller loads it into
+/// [`OptionValues::set_lexicon`](super::options::OptionValues::set_lexicon)).
+pub(super) static LEXICON: MethodOption = MethodOption {
+    name: "lexicon",
+    value_name: "FILE",
+    help: "Lexical methods (i-match, i-match-rand, tf-ridf, refwords): sign with the collection \
+           statistics saved by `lookalike lexicon build` instead of those of the input itself, so \
+           that a new batch gets the same signatures as an old one",
+    expected: "a file path",
+    default: None,
+    requires: None,
+    parse: parse::path,
+    choices: None,
+};

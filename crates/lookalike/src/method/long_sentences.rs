@@ -1,8 +1,9 @@
 //! [`LongSentences`]: long-sentence signatures (Zelenkov & Segalovich 2007).
 
-use super::Context;
-use super::DocView;
 use super::keys::{self, DocSigned, DocSigner};
+use super::options::{MethodOption, MethodSpec, parse};
+use super::{Context, DocView, MethodKind};
+use crate::config::MethodConfig;
 use crate::error::ConfigError;
 use crate::lexical::lexsig::{self, LongSentenceConfig};
 use crate::text::normalize::NormalizedText;
@@ -42,3 +43,28 @@ impl LongSentences {
         Ok(DocSigned::with(SentenceSigner { config, seed: cx.seed }, cx))
     }
 }
+
+/// `sentences`: the sentences of a signature.
+pub(super) static SENTENCES: MethodOption = MethodOption {
+    name: "sentences",
+    value_name: "N",
+    help: "Long sentences: sentences in the signature (Zelenkov & Segalovich: 2)",
+    expected: "a non-negative integer",
+    default: Some(|| LongSentenceConfig::default().sentences.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// Long sentences in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::LongSentences,
+    options: &[&SENTENCES],
+    config: |v| {
+        let d = LongSentenceConfig::default();
+        Ok(MethodConfig::LongSentences(LongSentenceConfig {
+            sentences: v.get("sentences").unwrap_or(d.sentences),
+            ..d
+        }))
+    },
+};

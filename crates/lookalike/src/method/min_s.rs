@@ -38,3 +38,10 @@ impl MinS {
         Ok(Sampled::with(Samples::new(config, sample, cx)?, MinSEstimate { sketch }))
     }
 }
+
+/// MIN-s in the registry.
+pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec {
+    kind: super::MethodKind::MinS,
+    options: super::samples::OPTIONS,
+    config: |v| Ok(crate::config::MethodConfig::MinS(super::samples::config_of(v))),
+};

@@ -2,9 +2,10 @@
 
 use rayon::prelude::*;
 
-use super::{CandidateReport, Context, DocView, Head, Method, Slot};
-use crate::candidates::lsh::{LshParams, band_candidates, decode_pair};
-use crate::config::MinHashConfig;
+use super::options::{MethodOption, MethodSpec, OptionValues, parse};
+use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, Slot};
+use crate::candidates::lsh::{ErrorWeights, LshParams, band_candidates, decode_pair};
+use crate::config::{MethodConfig, MinHashConfig};
 use crate::error::{ConfigError, Error};
 use crate::sketch::minhash::{MinHashScheme, MinHasher, estimate_jaccard};
 
@@ -146,4 +147,129 @@ pub(super) fn verify_short(cx: &Context) -> &'static str {
         crate::verify::Verify::Exact => "verify exact",
         crate::verify::Verify::Estimate => "verify estimate",
     }
+}
+
+/// `num_perm`: values per MinHash signature.
+pub(super) static NUM_PERM: MethodOption = MethodOption {
+    name: "num_perm",
+    value_name: "",
+    help: "Number of MinHash values per document",
+    expected: "a non-negative integer",
+    default: Some(|| MinHashConfig::default().num_perm.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// `bands`: LSH bands.
+pub(super) static BANDS: MethodOption = MethodOption {
+    name: "bands",
+    value_name: "",
+    help: "LSH bands (with --rows; default: chosen from the threshold)",
+    expected: "a non-negative integer",
+    default: None,
+    requires: Some("rows"),
+    parse: parse::count,
+    choices: None,
+};
+
+/// `rows`: rows per LSH band.
+pub(super) static ROWS: MethodOption = MethodOption {
+    name: "rows",
+    value_name: "",
+    help: "LSH rows per band (with --bands)",
+    expected: "a non-negative integer",
+    default: None,
+    requires: Some("bands"),
+    parse: parse::count,
+    choices: None,
+};
+
+/// `fp_weight`: the false-positive weight of the banding choice.
+pub(super) static FP_WEIGHT: MethodOption = MethodOption {
+    name: "fp_weight",
+    value_name: "W",
+    help: "Choose bands and rows by weighing the false-positive area against the false-negative \
+           area (with --fn-weight; either alone takes 0.1 / 0.9 for the other). Default: no \
+           weights, the banding with the fewest false positives that finds a pair of Jaccard \
+           threshold + 0.05 with probability 0.999 (18 bands × 7 rows at 0.8)",
+    expected: "a number",
+    default: None,
+    requires: None,
+    parse: parse::number,
+    choices: None,
+};
+
+/// `fn_weight`: the false-negative weight of the banding choice.
+pub(super) static FN_WEIGHT: MethodOption = MethodOption {
+    name: "fn_weight",
+    value_name: "W",
+    help: "Weight of the false-negative area when choosing bands and rows (see --fp-weight)",
+    expected: "a number",
+    default: None,
+    requires: None,
+    parse: parse::number,
+    choices: None,
+};
+
+/// `minhash`: the MinHash scheme.
+pub(super) static SCHEME: MethodOption = MethodOption {
+    name: "minhash",
+    value_name: "",
+    help: "MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash \
+           function per value)",
+    expected: "oph or perm",
+    default: Some(|| "oph".to_owned()),
+    requires: None,
+    parse: parse::choice::<MinHashScheme>,
+    choices: Some(parse::choices::<MinHashScheme>),
+};
+
+/// `max_bucket`: the largest LSH bucket before it becomes a group.
+pub(super) static MAX_BUCKET: MethodOption = MethodOption {
+    name: "max_bucket",
+    value_name: "",
+    help: "MinHash: LSH buckets larger than this are set aside as groups (pages sharing a \
+           template come back in many bands; each group is compared once)",
+    expected: "a non-negative integer",
+    default: Some(|| crate::candidates::lsh::DEFAULT_MAX_BUCKET.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// MinHash in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::MinHash,
+    options: &[&NUM_PERM, &BANDS, &ROWS, &FP_WEIGHT, &FN_WEIGHT, &MAX_BUCKET, &SCHEME],
+    config: |v| Ok(MethodConfig::MinHash(config_of(v)?)),
+};
+
+/// MinHash's settings from the option values (shared with the combined method).
+pub(super) fn config_of(v: &OptionValues) -> Result<MinHashConfig, String> {
+    let d = MinHashConfig::default();
+    let lsh = match (v.get::<usize>("bands"), v.get::<usize>("rows")) {
+        (Some(bands), Some(rows)) => Some(LshParams { bands, rows }),
+        (None, None) => None,
+        _ => return Err("bands and rows go together: give both or neither".to_owned()),
+    };
+    // Either weight chooses the banding by the weighted error areas (the other takes its
+    // default); neither: the library's default banding.
+    let weights = match (v.get::<f64>("fp_weight"), v.get::<f64>("fn_weight")) {
+        (None, None) => None,
+        (fp, fn_) => {
+            let w = ErrorWeights::default();
+            Some(ErrorWeights {
+                false_positive: fp.unwrap_or(w.false_positive),
+                false_negative: fn_.unwrap_or(w.false_negative),
+            })
+        }
+    };
+    Ok(MinHashConfig {
+        num_perm: v.get("num_perm").unwrap_or(d.num_perm),
+        scheme: v.get("minhash").unwrap_or(d.scheme),
+        lsh,
+        weights,
+        max_bucket: v.get("max_bucket").unwrap_or(d.max_bucket),
+    })
 }

@@ -4,8 +4,9 @@
 //!
 //! Every method shares the pipeline's inputs, text handling, exact-duplicate stage, verification,
 //! clustering and outputs ([`crate::pipeline`]); a method is one type implementing [`Method`],
-//! in one file of this folder named after it, built from its [`MethodConfig`] variant by
-//! `MethodConfig::build`, the only `match` over methods that decides behaviour.
+//! in one file of this folder named after it. The same file declares the method in the registry
+//! ([`options`]): its options (name, help, default, parser) and how its settings are built from
+//! them, which the CLI's flags and Python's keyword options are made from.
 //!
 //! | method | kept per head | candidates | own estimate |
 //! |---|---|---|---|
@@ -25,11 +26,12 @@
 //! sentences, partitioned fingerprints, I-Match and TF*RIDF with a lexicon file): what the Ray
 //! job shuffles.
 //!
-//! Adding a method: a file here with a type implementing [`Method`], a variant of
-//! [`MethodConfig`] with its settings (`config.rs`) and of [`MethodKind`] with its name, and one
-//! arm in each of `MethodConfig::build`, [`MethodConfig::kind`], [`MethodKind::name`] and
-//! `From<MethodKind> for MethodConfig`, and an entry in [`MethodKind::ALL`]; the compiler points
-//! at every arm (no `_ =>` arm).
+//! Adding a method: a file here with a type implementing [`Method`] and its registry entry (a
+//! `MethodSpec` and the options it owns), one line in [`options::METHODS`], a variant of
+//! [`MethodKind`] (its name) and of [`MethodConfig`] (its settings), and an arm in
+//! `MethodConfig::build`, [`MethodConfig::kind`], [`MethodKind::name`] and `From<MethodKind> for
+//! MethodConfig`; the compiler points at every arm (no `_ =>` arm), and a registry test at a
+//! method without a spec. The CLI and Python need no change.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -55,6 +57,7 @@ mod long_sentences;
 mod min_s;
 mod minhash;
 mod mod_m;
+pub mod options;
 mod partitioned;
 mod ref_words;
 mod samples;
@@ -84,20 +87,28 @@ pub use tf_ridf::{RidfSigner, TfRidf};
 /// The name of a near-duplicate detection method (what `--method` takes); its settings are a
 /// [`MethodConfig`].
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
 )]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum MethodKind {
     /// MinHash signatures, LSH banding, verification (Broder et al. 1998; MMDS ch. 3).
     #[default]
-    #[cfg_attr(feature = "clap", value(name = "minhash"))]
+    #[value(name = "minhash")]
     #[serde(rename = "minhash")]
     MinHash,
     /// Super-shingles and mega-shingles: min-hashes in groups, each group hashed to one
     /// super-shingle; candidates share a mega-shingle (2 super-shingles) or a super-shingle
     /// (Broder 1997; Fetterly, Manasse & Najork 2003).
-    #[cfg_attr(feature = "clap", value(name = "supershingles"))]
+    #[value(name = "supershingles")]
     #[serde(rename = "supershingles")]
     SuperShingles,
     /// MOD-m sampling: shingle hashes ≡ 0 mod m; candidates share a sampled shingle (found by
@@ -112,7 +123,7 @@ pub enum MethodKind {
     Broder,
     /// SimHash: 64-bit fingerprints of weighted features, pairs within Hamming distance k found
     /// with Manku's permuted tables (Charikar 2002; Manku, Jain & Das Sarma 2007).
-    #[cfg_attr(feature = "clap", value(name = "simhash"))]
+    #[value(name = "simhash")]
     #[serde(rename = "simhash")]
     SimHash,
     /// MinHash/LSH candidates kept only when their SimHash fingerprints are also within Hamming
@@ -122,12 +133,12 @@ pub enum MethodKind {
     /// I-Match: hash of the document's distinct terms of mid IDF (the lexicon, from the
     /// collection's statistics or `--lexicon`); candidates have equal signatures (Chowdhury,
     /// Frieder, Grossman & McCabe 2002).
-    #[cfg_attr(feature = "clap", value(name = "i-match"))]
+    #[value(name = "i-match")]
     #[serde(rename = "i-match")]
     IMatch,
     /// I-Match with K extra randomized lexicons, each dropping a fraction p of the base lexicon:
     /// K + 1 signatures, a match on any (Kołcz, Chowdhury & Alspector 2004).
-    #[cfg_attr(feature = "clap", value(name = "i-match-rand"))]
+    #[value(name = "i-match-rand")]
     #[serde(rename = "i-match-rand")]
     IMatchRand,
     /// Partitioned fingerprints: the document's terms split into L lists by hash, each list
@@ -135,7 +146,7 @@ pub enum MethodKind {
     Partitioned,
     /// TF*RIDF signature: hash of the 6 words of highest tf × residual IDF (Zelenkov &
     /// Segalovich 2007).
-    #[cfg_attr(feature = "clap", value(name = "tf-ridf"))]
+    #[value(name = "tf-ridf")]
     #[serde(rename = "tf-ridf")]
     TfRidf,
     /// Long sentences: hash of the two longest sentences (Zelenkov & Segalovich 2007).
@@ -143,13 +154,13 @@ pub enum MethodKind {
     /// Reference words: N words chosen from the collection, each with a relative-frequency
     /// threshold; signature = which words exceed it; candidates have equal signatures (or
     /// within a Hamming distance) (Ilyinsky, Kuzmin, Melkov & Segalovich 2002).
-    #[cfg_attr(feature = "clap", value(name = "refwords"))]
+    #[value(name = "refwords")]
     #[serde(rename = "refwords")]
     RefWords,
     /// SpotSigs: spots (a stopword and the next content words) as a multiset; pairs with
     /// weighted Jaccard ≥ the threshold, found exactly with size partitions and an inverted index
     /// (Theobald, Siddharth & Paepcke 2008).
-    #[cfg_attr(feature = "clap", value(name = "spotsigs"))]
+    #[value(name = "spotsigs")]
     #[serde(rename = "spotsigs")]
     SpotSigs,
     /// Exact copies only: equal raw bytes or equal normalized text (128-bit fingerprints).

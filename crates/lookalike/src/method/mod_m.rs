@@ -40,3 +40,10 @@ impl ModM {
         Ok(Sampled::with(Samples::new(config, sample, cx)?, ModMEstimate))
     }
 }
+
+/// MOD-m in the registry.
+pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec {
+    kind: super::MethodKind::ModM,
+    options: super::samples::OPTIONS,
+    config: |v| Ok(crate::config::MethodConfig::ModM(super::samples::config_of(v))),
+};

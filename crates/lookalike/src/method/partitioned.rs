@@ -1,8 +1,9 @@
 //! [`Partitioned`]: partitioned fingerprints (Pugh, US patent 6,658,423).
 
-use super::Context;
-use super::DocView;
 use super::keys::{self, DocSigned, DocSigner};
+use super::options::{MethodOption, MethodSpec, parse};
+use super::{Context, DocView, MethodKind};
+use crate::config::MethodConfig;
 use crate::error::{ConfigError, Error};
 use crate::lexical::collection::TermCounts;
 use crate::lexical::partitioned::{PartitionConfig, Partitioner};
@@ -48,3 +49,42 @@ impl Partitioned {
         Ok(DocSigned::with(PartitionSigner { config, partitioner, seed: cx.seed }, cx))
     }
 }
+
+/// `lists`: L, the term lists.
+pub(super) static LISTS: MethodOption = MethodOption {
+    name: "lists",
+    value_name: "L",
+    help: "Partitioned fingerprints: number of term lists L (a change of fewer than L terms leaves \
+           at least one list intact)",
+    expected: "a non-negative integer",
+    default: Some(|| PartitionConfig::default().lists.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// `min_shared`: k, the shared fingerprints of a candidate.
+pub(super) static MIN_SHARED: MethodOption = MethodOption {
+    name: "min_shared",
+    value_name: "K",
+    help: "Partitioned fingerprints: equal list fingerprints that make two documents candidates",
+    expected: "a non-negative integer",
+    default: Some(|| PartitionConfig::default().min_shared.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// Partitioned fingerprints in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::Partitioned,
+    options: &[&LISTS, &MIN_SHARED],
+    config: |v| {
+        let d = PartitionConfig::default();
+        Ok(MethodConfig::Partitioned(PartitionConfig {
+            lists: v.get("lists").unwrap_or(d.lists),
+            min_shared: v.get("min_shared").unwrap_or(d.min_shared),
+            ..d
+        }))
+    },
+};

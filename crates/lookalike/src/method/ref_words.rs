@@ -1,8 +1,9 @@
 //! [`RefWords`]: reference words (Ilyinsky, Kuzmin, Melkov & Segalovich 2002; seed 002).
 
 use super::keys;
-use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot};
-use crate::config::RefWordsSettings;
+use super::options::{MethodOption, MethodSpec, parse};
+use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
+use crate::config::{MethodConfig, RefWordsSettings};
 use crate::error::{ConfigError, Error};
 use crate::lexical::collection::TermCounts;
 use crate::lexical::refwords::{self, DocSignature, RefWord};
@@ -128,3 +129,62 @@ impl Method for RefWords {
         &self.unsigned
     }
 }
+
+/// `refwords`: how many reference words to choose.
+pub(super) static REFWORDS: MethodOption = MethodOption {
+    name: "refwords",
+    value_name: "N",
+    help: "Reference words: how many words to choose from the collection (Zelenkov & Segalovich's \
+           study: 3-5 thousand); `--lexicon` files built by `lexicon build` carry a selection",
+    expected: "a non-negative integer",
+    default: Some(|| refwords::RefWordsConfig::default().words.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// `refwords_distance`: the Hamming distance of candidates.
+pub(super) static REFWORDS_DISTANCE: MethodOption = MethodOption {
+    name: "refwords_distance",
+    value_name: "D",
+    help: "Reference words: signatures within this Hamming distance are candidates (0: equal \
+           signatures only)",
+    expected: "a non-negative integer",
+    default: Some(|| RefWordsSettings::default().distance.to_string()),
+    requires: None,
+    parse: parse::small,
+    choices: None,
+};
+
+/// `refwords_min_bits`: the fewest bits of a signature.
+pub(super) static REFWORDS_MIN_BITS: MethodOption = MethodOption {
+    name: "refwords_min_bits",
+    value_name: "N",
+    help: "Reference words: fewest words above their thresholds a document needs for a signature \
+           (fewer identify too little: on the benchmark corpus thousands of unrelated documents \
+           had the same one-bit signature). Documents with fewer are reported as unsigned, and \
+           kept",
+    expected: "a non-negative integer",
+    default: Some(|| RefWordsSettings::default().min_bits.to_string()),
+    requires: None,
+    parse: parse::small,
+    choices: None,
+};
+
+/// Reference words in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::RefWords,
+    options: &[&keys::LEXICON, &REFWORDS, &REFWORDS_DISTANCE, &REFWORDS_MIN_BITS],
+    config: |v| {
+        let d = RefWordsSettings::default();
+        Ok(MethodConfig::RefWords(RefWordsSettings {
+            selection: refwords::RefWordsConfig {
+                words: v.get("refwords").unwrap_or(d.selection.words),
+                ..d.selection
+            },
+            distance: v.get("refwords_distance").unwrap_or(d.distance),
+            min_bits: v.get("refwords_min_bits").unwrap_or(d.min_bits),
+            lexicon: v.lexicon(),
+        }))
+    },
+};

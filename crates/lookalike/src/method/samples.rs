@@ -3,8 +3,10 @@
 //! implementation, [`Sampled`], that each of them completes with its own [`Estimator`].
 
 use std::fmt;
+use std::sync::Arc;
 
 use super::minhash::verify_short;
+use super::options::{MethodOption, OptionValues, Value, parse};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
 use crate::candidates::sorted_pairs::{self, BroderConfig, FrequentShingles};
 use crate::config::{Sample, SampleConfig};
@@ -205,5 +207,61 @@ impl<E: Estimator> Method for Sampled<E> {
 
     fn sample(&self) -> Option<Sample> {
         Some(self.samples.sample)
+    }
+}
+
+/// `sample`: the shingle sample of MOD-m, MIN-s and Broder's algorithm.
+pub(super) static SAMPLE: MethodOption = MethodOption {
+    name: "sample",
+    value_name: "SAMPLE",
+    help: "Shingle sample of mod-m, min-s and broder: mod:M keeps the shingles whose hash is ≡ 0 \
+           mod M (about 1 in M, variable size), min:S keeps the S smallest hashes (bottom-S \
+           sketch). Default: mod:8 for mod-m and containment, min:128 otherwise",
+    expected: "mod:M or min:S",
+    default: None,
+    requires: None,
+    parse: |s| s.parse::<Sample>().map(|v| Arc::new(v) as Value),
+    choices: None,
+};
+
+/// `max_docs_per_shingle`: L of Broder's algorithm.
+pub(super) static MAX_DOCS_PER_SHINGLE: MethodOption = MethodOption {
+    name: "max_docs_per_shingle",
+    value_name: "L",
+    help: "Broder's algorithm (mod-m, min-s, broder): shingles shared by more than L documents \
+           (boilerplate) emit no pairs; they are counted in the summary",
+    expected: "a non-negative integer",
+    default: Some(|| sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// `frequent_shingles`: what a frequent shingle does to the estimate.
+pub(super) static FREQUENT_SHINGLES: MethodOption = MethodOption {
+    name: "frequent_shingles",
+    value_name: "RULE",
+    help: "What a shingle shared by more than L documents does to the estimate of mod-m, min-s \
+           and broder candidates: discount (default) leaves it out of the shared count and of \
+           both sketch sizes, so the estimate is over the rest of the sketches and recall holds \
+           as the collection grows; skip counts it as not shared (the lecture's rule: large \
+           collections lose near-duplicates whose shingles are common)",
+    expected: "discount or skip",
+    default: Some(|| "discount".to_owned()),
+    requires: None,
+    parse: parse::choice::<FrequentShingles>,
+    choices: Some(parse::choices::<FrequentShingles>),
+};
+
+/// The options of the sampling methods.
+pub(super) static OPTIONS: &[&MethodOption] = &[&SAMPLE, &MAX_DOCS_PER_SHINGLE, &FREQUENT_SHINGLES];
+
+/// The sampling settings from the option values.
+pub(super) fn config_of(v: &OptionValues) -> SampleConfig {
+    let d = SampleConfig::default();
+    SampleConfig {
+        sample: v.get("sample"),
+        max_docs_per_shingle: v.get("max_docs_per_shingle").unwrap_or(d.max_docs_per_shingle),
+        frequent: v.get("frequent_shingles").unwrap_or(d.frequent),
     }
 }

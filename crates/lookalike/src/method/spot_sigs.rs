@@ -1,7 +1,8 @@
 //! [`SpotSigs`]: spot signatures (Theobald, Siddharth & Paepcke 2008).
 
-use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot};
-use crate::config::SpotSigsConfig;
+use super::options::{MethodOption, MethodSpec, parse};
+use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
+use crate::config::{MethodConfig, SpotSigsConfig};
 use crate::error::{ConfigError, Error};
 use crate::lexical::spotsigs::{
     SpotConfig, SpotExtractor, SpotIndex, SpotSet, antecedent_languages, weighted_jaccard,
@@ -90,3 +91,23 @@ impl Method for SpotSigs {
         )
     }
 }
+
+/// `spot_chain`: the content words of a spot.
+pub(super) static SPOT_CHAIN: MethodOption = MethodOption {
+    name: "spot_chain",
+    value_name: "C",
+    help: "SpotSigs: content words in each spot's chain (default 2; 4 characters for Chinese and \
+           Japanese)",
+    expected: "a non-negative integer",
+    default: None,
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// SpotSigs in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::SpotSigs,
+    options: &[&SPOT_CHAIN],
+    config: |v| Ok(MethodConfig::SpotSigs(SpotSigsConfig { chain: v.get("spot_chain") })),
+};

@@ -4,11 +4,12 @@
 use rayon::prelude::*;
 
 use super::minhash::{scheme_name, sketch_heads, verify_short};
-use super::{CandidateReport, Context, DocView, Head, Method, Slot};
-use crate::config::SuperShinglesConfig;
+use super::options::{MethodOption, MethodSpec, parse};
+use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, Slot};
+use crate::config::{MethodConfig, SuperShinglesConfig};
 use crate::error::{ConfigError, Error};
 use crate::sketch::minhash::{MinHasher, estimate_jaccard};
-use crate::sketch::supershingles::{self, SuperShingleMode};
+use crate::sketch::supershingles::{self, SuperShingleConfig, SuperShingleMode};
 
 /// Super-shingles: `minhashes` min-hash values per head hashed in groups; candidates share a
 /// mega-shingle (2 super-shingles) or a super-shingle; estimate = share of equal min-hash values.
@@ -90,3 +91,61 @@ impl Method for SuperShingles {
         "finding candidates (shared super-shingles)"
     }
 }
+
+/// `super_hashes`: min-hash values per document.
+pub(super) static SUPER_HASHES: MethodOption = MethodOption {
+    name: "super_hashes",
+    value_name: "N",
+    help: "Super-shingles: number of min-hash values per document (Fetterly et al.: 84)",
+    expected: "a non-negative integer",
+    default: Some(|| SuperShingleConfig::default().minhashes.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// `super_groups`: super-shingles per document.
+pub(super) static SUPER_GROUPS: MethodOption = MethodOption {
+    name: "super_groups",
+    value_name: "G",
+    help: "Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes \
+           N / groups consecutive min-hash values)",
+    expected: "a non-negative integer",
+    default: Some(|| SuperShingleConfig::default().groups.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// `super_mode`: mega-shingles or super-shingles.
+pub(super) static SUPER_MODE: MethodOption = MethodOption {
+    name: "super_mode",
+    value_name: "MODE",
+    help: "Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the \
+           mega-shingles) or single (1 agreeing super-shingle is enough)",
+    expected: "pairs or single",
+    default: Some(|| "pairs".to_owned()),
+    requires: None,
+    parse: parse::choice::<SuperShingleMode>,
+    choices: Some(parse::choices::<SuperShingleMode>),
+};
+
+/// Super-shingles in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::SuperShingles,
+    options: &[&SUPER_HASHES, &SUPER_GROUPS, &SUPER_MODE, &super::minhash::SCHEME],
+    config: |v| {
+        let d = SuperShingleConfig::default();
+        let minhashes = v.get("super_hashes").unwrap_or(d.minhashes);
+        let groups = v.get("super_groups").unwrap_or(d.groups);
+        Ok(MethodConfig::SuperShingles(SuperShinglesConfig {
+            shape: SuperShingleConfig {
+                minhashes,
+                groups,
+                per_group: minhashes.checked_div(groups).unwrap_or(0),
+                mode: v.get("super_mode").unwrap_or(d.mode),
+            },
+            scheme: v.get("minhash").unwrap_or_default(),
+        }))
+    },
+};

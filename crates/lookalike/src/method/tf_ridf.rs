@@ -1,8 +1,9 @@
 //! [`TfRidf`]: TF*RIDF signatures (Zelenkov & Segalovich 2007).
 
-use super::Context;
 use super::keys::{self, Signer, StatSigned};
-use crate::config::TfRidfSettings;
+use super::options::{MethodOption, MethodSpec, parse};
+use super::{Context, MethodKind};
+use crate::config::{MethodConfig, TfRidfSettings};
 use crate::error::{ConfigError, Error};
 use crate::lexical::collection::{CollectionStats, TermCounts};
 use crate::lexical::lexsig::{self, TfRidfConfig};
@@ -52,3 +53,28 @@ impl TfRidf {
         StatSigned::with(settings.tf_ridf, settings.lexicon.as_deref(), cx)
     }
 }
+
+/// `ridf_words`: the words of a TF*RIDF signature.
+pub(super) static RIDF_WORDS: MethodOption = MethodOption {
+    name: "ridf_words",
+    value_name: "N",
+    help: "TF*RIDF: words of highest tf·RIDF in the signature (Zelenkov & Segalovich: 6)",
+    expected: "a non-negative integer",
+    default: Some(|| TfRidfConfig::default().words.to_string()),
+    requires: None,
+    parse: parse::count,
+    choices: None,
+};
+
+/// TF*RIDF in the registry.
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::TfRidf,
+    options: &[&keys::LEXICON, &RIDF_WORDS],
+    config: |v| {
+        let d = TfRidfConfig::default();
+        Ok(MethodConfig::TfRidf(TfRidfSettings {
+            tf_ridf: TfRidfConfig { words: v.get("ridf_words").unwrap_or(d.words), ..d },
+            lexicon: v.lexicon(),
+        }))
+    },
+};

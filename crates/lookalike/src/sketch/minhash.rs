@@ -22,17 +22,25 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// How MinHash values are derived from shingle hashes.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
 )]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum MinHashScheme {
     /// One-permutation hashing with optimal densification (default; fastest).
     #[default]
-    #[cfg_attr(feature = "clap", value(name = "oph"))]
+    #[value(name = "oph")]
     #[serde(rename = "oph")]
     OnePermutation,
     /// N independent multiply-shift permutations (textbook MinHash).
-    #[cfg_attr(feature = "clap", value(name = "perm"))]
+    #[value(name = "perm")]
     #[serde(rename = "perm")]
     Permutations,
 }

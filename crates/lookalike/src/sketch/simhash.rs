@@ -60,7 +60,7 @@ const REMIX_SALT: u64 = 0xA076_1D64_78BD_642F;
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(clap::ValueEnum)]
 pub enum Weighting {
     /// Every distinct feature weighs 1.
     None,
@@ -68,7 +68,7 @@ pub enum Weighting {
     #[default]
     Tf,
     /// Occurrences times the feature's inverse document frequency in the collection.
-    #[cfg_attr(feature = "clap", value(name = "tfidf", alias = "tf-idf"))]
+    #[value(name = "tfidf", alias = "tf-idf")]
     TfIdf,
 }
 
@@ -83,6 +83,29 @@ pub enum SimFeatures {
     Tokens,
     /// Word or character shingles (as [`crate::shingles::Shingler`] makes them).
     Shingles(ShingleKind),
+}
+
+impl std::str::FromStr for SimFeatures {
+    type Err = String;
+
+    /// `tokens` or a shingle kind (`words:N`, `chars:N`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "tokens" {
+            return Ok(SimFeatures::Tokens);
+        }
+        s.parse::<ShingleKind>()
+            .map(SimFeatures::Shingles)
+            .map_err(|e| format!("{e} (or `tokens`)"))
+    }
+}
+
+/// Parses a Hamming distance as the options write it: a number, or `auto` (`None`: the distance
+/// expected at the threshold).
+pub fn parse_distance(s: &str) -> Result<Option<u32>, String> {
+    if s == "auto" {
+        return Ok(None);
+    }
+    s.parse::<u32>().map(Some).map_err(|_| format!("`{s}` is not a distance: a number or auto"))
 }
 
 /// Computes 64-bit SimHash fingerprints. The seed decides both the feature hashes and their

@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(clap::ValueEnum)]
 pub enum SuperShingleMode {
     /// Mega-shingles: a match needs at least 2 equal super-shingles (Fetterly et al. 2003).
     #[default]

@@ -76,9 +76,17 @@ impl NormalizedText {
 
 /// How text in scripts written without spaces (Chinese, Japanese, Thai, ...) is cut into tokens.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
 )]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Segmentation {
     /// Every character is a token (default): no dictionary, any language, robust to typos.
