@@ -674,7 +674,7 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
 fn rates(h: &mut String, d: &RunData) {
     h.push_str("<section id=\"rates\"><h2>Duplicate rates</h2>\n<p>Documents removed as duplicates of another, as a share of the records read, \
         split as on the run card: <i>exact</i>, removed as an exact copy of the document its cluster keeps; \
-        <i>near</i>, removed as a near duplicate of it. The last row of each table adds up all its rows.</p>\n");
+        <i>near</i>, removed as a near duplicate of it. The last row of each table adds up all its rows, those left out of the list included.</p>\n");
     if d.by_host.is_empty() {
         h.push_str("<p class=\"note\">By host: no document id is an http(s) URL.</p>\n");
     } else {
