@@ -50,7 +50,7 @@ pub(crate) const HEAD: &str = r#"<style>
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;padding:1rem;max-width:1200px}
 h1{font-size:1.5rem;margin:.2rem 0;overflow-wrap:anywhere}h2{font-size:1.2rem;margin-top:2rem;border-bottom:2px solid var(--line);padding-bottom:.2rem}
 h3{font-size:1rem;margin:1.2rem 0 .4rem}
-nav a{margin-right:.8rem}
+nav a{margin-right:.8rem;display:inline-block;white-space:nowrap}
 a{color:var(--accent)}
 .muted,.note{color:var(--muted)}.note{font-size:.9rem}
 table{border-collapse:collapse;margin:.4rem 0;font-size:.9rem;max-width:100%}
