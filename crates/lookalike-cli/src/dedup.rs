@@ -8,10 +8,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lookalike::{
     Cluster, Dedup, DedupConfig, DedupRun, DocId, DocStatus, Document, RunReport, ScoredPair, Sink,
 };
@@ -24,6 +23,7 @@ use crate::UsageError;
 use crate::args::{DedupArgs, SkippedInOutput};
 use crate::html::data::{Fate, Member, RunData, round6};
 use crate::output::{self, OutputFile};
+use crate::progress::Progress;
 use crate::stats::{RunConfig, RunStats};
 use crate::summary::Summary;
 use crate::tmpfiles;
@@ -512,10 +512,13 @@ fn deliver(
     spill_dir: Option<&Path>,
 ) -> Result<(RunReport, Vec<(String, f64)>)> {
     let mut stages: Vec<(String, Instant)> = Vec::new();
-    let report_run = run
-        .finish_into_with(outputs, &mut |phase| {
-            stages.push((phase.to_owned(), Instant::now()));
-            progress.phase(phase);
+    let counts = run.verify_progress();
+    let report_run = progress
+        .ticking(|| {
+            run.finish_into_with(outputs, &mut |phase| {
+                stages.push((phase.to_owned(), Instant::now()));
+                progress.pipeline_phase(phase, &counts);
+            })
         })
         .map_err(|e| match e.downcast::<lookalike::Error>() {
             Ok(e) => in_spill_dir(e, spill_dir),
@@ -919,11 +922,6 @@ fn skipped_payload(rec: &RawRecord, id: &str, reason: &str) -> (Vec<u8>, bool) {
     (serde_json::to_vec(&line).unwrap_or_default(), false)
 }
 
-/// A spinner on stderr when it is a terminal; nothing otherwise.
-struct Progress {
-    bar: ProgressBar,
-}
-
 /// Total size of the inputs when it predicts the bytes read: uncompressed files only (a `.gz`,
 /// stdin or a Parquet file reads more or fewer bytes than it holds).
 fn known_input_bytes(inputs: &[lookalike_io::Input]) -> Option<u64> {
@@ -937,61 +935,4 @@ fn known_input_bytes(inputs: &[lookalike_io::Input]) -> Option<u64> {
         total += std::fs::metadata(path).ok()?.len();
     }
     (total > 0).then_some(total)
-}
-
-impl Progress {
-    /// A bar over `total` bytes when the input size is known, a spinner otherwise; drawn only
-    /// when stderr is a terminal.
-    fn new(quiet: bool, total: Option<u64>) -> Self {
-        let target =
-            if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
-        let bar = ProgressBar::with_draw_target(total, target);
-        let template = if total.is_some() {
-            "{spinner} [{elapsed}] {wide_bar} {bytes}/{total_bytes} (eta {eta}) {msg}"
-        } else {
-            "{spinner} [{elapsed}] {msg}"
-        };
-        bar.set_style(
-            ProgressStyle::with_template(template)
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(120));
-        Progress { bar }
-    }
-
-    fn reading(&self, docs: u64, bytes: u64, elapsed: Duration) {
-        let mb = bytes as f64 / 1e6;
-        let rate = mb / elapsed.as_secs_f64().max(1e-9);
-        if let Some(len) = self.bar.length() {
-            self.bar.set_position(bytes.min(len));
-        }
-        self.bar.set_message(format!("{docs} documents, {mb:.1} MB ({rate:.1} MB/s)"));
-    }
-
-    /// The first pass of boilerplate removal: pages read and counted so far.
-    fn counting(&self, pages: u64, bytes: u64, elapsed: Duration) {
-        let mb = bytes as f64 / 1e6;
-        let rate = mb / elapsed.as_secs_f64().max(1e-9);
-        if let Some(len) = self.bar.length() {
-            self.bar.set_position(bytes.min(len));
-        }
-        self.bar.set_message(format!(
-            "site templates: {pages} pages counted, {mb:.1} MB ({rate:.1} MB/s)"
-        ));
-    }
-
-    fn phase(&self, phase: &str) {
-        self.bar.set_message(phase.to_owned());
-    }
-
-    /// Prints a line above the spinner; after 20 such lines, stays silent (the summary counts).
-    fn println(&self, line: &str, already: usize) {
-        if already < 20 {
-            self.bar.suspend(|| eprintln!("{line}"));
-        }
-    }
-
-    fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
 }

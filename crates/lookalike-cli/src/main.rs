@@ -14,6 +14,7 @@ mod lexicon;
 mod output;
 mod paragraphs;
 mod params;
+mod progress;
 mod read;
 mod report;
 mod serve;

@@ -70,6 +70,7 @@ pub use method::{Method, MethodKind, MethodStats, Slot};
 pub use pipeline::{
     Cluster, ClusterMember, Collect, Contained, Dedup, DedupBuilder, DedupOutcome, DedupRun,
     DedupStats, DocStatus, MatchKind, RunReport, ScoredPair, Sink, SkipReason, VerificationStats,
+    VerifyProgress,
 };
 pub use shingles::{ShingleKind, Shingler};
 pub use sketch::minhash::{MinHashScheme, MinHasher};

@@ -86,7 +86,20 @@ pub struct Rate {
     pub skipped: u64,
 }
 
-/// The fate of one record, as the report lists it.
+impl Rate {
+    /// Adds the counts of `other`.
+    pub fn add(&mut self, other: &Rate) {
+        self.documents += other.documents;
+        self.exact += other.exact;
+        self.near += other.near;
+        self.skipped += other.skipped;
+    }
+}
+
+/// The fate of one record, as the report lists it: kept, removed as an exact copy of the
+/// document its cluster keeps (`match` `exact-bytes` or `exact-text` in `--report`), removed as a
+/// near duplicate of it (`near`, which includes an exact copy of a removed near duplicate), or
+/// skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fate {
     Kept,
@@ -253,6 +266,16 @@ impl RunData {
         add(self.by_source.entry(source.to_owned()).or_default());
     }
 
+    /// Every record's fate, summed: what the run card and every duplicate-rate table count (each
+    /// record is in the by-language table exactly once, under "unknown" when it has no language).
+    pub fn fates(&self) -> Rate {
+        let mut all = Rate::default();
+        for r in self.by_lang.values() {
+            all.add(r);
+        }
+        all
+    }
+
     /// The ids whose texts the sampled pairs show.
     pub fn wanted_ids(&self) -> BTreeSet<String> {
         let mut ids = BTreeSet::new();
@@ -330,6 +353,18 @@ mod tests {
         assert_eq!(d.chained_listed[0].representative, "q");
         assert_eq!(d.largest[0].size, 3);
         assert_eq!(d.cluster_sizes[&2], 1);
+    }
+
+    #[test]
+    fn fates_count_every_record_once_whatever_its_host_or_language() {
+        let mut d = data();
+        d.record("http://a.example/1", Fate::Kept, Some("en"), "f1");
+        d.record("b", Fate::Exact, None, "f1");
+        d.record("c", Fate::Near, Some("de"), "f2");
+        d.record("d", Fate::Near, Some("de"), "f2");
+        d.record("e", Fate::Skipped, None, "f2");
+        assert_eq!(d.fates(), Rate { documents: 5, exact: 1, near: 2, skipped: 1 });
+        assert_eq!(d.by_host.len(), 1, "only URL ids have a host");
     }
 
     #[test]

@@ -48,18 +48,20 @@ pub(crate) const HEAD: &str = r#"<style>
 :root{--fg:#1b1b1b;--muted:#555;--line:#ccc;--bg:#fff;--accent:#0b5cad;--del:#ffd7d5;--ins:#d4f5d9;--sh:#e6eefc}
 *{box-sizing:border-box}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;padding:1rem;max-width:1200px}
-h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin-top:2rem;border-bottom:2px solid var(--line);padding-bottom:.2rem}
+h1{font-size:1.5rem;margin:.2rem 0;overflow-wrap:anywhere}h2{font-size:1.2rem;margin-top:2rem;border-bottom:2px solid var(--line);padding-bottom:.2rem}
 h3{font-size:1rem;margin:1.2rem 0 .4rem}
-nav a{margin-right:.8rem}
+nav a{margin-right:.8rem;display:inline-block;white-space:nowrap}
 a{color:var(--accent)}
 .muted,.note{color:var(--muted)}.note{font-size:.9rem}
 table{border-collapse:collapse;margin:.4rem 0;font-size:.9rem;max-width:100%}
-th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+td:not(.n){overflow-wrap:anywhere}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tfoot td{font-weight:600}code{white-space:nowrap}
 th[data-sort]{cursor:pointer}th[data-sort]::after{content:" \2195";color:var(--muted)}
 .wrap{overflow-x:auto}
-.cards{display:flex;flex-wrap:wrap;gap:.6rem;margin:.6rem 0}
-.card{border:1px solid var(--line);border-radius:6px;padding:.4rem .8rem;min-width:8rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.6rem;margin:.6rem 0}
+.card{border:1px solid var(--line);border-radius:6px;padding:.4rem .8rem}
 .card b{display:block;font-size:1.3rem}
 svg.plot{width:100%;max-width:640px;height:auto;display:block;margin:.4rem 0}
 svg .grid{stroke:#e5e5e5}svg .frame{fill:none;stroke:#888}
@@ -82,7 +84,9 @@ ins{background:var(--ins);text-decoration:underline}
 .legend span{padding:0 .3rem;margin-right:.4rem}
 .flag{font-weight:600;color:#a00}
 @media (max-width:700px){.sides{grid-template-columns:1fr}body{padding:.5rem}svg .tick,svg .label{font-size:17px}svg .axis{font-size:18px}
-table.rates td:first-child{min-width:8rem}table.clusters thead{display:none}table.clusters tr{display:block;border:1px solid var(--line);margin-bottom:.5rem}
+table.rates{display:grid;grid-template-columns:repeat(5,auto)}table.rates>*,table.rates tr{display:contents}
+table.rates tr>:first-child{grid-column:1/-1;border-top:1px solid var(--line)}table.rates th,table.rates td{border-width:0 0 1px;padding:.2rem .3rem}
+table.rates th.n{white-space:normal;overflow-wrap:normal}table.clusters,table.clusters tbody{display:block}table.clusters thead{display:none}table.clusters tr{display:block;border:1px solid var(--line);margin-bottom:.5rem}
 table.clusters td{display:block;border:none;text-align:left}table.clusters td::before{content:attr(data-label) ": ";font-weight:600}}
 </style>
 <script>

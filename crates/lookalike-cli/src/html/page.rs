@@ -114,23 +114,42 @@ fn run_card(h: &mut String, d: &RunData, s: &RunStats) {
     let p = &s.pipeline;
     let documents = s.documents;
     let duplicates = p.duplicates;
-    let exact = p.exact_duplicates;
-    let near = duplicates.saturating_sub(exact);
+    // One exact/near split on the whole page: each removed document's match to the document its
+    // cluster keeps, as `--report` gives it and as the tables below count it.
+    let fates = d.fates();
     h.push_str("<section id=\"run\"><h2>Run</h2>\n<div class=\"cards\">");
-    for (label, value, path) in [
-        ("documents read", documents, "documents"),
-        ("kept", s.kept, "kept"),
-        ("exact duplicates", exact, "pipeline.exact_duplicates"),
-        ("near duplicates", near, "pipeline.duplicates-pipeline.exact_duplicates"),
-        ("skipped", s.skipped, "skipped"),
+    // `data-stat`: the figure's path in `--stats`; `data-fate`: records of that fate in `--report`.
+    for (label, value, attr) in [
+        ("documents read", documents, "data-stat=\"documents\""),
+        ("kept", s.kept, "data-stat=\"kept\""),
+        ("removed as exact copies", fates.exact, "data-fate=\"exact\""),
+        ("removed as near duplicates", fates.near, "data-fate=\"near\""),
+        ("skipped", s.skipped, "data-stat=\"skipped\""),
     ] {
         let _ = write!(
             h,
-            "<div class=\"card\"><b data-stat=\"{path}\">{value}</b>{label} <span class=\"muted\">{}</span></div>",
+            "<div class=\"card\"><b {attr}>{value}</b>{label} <span class=\"muted\">{}</span></div>",
             if label == "documents read" { String::new() } else { pct(value, documents) }
         );
     }
-    h.push_str("</div>\n<div class=\"wrap\"><table><tbody>");
+    let copies_of_near = p.exact_duplicates.saturating_sub(fates.exact);
+    let _ = writeln!(
+        h,
+        "</div>\n<p id=\"split\">Of the <b data-stat=\"pipeline.duplicates\">{duplicates}</b> documents removed, \
+         <b data-fate=\"exact\">{}</b> are exact copies of the document their cluster keeps and \
+         <b data-fate=\"near\">{}</b> are near duplicates of it{}. \
+         Every table on this page splits them this way, as the <code>match</code> field of <code>--report</code> does.</p>",
+        fates.exact,
+        fates.near,
+        if copies_of_near > 0 {
+            format!(
+                " (<span data-derived=\"copies-of-near\">{copies_of_near}</span> of these are exact copies of another removed document, which is itself near the one kept)"
+            )
+        } else {
+            String::new()
+        },
+    );
+    h.push_str("<div class=\"wrap\"><table><tbody>");
     let inputs: Vec<String> = d.inputs.iter().take(INPUTS_LISTED).map(|i| escape(i)).collect();
     let more = d.inputs.len().saturating_sub(INPUTS_LISTED);
     let _ = write!(
@@ -168,6 +187,21 @@ fn run_card(h: &mut String, d: &RunData, s: &RunStats) {
         escape(&d.version)
     );
     stat_row(h, "duplicates removed", "pipeline.duplicates", &duplicates.to_string());
+    // The count the summary and `--stats` give, reconciled with the split above.
+    let reconciled = if copies_of_near > 0 {
+        format!(
+            "{} of them removed as exact copies above; {copies_of_near} are copies of a removed near duplicate, counted as near duplicates",
+            fates.exact
+        )
+    } else {
+        "all of them removed as exact copies above".to_owned()
+    };
+    let _ = write!(
+        h,
+        "<tr><th scope=\"row\">exact copies of an earlier document</th>\
+         <td><span data-stat=\"pipeline.exact_duplicates\">{}</span> <span class=\"muted\">({reconciled})</span></td></tr>",
+        p.exact_duplicates,
+    );
     stat_row(
         h,
         "near-duplicate pairs (distinct texts)",
@@ -614,7 +648,23 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
             r.skipped
         );
     }
-    h.push_str("</tbody></table></div>\n");
+    let mut all = Rate::default();
+    for (_, r) in &sorted {
+        all.add(r);
+    }
+    let _ = writeln!(
+        h,
+        "</tbody><tfoot><tr><th scope=\"row\">all ({} {}{})</th><td class=\"n\" data-total=\"documents\">{}</td><td class=\"n\">{}</td>\
+         <td class=\"n\" data-total=\"exact\">{}</td><td class=\"n\" data-total=\"near\">{}</td><td class=\"n\" data-total=\"skipped\">{}</td></tr></tfoot></table></div>",
+        sorted.len(),
+        escape(key),
+        if sorted.len() == 1 { "" } else { "s" },
+        all.documents,
+        pct(all.exact + all.near, all.documents),
+        all.exact,
+        all.near,
+        all.skipped
+    );
     if sorted.len() > TABLE_ROWS {
         let _ =
             writeln!(h, "<p class=\"note\">The {TABLE_ROWS} largest of {} rows.</p>", sorted.len());
@@ -622,9 +672,9 @@ fn rate_table(h: &mut String, title: &str, key: &str, rows: &BTreeMap<String, Ra
 }
 
 fn rates(h: &mut String, d: &RunData) {
-    h.push_str("<section id=\"rates\"><h2>Duplicate rates</h2>\n<p>Documents removed as duplicates of another, as a share of the records read: \
-        <i>exact</i>, an exact copy of the document kept in its place; <i>near</i>, a near duplicate of it. \
-        (The run card counts every exact copy of an earlier document, so an exact copy of a near duplicate is near here and exact there.)</p>\n");
+    h.push_str("<section id=\"rates\"><h2>Duplicate rates</h2>\n<p>Documents removed as duplicates of another, as a share of the records read, \
+        split as on the run card: <i>exact</i>, removed as an exact copy of the document its cluster keeps; \
+        <i>near</i>, removed as a near duplicate of it. The last row of each table adds up all its rows, those left out of the list included.</p>\n");
     if d.by_host.is_empty() {
         h.push_str("<p class=\"note\">By host: no document id is an http(s) URL.</p>\n");
     } else {
@@ -647,11 +697,7 @@ fn rates(h: &mut String, d: &RunData) {
                 Some(i) => source[..i].to_owned(),
                 None => ".".to_owned(),
             };
-            let e = by_dir.entry(dir).or_default();
-            e.documents += r.documents;
-            e.exact += r.exact;
-            e.near += r.near;
-            e.skipped += r.skipped;
+            by_dir.entry(dir).or_default().add(r);
         }
         rate_table(h, "By folder (one document per input file)", "folder", &by_dir);
     } else {

@@ -23,7 +23,7 @@ pub use outcome::{
     SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, VerificationStats,
     list_exact_group,
 };
-pub use run::DedupRun;
+pub use run::{DedupRun, VerifyProgress};
 pub use sink::{Collect, Sink};
 
 use std::path::PathBuf;

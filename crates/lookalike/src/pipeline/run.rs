@@ -4,6 +4,8 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -79,6 +81,30 @@ pub struct DedupRun<'a> {
     engine: Box<dyn Engine>,
     store: Option<ShingleStore>,
     bytes: u64,
+    progress: VerifyProgress,
+}
+
+/// How far verification is, readable from another thread while a run finishes: the candidate
+/// pairs verified so far and the candidate pairs to verify. Clones share the counts.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyProgress(Arc<[AtomicU64; 2]>);
+
+impl VerifyProgress {
+    /// `(verified, to_verify)`: `(0, 0)` until verification starts, then pairs verified so far of
+    /// the run's candidate pairs.
+    pub fn get(&self) -> (u64, u64) {
+        let to_verify = self.0[1].load(Ordering::Relaxed);
+        (self.0[0].load(Ordering::Relaxed).min(to_verify), to_verify)
+    }
+
+    fn start(&self, to_verify: u64) {
+        self.0[0].store(0, Ordering::Relaxed);
+        self.0[1].store(to_verify, Ordering::Relaxed);
+    }
+
+    fn add(&self, verified: u64) {
+        self.0[0].fetch_add(verified, Ordering::Relaxed);
+    }
 }
 
 impl<'a> DedupRun<'a> {
@@ -98,7 +124,14 @@ impl<'a> DedupRun<'a> {
             engine,
             store,
             bytes: 0,
+            progress: VerifyProgress::default(),
         })
+    }
+
+    /// A handle on verification's progress, to read from another thread while
+    /// [`finish_into_with`](Self::finish_into_with) runs.
+    pub fn verify_progress(&self) -> VerifyProgress {
+        self.progress.clone()
     }
 
     /// Documents added so far.
@@ -263,6 +296,8 @@ impl<'a> DedupRun<'a> {
             })
             .collect();
 
+        // Counted before the phase is announced, so that its callback can read what is to come.
+        self.progress.start(candidates.len() as u64);
         phase("verifying candidate pairs");
         if let Some(store) = &mut self.store {
             // Each set verification reads, sorted once (clusters compare only such documents).
@@ -277,7 +312,7 @@ impl<'a> DedupRun<'a> {
             store.sort_sets(&reads).map_err(Error::from)?;
         }
         let similarity = Similarity { method, config: c, store: self.store.as_ref() };
-        let (near, mut verification) = similarity.verify_pairs(&candidates)?;
+        let (near, mut verification) = similarity.verify_pairs(&candidates, &self.progress)?;
         for (a, b, _) in &mut verification.rejected_sample {
             (*a, *b) = (self.heads[a.index()], self.heads[b.index()]);
         }
@@ -622,6 +657,7 @@ impl Similarity<'_> {
     fn verify_pairs(
         &self,
         candidates: &[Candidate],
+        progress: &VerifyProgress,
     ) -> Result<(Vec<Verified>, VerificationStats), Error> {
         let threshold = self.config.threshold;
         let Some(store) = self.store else {
@@ -645,6 +681,7 @@ impl Similarity<'_> {
                     (Slot(a), Slot(b), cand.estimate, contained(a, b))
                 })
                 .collect();
+            progress.add(candidates.len() as u64);
             return Ok((near, stats));
         };
         // Group by the first slot so each of its sets is read once.
@@ -662,6 +699,7 @@ impl Similarity<'_> {
                     let (sim, contained) = self.exact(&buf.a, &buf.b);
                     out.push((Slot(a), Slot(b), sim, contained));
                 }
+                progress.add(group.len() as u64);
                 Ok(out)
             })
             .collect::<Result<_, _>>()?;

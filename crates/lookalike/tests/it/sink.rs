@@ -2,7 +2,8 @@
 //! and a sink that returns `false` stops the delivery.
 
 use lookalike::{
-    Cluster, Dedup, DedupOutcome, DocId, DocStatus, MethodKind, RunReport, ScoredPair, Sink, Verify,
+    Cluster, Collect, Dedup, DedupOutcome, DocId, DocStatus, MethodKind, RunReport, ScoredPair,
+    Sink, Verify,
 };
 
 use crate::corpus::prose_collection;
@@ -116,5 +117,32 @@ fn a_sink_that_returns_false_gets_nothing_more() {
         assert!(report.stopped, "stop after {stop}");
         assert_eq!(some.calls, all.calls[..stop], "stop after {stop}");
         assert!(!some.calls.contains(&"finish".to_owned()));
+    }
+}
+
+/// Verification's progress, read as a run finishes (issue 36, part 4: the progress line said
+/// "eta 0s" through verification): nothing to verify before it, every candidate pair to verify
+/// when its phase is announced, every one verified when clustering starts.
+#[test]
+fn verify_progress_counts_the_candidate_pairs() {
+    let docs = prose_collection(12, 120, 160);
+    for verify in [Verify::Exact, Verify::Estimate] {
+        let dedup = Dedup::builder().threshold(0.7).verify(verify).build().unwrap();
+        let mut run = dedup.start().unwrap();
+        run.add(docs.clone()).unwrap();
+        let progress = run.verify_progress();
+        assert_eq!(progress.get(), (0, 0));
+        let mut seen = Vec::new();
+        let report = run
+            .finish_into_with(&mut Collect::default(), &mut |phase| {
+                seen.push((phase.to_owned(), progress.get()));
+            })
+            .unwrap();
+        let candidates = report.stats.candidates.pairs;
+        assert!(candidates > 5, "{verify:?}: {candidates} candidates");
+        let at = |name: &str| seen.iter().find(|(p, _)| p == name).map(|(_, counts)| *counts);
+        assert_eq!(at("verifying candidate pairs"), Some((0, candidates)), "{seen:?}");
+        assert_eq!(at("clustering"), Some((candidates, candidates)), "{seen:?}");
+        assert_eq!(progress.get(), (candidates, candidates));
     }
 }
