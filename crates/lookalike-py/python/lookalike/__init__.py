@@ -6,6 +6,8 @@ Three layers:
   ``MinHashLSHEnsemble``): datasketch-shaped sketches and indexes, hashed as the ``lookalike``
   CLI hashes (``MinHash.from_text(t)`` is the signature ``lookalike dedup`` computes for ``t``);
   signatures are numpy ``uint64`` arrays when numpy can be imported, lists otherwise;
+  ``MinHashLSH(storage_config={"type": "lookalike", "path": dir})`` keeps its index in a
+  directory that other processes open;
 * ``dedup(data, ...)``: one call over a list of strings or any Arrow-compatible table (anything
   with ``__arrow_c_stream__``: pyarrow, polars, DuckDB; pandas through pyarrow), every method and
   option of ``lookalike dedup``; returns a ``DedupResult`` (Arrow tables of documents and pairs);
@@ -33,9 +35,10 @@ from typing import Any, Iterable, Sequence
 import pyarrow as pa
 
 from . import _lookalike
-from ._lookalike import Index, MinHash, MinHashLSH, describe, read
+from ._lookalike import Index, MinHash, describe, read
 from .ensemble import MinHashLSHEnsemble
 from .forest import MinHashLSHForest
+from .storage import MinHashLSH
 
 __all__ = [
     "DedupResult",
