@@ -40,6 +40,9 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sketch::MinHashLSH>()?;
     m.add_class::<sketch::MinHashGenerator>()?;
     m.add_class::<sketch::InsertionSession>()?;
+    m.add_class::<sketch::EnsembleTables>()?;
+    m.add_function(wrap_pyfunction!(sketch::containment_params, m)?)?;
+    m.add_function(wrap_pyfunction!(sketch::ensemble_partitions, m)?)?;
     m.add_function(wrap_pyfunction!(dedup::dedup_texts, m)?)?;
     m.add_function(wrap_pyfunction!(dedup::dedup_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::paragraphs_texts, m)?)?;

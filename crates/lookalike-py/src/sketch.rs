@@ -27,7 +27,8 @@ use lookalike::sketch::minhash::estimate_jaccard;
 use lookalike::{LshParams, MinHashScheme, MinHasher, Segmentation, ShingleKind, Shingler};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList, PyModule, PyString, PyTuple};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -80,6 +81,48 @@ fn element_hash(ob: &Bound<'_, PyAny>, seed: u64, hashfunc: Option<&Py<PyAny>>) 
         "MinHash elements are bytes or str, not {}",
         ob.get_type().name()?
     )))
+}
+
+/// numpy's module when it can be imported (looked up once).
+static NUMPY: PyOnceLock<Option<Py<PyModule>>> = PyOnceLock::new();
+
+/// A signature as Python gets it: a numpy `uint64` array when numpy can be imported, else a
+/// list of ints.
+fn values_out(py: Python<'_>, sig: &[u32]) -> PyResult<Py<PyAny>> {
+    let numpy = NUMPY.get_or_init(py, || py.import("numpy").ok().map(Bound::unbind));
+    let list = PyList::new(py, sig)?;
+    match numpy {
+        Some(np) => {
+            let np = np.bind(py);
+            Ok(np.call_method1("array", (list, np.getattr("uint64")?))?.unbind())
+        }
+        None => Ok(list.into_any().unbind()),
+    }
+}
+
+/// `hashvalues=`: any iterable of ints in 0..2^32 (a list, a numpy array of any integer dtype).
+fn signature_values(ob: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    if ob.is_instance_of::<PyString>() || ob.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err("hashvalues is a sequence of ints, not a string"));
+    }
+    let mut out = Vec::new();
+    for v in ob.try_iter()? {
+        let v = v?;
+        let x: u64 = v.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "hashvalues holds {}: it must hold ints in 0..2^32",
+                v.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        })?;
+        let x = u32::try_from(x).map_err(|_| {
+            value_err(format!(
+                "hash value {x} does not fit in 32 bits (lookalike's signatures, like datasketch's, \
+                 hold values below 2^32)"
+            ))
+        })?;
+        out.push(x);
+    }
+    Ok(out)
 }
 
 fn scheme_name(scheme: MinHashScheme) -> &'static str {
@@ -186,8 +229,9 @@ impl MinHash {
         scheme: &str,
         shingle: &str,
         hashfunc: Option<Py<PyAny>>,
-        hashvalues: Option<Vec<u32>>,
+        hashvalues: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<MinHash> {
+        let hashvalues = hashvalues.map(signature_values).transpose()?;
         // A signature given: its length is the number of values.
         let n = hashvalues.as_ref().map_or(num_perm, Vec::len);
         let mut m = MinHash::create(n, seed, scheme, shingle)?;
@@ -323,14 +367,20 @@ impl MinHash {
         Ok(estimate_jaccard(&a, other.signature()))
     }
 
-    /// The signature: `num_perm` unsigned 32-bit values.
-    fn digest(&mut self) -> Vec<u32> {
-        self.signature().to_vec()
+    /// The signature, `num_perm` unsigned 32-bit values: a numpy array of `uint64` when numpy
+    /// can be imported (as datasketch gives it), a list of ints otherwise.
+    fn digest(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        values_out(py, self.signature())
     }
 
-    /// The signature (datasketch's attribute name).
+    /// The signature (datasketch's attribute name), as `digest()` gives it.
     #[getter]
-    fn hashvalues(&mut self) -> Vec<u32> {
+    fn hashvalues(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        values_out(py, self.signature())
+    }
+
+    /// The signature as a list of ints, numpy or not.
+    fn values(&mut self) -> Vec<u32> {
         self.signature().to_vec()
     }
 
@@ -512,7 +562,7 @@ impl InsertionSession {
 /// An LSH index of MinHash signatures (see the module documentation).
 ///
 /// MinHashLSH(threshold=0.9, num_perm=128, weights=(0.5, 0.5), params=None)
-#[pyclass(module = "lookalike._lookalike")]
+#[pyclass(module = "lookalike._lookalike", subclass)]
 #[derive(Debug)]
 pub struct MinHashLSH {
     threshold: f64,
@@ -797,5 +847,231 @@ impl MinHashLSH {
             self.insert_signature(py, key, sig)?;
         }
         Ok(())
+    }
+}
+
+// ---- LSH Ensemble (Zhu, Nargesian, Pu & Miller, VLDB 2016): the Python `MinHashLSHEnsemble`
+// (python/lookalike/ensemble.py) partitions and queries; these are its numerical parts and its
+// tables.
+
+/// The probability that a set of containment `c` (of the query in it) is a candidate of an LSH
+/// of `b` bands of `r` rows, when the indexed set's size is `xq` times the query's: its Jaccard
+/// similarity is c / (1 + xq - c) (|Q ∩ X| = c|Q|, |Q ∪ X| = |X| + |Q| - c|Q|).
+fn containment_candidate(c: f64, xq: f64, b: usize, r: usize) -> f64 {
+    let j = (c / (1.0 + xq - c)).clamp(0.0, 1.0);
+    1.0 - (1.0 - j.powi(r as i32)).powi(b as i32)
+}
+
+/// ∫ f over [lo, hi] by Simpson's rule on 128 intervals (0 when the interval is empty).
+fn simpson(lo: f64, hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+    if hi <= lo {
+        return 0.0;
+    }
+    const N: usize = 128;
+    let h = (hi - lo) / N as f64;
+    let mut sum = f(lo) + f(hi);
+    for i in 1..N {
+        sum += f(lo + i as f64 * h) * if i % 2 == 1 { 4.0 } else { 2.0 };
+    }
+    sum * h / 3.0
+}
+
+/// The (bands, rows) of least weighted error for a containment threshold, an indexed set size
+/// `xq` times the query's, rows taken from `rs` and bands × rows at most `num_perm`.
+/// False positives: the probability mass of candidates with containment below the threshold
+/// (containment cannot exceed `xq`); false negatives: the mass of non-candidates at or above it.
+/// Ties go to fewer bands, then to the earlier `rs`.
+#[pyfunction]
+#[pyo3(signature = (threshold, num_perm, rs, xq, weights=(0.5, 0.5)))]
+pub fn containment_params(
+    threshold: f64,
+    num_perm: usize,
+    rs: Vec<usize>,
+    xq: f64,
+    weights: (f64, f64),
+) -> PyResult<(usize, usize)> {
+    if !(0.0..=1.0).contains(&threshold)
+        || xq.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+        || !xq.is_finite()
+    {
+        return Err(value_err(format!("threshold {threshold} or size ratio {xq} out of range")));
+    }
+    if rs.iter().any(|&r| r == 0 || r > num_perm) || rs.is_empty() {
+        return Err(value_err(format!("rows {rs:?} must be in 1..={num_perm}")));
+    }
+    let mut best = (f64::INFINITY, (0, 0));
+    for b in 1..=num_perm {
+        for &r in &rs {
+            if b * r > num_perm {
+                continue;
+            }
+            let fp = simpson(0.0, threshold.min(xq), |c| containment_candidate(c, xq, b, r));
+            let fneg =
+                simpson(threshold, xq.min(1.0), |c| 1.0 - containment_candidate(c, xq, b, r));
+            let err = weights.0 * fp + weights.1 * fneg;
+            if err < best.0 {
+                best = (err, (b, r));
+            }
+        }
+    }
+    Ok(best.1)
+}
+
+/// The partitions of set sizes that minimize the expected number of false positives when every
+/// set of a partition is taken to be as large as its largest (the paper's optimal partitioning:
+/// a set of size s in a partition of upper bound u counts (u - s) / u), by dynamic programming
+/// over the distinct sizes. `sizes` ascending and distinct, `counts` their frequencies; returns
+/// inclusive (lower, upper) bounds, at most `num_part` of them. Ties go to the smaller upper
+/// bound of the earlier partition.
+#[pyfunction]
+pub fn ensemble_partitions(
+    py: Python<'_>,
+    sizes: Vec<u64>,
+    counts: Vec<u64>,
+    num_part: usize,
+) -> PyResult<Vec<(u64, u64)>> {
+    if sizes.is_empty() || sizes.len() != counts.len() {
+        return Err(value_err("sizes and counts must be non-empty and of the same length"));
+    }
+    if sizes.windows(2).any(|w| w[0] >= w[1]) || sizes[0] == 0 {
+        return Err(value_err("sizes must be positive, distinct and ascending"));
+    }
+    let n = sizes.len();
+    if num_part < 2 {
+        return Ok(vec![(sizes[0], sizes[n - 1])]);
+    }
+    if num_part >= n {
+        return Ok(sizes.iter().map(|&s| (s, s)).collect());
+    }
+    Ok(py.detach(|| {
+        // Prefix sums of counts and of size × count.
+        let mut cum_c = vec![0f64; n + 1];
+        let mut cum_s = vec![0f64; n + 1];
+        for i in 0..n {
+            cum_c[i + 1] = cum_c[i] + counts[i] as f64;
+            cum_s[i + 1] = cum_s[i] + sizes[i] as f64 * counts[i] as f64;
+        }
+        // Expected false positives of the partition of sizes[l..=u].
+        let nfp = |l: usize, u: usize| {
+            (cum_c[u + 1] - cum_c[l]) - (cum_s[u + 1] - cum_s[l]) / sizes[u] as f64
+        };
+        let less = |a: f64, b: f64| b.is_infinite() || a < b - 1e-9 * b.abs().max(1.0);
+        // cost[p][u]: least cost of sizes[0..=u] in p + 1 partitions; from[p][u]: the upper
+        // index of the partition before the last.
+        let mut cost = vec![(0..n).map(|u| nfp(0, u)).collect::<Vec<f64>>()];
+        let mut from = vec![vec![0usize; n]];
+        for p in 1..num_part {
+            let prev = &cost[p - 1];
+            let mut row = vec![f64::INFINITY; n];
+            let mut arg = vec![0usize; n];
+            for u in p..n {
+                for (u1, before) in prev.iter().enumerate().take(u).skip(p - 1) {
+                    let c = before + nfp(u1 + 1, u);
+                    if less(c, row[u]) {
+                        row[u] = c;
+                        arg[u] = u1;
+                    }
+                }
+            }
+            cost.push(row);
+            from.push(arg);
+        }
+        let mut bounds = Vec::with_capacity(num_part);
+        let mut u = n - 1;
+        for p in (1..num_part).rev() {
+            let u1 = from[p][u];
+            bounds.push((sizes[u1 + 1], sizes[u]));
+            u = u1;
+        }
+        bounds.push((sizes[0], sizes[u]));
+        bounds.reverse();
+        bounds
+    }))
+}
+
+/// The band tables of one partition of a `MinHashLSHEnsemble`: for each row count r of `rs`,
+/// num_perm / r bands of r rows (band keys as `MinHashLSH`'s); a query uses the first b bands
+/// of one r. Entries are numbered from 0 in insertion order.
+#[pyclass(module = "lookalike._lookalike")]
+#[derive(Debug)]
+pub struct EnsembleTables {
+    num_perm: usize,
+    rs: Vec<usize>,
+    /// One table per r: band key → entries.
+    tables: Vec<HashMap<u64, Vec<u32>>>,
+    len: u32,
+}
+
+impl EnsembleTables {
+    fn signature_of(&self, minhash: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        let mut m = minhash
+            .cast::<MinHash>()
+            .map_err(|_| PyTypeError::new_err("expected a lookalike.MinHash"))?
+            .try_borrow_mut()?;
+        if m.hasher.num_perm() != self.num_perm {
+            return Err(value_err(format!(
+                "a MinHash of num_perm {} in an index of num_perm {}",
+                m.hasher.num_perm(),
+                self.num_perm
+            )));
+        }
+        Ok(m.signature().to_vec())
+    }
+}
+
+#[pymethods]
+impl EnsembleTables {
+    #[new]
+    fn new(num_perm: usize, rs: Vec<usize>) -> PyResult<EnsembleTables> {
+        if rs.is_empty() || rs.iter().any(|&r| r == 0 || r > num_perm) {
+            return Err(value_err(format!("rows {rs:?} must be in 1..={num_perm}")));
+        }
+        let tables = rs.iter().map(|_| HashMap::new()).collect();
+        Ok(EnsembleTables { num_perm, rs, tables, len: 0 })
+    }
+
+    /// Adds MinHashes (entries numbered on from the count so far).
+    fn insert_many(&mut self, minhashes: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        let mut buf = Vec::new();
+        for m in &minhashes {
+            let sig = self.signature_of(m)?;
+            for (table, &r) in self.tables.iter_mut().zip(&self.rs) {
+                for band in 0..self.num_perm / r {
+                    let key = band_key(&sig[band * r..(band + 1) * r], band, &mut buf);
+                    table.entry(key).or_default().push(self.len);
+                }
+            }
+            self.len += 1;
+        }
+        Ok(())
+    }
+
+    /// The entries sharing one of the first `b` bands of `r` rows with `minhash`, ascending.
+    fn query(&self, minhash: &Bound<'_, PyAny>, b: usize, r: usize) -> PyResult<Vec<u32>> {
+        let sig = self.signature_of(minhash)?;
+        let Some(i) = self.rs.iter().position(|&x| x == r) else {
+            return Err(value_err(format!("no table of {r} rows (rows {:?})", self.rs)));
+        };
+        if b == 0 || b * r > self.num_perm {
+            return Err(value_err(format!(
+                "{b} bands of {r} rows in a signature of {}",
+                self.num_perm
+            )));
+        }
+        let mut buf = Vec::new();
+        let mut out: Vec<u32> = (0..b)
+            .filter_map(|band| {
+                self.tables[i].get(&band_key(&sig[band * r..(band + 1) * r], band, &mut buf))
+            })
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    fn __len__(&self) -> usize {
+        self.len as usize
     }
 }

@@ -31,7 +31,7 @@ def run(name: str, *args: str, timeout: int = 600) -> subprocess.CompletedProces
 
 
 def test_every_example_is_tested() -> None:
-    tested = {"minhash_lsh.py", "dedup_jsonl.py", "dedup_parquet.py", "ray_dedup.py", "ray_components.py"}
+    tested = {"minhash_lsh.py", "containment.py", "dedup_jsonl.py", "dedup_parquet.py", "ray_dedup.py", "ray_components.py"}
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -39,6 +39,12 @@ def test_minhash_lsh_finds_the_edited_copy() -> None:
     out = run("minhash_lsh.py")
     lines = out.stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith("a: estimated Jaccard 0.9"), out.stdout
+
+
+def test_containment_finds_the_column_holding_the_query() -> None:
+    out = run("containment.py")
+    # world_cities holds 95% of the query; eu_cities 50%, ports 25%, colours none.
+    assert out.stdout == "world_cities: holds 38 of the 40 query values\n", out.stdout
 
 
 def duplicates(docs: list[dict]) -> int:

@@ -88,7 +88,7 @@ def test_lsh_candidates_are_the_pairs_sharing_a_band(params):
     lsh = MinHashLSH(num_perm=128, params=params)
     sketches = {f"k{i}": minhash_of(s) for i, s in enumerate(sets)}
     lsh.insert_many(list(sketches), list(sketches.values()))
-    sigs = {k: m.digest() for k, m in sketches.items()}
+    sigs = {k: m.values() for k, m in sketches.items()}
     for key, m in sketches.items():
         expected = band_candidates_brute_force(sigs, sigs[key], *params)
         assert set(lsh.query(m)) == expected
@@ -107,9 +107,9 @@ def test_lsh_gives_datasketch_candidates_at_equal_bands_and_rows():
     sketches = {f"k{i}": minhash_of(s) for i, s in enumerate(sets)}
     for key, m in sketches.items():
         ours.insert(key, m)
-        theirs.insert(key, datasketch.LeanMinHash(seed=1, hashvalues=m.digest(), scheme="legacy"))
+        theirs.insert(key, datasketch.LeanMinHash(seed=1, hashvalues=m.values(), scheme="legacy"))
     for key, m in sketches.items():
-        lean = datasketch.LeanMinHash(seed=1, hashvalues=m.digest(), scheme="legacy")
+        lean = datasketch.LeanMinHash(seed=1, hashvalues=m.values(), scheme="legacy")
         assert set(ours.query(m)) == set(theirs.query(lean))
 
 
@@ -136,13 +136,13 @@ def test_from_text_is_the_sketch_the_engine_estimates_with(corpus):
     one = MinHash.from_text(texts[0])
     incremental = MinHash()
     incremental.update_text(texts[0])
-    assert one == incremental and one.digest() == sketches[ids[0]].digest()
+    assert one == incremental and one.values() == sketches[ids[0]].values()
 
 
 def test_minhash_pickles_and_keeps_updating():
     m = minhash_of({"a", "b", "c", "d"})
     back = pickle.loads(pickle.dumps(m))
-    assert back == m and back.digest() == m.digest() and back.count() == 4
+    assert back == m and back.values() == m.values() and back.count() == 4
     back.update("e")
     m.update(b"e")
     assert back == m
@@ -229,7 +229,7 @@ def test_bulk_and_generator_are_update_batch_per_set() -> None:
         one.update_batch(tokens)
         assert m == one and m.count() == 3
     generated = list(MinHash.generator(iter(data), num_perm=64, seed=7))
-    assert [m.digest() for m in generated] == [m.digest() for m in MinHash.bulk(data, num_perm=64, seed=7)]
+    assert [m.values() for m in generated] == [m.values() for m in MinHash.bulk(data, num_perm=64, seed=7)]
     assert list(MinHash.generator([])) == []
 
 
@@ -248,7 +248,7 @@ def test_a_hashfunc_is_honoured_and_pickled() -> None:
     b.update_batch(w.encode() for w in SET2)
     own = MinHash()
     own.update_batch(w.encode() for w in SET1)
-    assert a.digest() != own.digest()  # another element hash, another signature
+    assert a.values() != own.values()  # another element hash, another signature
     assert abs(a.jaccard(b) - exact_jaccard(SET1, SET2)) < 0.2
     assert pickle.loads(pickle.dumps(a)) == a
     calls: list[bytes] = []
@@ -297,7 +297,7 @@ def test_lean_minhash_is_the_signature_alone() -> None:
     lsh.insert("lean", lean)
     assert lsh.query(minhash) == ["lean"]
     # A MinHash built from a signature alone cannot grow either.
-    fixed = MinHash(hashvalues=minhash.digest())
+    fixed = MinHash(hashvalues=minhash.values())
     assert fixed == minhash and pickle.loads(pickle.dumps(fixed)) == fixed
     with pytest.raises(ValueError, match="built from hashvalues"):
         fixed.update(b"x")
@@ -349,16 +349,120 @@ def test_forest_query_is_the_longest_shared_prefix_by_brute_force() -> None:
         return best
 
     for q in rng.sample(range(150), 20):
-        values = minhashes[q].digest()
-        prefix = {i: shared_prefix(values, m.digest()) for i, m in enumerate(minhashes)}
+        values = minhashes[q].values()
+        prefix = {i: shared_prefix(values, m.values()) for i, m in enumerate(minhashes)}
         for k in (1, 5, 20):
             r = next((r for r in range(depth, 0, -1) if sum(p >= r for p in prefix.values()) >= k), 1)
             expect = {i for i, p in prefix.items() if p >= r}
             got = forest.query(minhashes[q], k)
             assert set(got) == expect and len(got) == len(expect), (q, k)
             assert q in got
-    assert forest.get_minhash_hashvalues(3) == minhashes[3].digest() and len(forest) == 150
+    assert forest.get_minhash_hashvalues(3).tolist() == minhashes[3].values() and len(forest) == 150
     with pytest.raises(ValueError, match="already in the forest"):
         forest.add(3, minhashes[3])
     with pytest.raises(ValueError, match="num_perm"):
         forest.query(MinHash(num_perm=128), 1)
+
+
+def test_hashvalues_are_a_numpy_uint64_array_when_numpy_imports() -> None:
+    np = pytest.importorskip("numpy")
+    from lookalike import LeanMinHash
+
+    minhash = minhash_of(SET1)
+    values = minhash.hashvalues
+    assert isinstance(values, np.ndarray) and values.dtype == np.uint64 and values.shape == (128,)
+    assert isinstance(minhash.digest(), np.ndarray) and values.tolist() == minhash.values()
+    # Accepted back as numpy arrays of any integer dtype, as lists, as datasketch's arrays.
+    for given in (values, values.astype(np.uint32), values.astype(np.int64), list(values)):
+        assert LeanMinHash(seed=1, hashvalues=given) == minhash
+        assert MinHash(hashvalues=given) == minhash
+    datasketch = pytest.importorskip("datasketch")
+    theirs = datasketch.MinHash(num_perm=128)
+    theirs.update_batch([w.encode() for w in sorted(SET1)])
+    assert LeanMinHash(seed=1, hashvalues=theirs.hashvalues).values() == theirs.hashvalues.tolist()
+    with pytest.raises(ValueError, match="32 bits"):
+        MinHash(hashvalues=np.array([1 << 40], dtype=np.uint64))
+    with pytest.raises(TypeError, match="ints"):
+        MinHash(hashvalues=np.array([0.5]))
+    with pytest.raises(TypeError, match="not a string"):
+        MinHash(hashvalues="123")
+
+
+def test_hashvalues_are_a_list_without_numpy() -> None:
+    """numpy stays optional: where it cannot be imported, hashvalues and digest() are lists."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "import lookalike\n"
+        "m = lookalike.MinHash(num_perm=8); m.update(b'a')\n"
+        "assert type(m.hashvalues) is list and type(m.digest()) is list and m.digest() == m.values()\n"
+        "lean = lookalike.LeanMinHash(m); buf = bytearray(lean.bytesize()); lean.serialize(buf)\n"
+        "assert lookalike.LeanMinHash.deserialize(buf) == m\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "ok\n"
+
+
+@pytest.mark.parametrize("byteorder", ["@", "<", ">", "!", "="])
+def test_lean_minhash_serializes_in_datasketch_layout(byteorder) -> None:
+    import struct
+
+    from lookalike import LeanMinHash
+
+    lean = LeanMinHash(minhash_of(SET1, num_perm=64, seed=7))
+    assert lean.bytesize(byteorder) == 8 + 4 + 4 * 64 and len(lean) == 64
+    buf = bytearray(lean.bytesize(byteorder))
+    lean.serialize(buf, byteorder=byteorder)
+    # The documented layout: seed (8 bytes), number of values (4), the values (4 each).
+    assert struct.unpack_from(f"{byteorder}qi", buf) == (7, 64)
+    assert list(struct.unpack_from(f"{byteorder}64I", buf, struct.calcsize(f"{byteorder}qi"))) == lean.values()
+    back = LeanMinHash.deserialize(buf, byteorder=byteorder)
+    assert type(back) is LeanMinHash and back == lean and back.seed == 7
+    # Into a larger buffer at an offset (datasketch's many-in-one-buffer use), and too small.
+    big = bytearray(3 * len(buf))
+    lean.serialize(memoryview(big)[len(buf) :], byteorder=byteorder)
+    assert LeanMinHash.deserialize(memoryview(big)[len(buf) :], byteorder=byteorder) == lean
+    with pytest.raises(ValueError, match="enough space"):
+        lean.serialize(bytearray(10), byteorder=byteorder)
+    with pytest.raises(ValueError, match="byteorder"):
+        lean.bytesize("x")
+    # A perm-scheme signature: the layout holds no scheme, deserialize is told.
+    perm = LeanMinHash(_perm_minhash())
+    pbuf = bytearray(perm.bytesize())
+    perm.serialize(pbuf)
+    assert LeanMinHash.deserialize(pbuf, scheme="perm") == perm
+    assert pickle.loads(pickle.dumps(back)) == lean
+
+
+def _perm_minhash() -> MinHash:
+    m = MinHash(num_perm=32, scheme="perm")
+    m.update_batch(sorted(SET1))
+    return m
+
+
+def test_lean_minhash_bytes_read_by_datasketch_and_back() -> None:
+    datasketch = pytest.importorskip("datasketch")
+    from lookalike import LeanMinHash
+
+    lean = LeanMinHash(minhash_of(SET2, num_perm=128, seed=3))
+    buf = bytearray(lean.bytesize())
+    lean.serialize(buf)
+    theirs = datasketch.LeanMinHash.deserialize(buf)
+    assert theirs.seed == 3 and theirs.hashvalues.tolist() == lean.values() and theirs.scheme == "legacy"
+    assert theirs.bytesize() == lean.bytesize()
+    # datasketch's legacy-scheme bytes read here: the same seed and values.
+    ds = datasketch.LeanMinHash(seed=5, hashvalues=lean.hashvalues, scheme="legacy")
+    dbuf = bytearray(ds.bytesize())
+    ds.serialize(dbuf)
+    mine = LeanMinHash.deserialize(dbuf)
+    assert mine.seed == 5 and mine.values() == lean.values()
+    # Its affine layouts (a negative count and a scheme byte) are refused, not misread.
+    affine = datasketch.MinHash(num_perm=16, scheme="affine32")
+    affine.update(b"x")
+    abuf = bytearray(datasketch.LeanMinHash(affine).bytesize())
+    datasketch.LeanMinHash(affine).serialize(abuf)
+    with pytest.raises(ValueError, match="affine"):
+        LeanMinHash.deserialize(abuf)

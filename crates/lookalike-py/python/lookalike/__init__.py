@@ -2,9 +2,12 @@
 
 Three layers:
 
-* ``MinHash`` / ``MinHashLSH`` (and ``LeanMinHash``, ``MinHashLSHForest``): datasketch-shaped
-  sketches and indexes, hashed as the ``lookalike`` CLI hashes (``MinHash.from_text(t)`` is the
-  signature ``lookalike dedup`` computes for ``t``);
+* ``MinHash`` / ``MinHashLSH`` (and ``LeanMinHash``, ``MinHashLSHForest``,
+  ``MinHashLSHEnsemble``): datasketch-shaped sketches and indexes, hashed as the ``lookalike``
+  CLI hashes (``MinHash.from_text(t)`` is the signature ``lookalike dedup`` computes for ``t``);
+  signatures are numpy ``uint64`` arrays when numpy can be imported, lists otherwise;
+  ``MinHashLSH(storage_config={"type": "lookalike", "path": dir})`` keeps its index in a
+  directory that other processes open;
 * ``dedup(data, ...)``: one call over a list of strings or any Arrow-compatible table (anything
   with ``__arrow_c_stream__``: pyarrow, polars, DuckDB; pandas through pyarrow), every method and
   option of ``lookalike dedup``; returns a ``DedupResult`` (Arrow tables of documents and pairs);
@@ -25,14 +28,17 @@ Every call releases the GIL while Rust works (on all cores, with rayon). Bad set
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import pyarrow as pa
 
 from . import _lookalike
-from ._lookalike import Index, MinHash, MinHashLSH, describe, read
+from ._lookalike import Index, MinHash, describe, read
+from .ensemble import MinHashLSHEnsemble
 from .forest import MinHashLSHForest
+from .storage import MinHashLSH
 
 __all__ = [
     "DedupResult",
@@ -40,6 +46,7 @@ __all__ = [
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
+    "MinHashLSHEnsemble",
     "MinHashLSHForest",
     "dedup",
     "describe",
@@ -53,21 +60,24 @@ __version__: str = _lookalike.__version__
 
 class LeanMinHash(MinHash):
     """A MinHash reduced to its signature (datasketch's ``LeanMinHash``): built from a
-    ``MinHash`` or from ``seed`` and ``hashvalues``; compared, inserted into a ``MinHashLSH`` and
-    pickled like a ``MinHash``, never updated (``TypeError``, as in datasketch)."""
+    ``MinHash`` or from ``seed`` and ``hashvalues`` (a list or a numpy array of ints below 2^32);
+    compared, inserted into a ``MinHashLSH`` and pickled like a ``MinHash``, never updated
+    (``TypeError``, as in datasketch). ``serialize``/``deserialize``/``bytesize``: datasketch's
+    byte layout (see ``serialize``)."""
 
     def __new__(
         cls,
         minhash: MinHash | None = None,
         seed: int | None = None,
-        hashvalues: Sequence[int] | None = None,
+        hashvalues: Sequence[int] | Any | None = None,
         scheme: str | None = None,
     ) -> LeanMinHash:
+        values: Any
         if minhash is not None:
-            values = list(minhash.digest())
+            values = minhash.values()
             seed, scheme = minhash.seed, minhash.scheme
         elif hashvalues is not None:
-            values = [int(v) for v in hashvalues]
+            values = hashvalues
         else:
             raise ValueError("LeanMinHash needs a minhash, or seed and hashvalues")
         return super().__new__(cls, seed=1 if seed is None else seed, scheme=scheme or "oph", hashvalues=values)
@@ -82,7 +92,48 @@ class LeanMinHash(MinHash):
         raise TypeError("Cannot update a LeanMinHash")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (LeanMinHash, (None, self.seed, self.digest(), self.scheme))
+        return (LeanMinHash, (None, self.seed, self.values(), self.scheme))
+
+    def __len__(self) -> int:
+        return self.num_perm
+
+    def bytesize(self, byteorder: str = "@") -> int:
+        """The number of bytes ``serialize`` writes: 12 + 4 × num_perm."""
+        return struct.calcsize(f"{_byteorder(byteorder)}qi{self.num_perm}I")
+
+    def serialize(self, buf: Any, byteorder: str = "@") -> None:
+        """Writes the signature into ``buf`` (a writable buffer: ``bytearray``, ``memoryview``...,
+        at least ``bytesize()`` bytes) in datasketch's layout for its ``"legacy"`` scheme, which
+        datasketch's ``LeanMinHash.deserialize`` reads: the seed (8 bytes, signed), the number of
+        values (4 bytes, signed), each value (4 bytes, unsigned), in ``byteorder`` (a ``struct``
+        byte order character, ``@`` native by default). The layout does not hold the scheme
+        (``oph`` or ``perm``): ``deserialize`` takes it as an argument. A seed of 2^63 or more is
+        written as its two's complement (datasketch's seeds are signed)."""
+        order = _byteorder(byteorder)
+        if memoryview(buf).nbytes < self.bytesize(order):
+            raise ValueError("The buffer does not have enough space for holding this MinHash.")
+        seed = self.seed - (1 << 64) if self.seed >= 1 << 63 else self.seed
+        struct.pack_into(f"{order}qi{self.num_perm}I", buf, 0, seed, self.num_perm, *self.values())
+
+    @classmethod
+    def deserialize(cls, buf: Any, byteorder: str = "@", scheme: str = "oph") -> LeanMinHash:
+        """The LeanMinHash that ``serialize`` wrote into ``buf`` (or datasketch's ``serialize``
+        with its ``"legacy"`` scheme), with the signature scheme ``scheme``."""
+        order = _byteorder(byteorder)
+        seed, n = struct.unpack_from(f"{order}qi", buf, 0)
+        if n < 0:
+            raise ValueError(
+                "this buffer holds datasketch's affine32/affine64 layout (a negative count): "
+                "lookalike reads the layout without a scheme field"
+            )
+        values = struct.unpack_from(f"{order}{n}I", buf, struct.calcsize(f"{order}qi"))
+        return cls(seed=seed + (1 << 64) if seed < 0 else seed, hashvalues=list(values), scheme=scheme)
+
+
+def _byteorder(byteorder: str) -> str:
+    if byteorder not in ("@", "=", "<", ">", "!"):
+        raise ValueError(f"byteorder {byteorder!r} is not one of @ = < > !")
+    return byteorder
 
 
 @dataclass(frozen=True)

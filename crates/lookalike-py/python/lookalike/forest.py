@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Hashable
+from typing import Any
 
 from ._lookalike import MinHash
 
@@ -45,7 +46,7 @@ class MinHashLSHForest:
             raise ValueError(f"a MinHash of num_perm {minhash.num_perm} in a forest of num_perm {self.num_perm}")
         if key in self._keys:
             raise ValueError(f"the key {key!r} is already in the forest")
-        values = list(minhash.digest())
+        values = minhash.values()
         self._keys[key] = values
         for table, entry in zip(self._tables, self._entries(values)):
             table.setdefault(entry, []).append(key)
@@ -70,7 +71,7 @@ class MinHashLSHForest:
             raise ValueError(f"k={k} must be positive")
         if minhash.num_perm != self.num_perm:
             raise ValueError(f"a MinHash of num_perm {minhash.num_perm} in a forest of num_perm {self.num_perm}")
-        entries = self._entries(list(minhash.digest()))
+        entries = self._entries(minhash.values())
         found: dict[Hashable, None] = {}
         for r in range(self.k, 0, -1):
             for tree, entry in enumerate(entries):
@@ -80,9 +81,10 @@ class MinHashLSHForest:
                 break
         return list(found)
 
-    def get_minhash_hashvalues(self, key: Hashable) -> list[int]:
-        """The signature added under ``key``."""
-        return list(self._keys[key])
+    def get_minhash_hashvalues(self, key: Hashable) -> Any:
+        """The signature added under ``key``, as ``MinHash.hashvalues`` gives it (a numpy
+        ``uint64`` array when numpy can be imported, else a list of ints)."""
+        return MinHash(hashvalues=self._keys[key]).hashvalues
 
     def is_empty(self) -> bool:
         """True when no key was added."""
