@@ -1,10 +1,10 @@
 //! The `baseline` command: the speed floor of any dedup run on this machine.
 //!
-//! Every method must at least read the input and split its text into words once (see the
-//! performance model in DESIGN.md). This measures exactly that, single-threaded, on the same
-//! corpus and in the same session as the runs it is compared with: read the JSONL, parse each
-//! record, and count its words with `unicode_segmentation`'s `unicode_words`. A dedup run's
-//! MB/s divided by this MB/s says how close it gets to the floor.
+//! Every method must at least read the input and split its text into words once. This measures
+//! exactly that, single-threaded, on the same corpus and in the same session as the runs it is
+//! compared with: read the JSONL, parse each record, and count its words with
+//! `unicode_segmentation`'s `unicode_words`. A dedup run's MB/s divided by this MB/s says how close
+//! it gets to the floor.
 
 use std::path::Path;
 use std::time::Instant;

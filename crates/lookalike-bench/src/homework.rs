@@ -1,5 +1,6 @@
-//! A collection in the lecture's homework format (`lookalike-bench homework-gen`): real HTML pages
-//! and planted near-duplicates, written as gzip files of docreader records.
+//! A collection in the docreader format (`lookalike-bench homework-gen`): real HTML pages and
+//! planted near-duplicates, written as gzip files of docreader records, the format of the
+//! near-duplicate assignment of Mail.ru's information-retrieval course (2016, lecture 5).
 //!
 //! The course's collections are gzip files of records, each a 4-byte little-endian length and a
 //! protobuf `document { required string url = 1; optional string body = 2; optional string text

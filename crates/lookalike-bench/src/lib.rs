@@ -17,8 +17,8 @@
 //! - [`extraction`]: main-content extraction quality and speed on the article-extraction
 //!   benchmark, with the benchmark's own metric.
 //! - [`files`]: atomic output files and batched JSONL reading.
-//! - [`homework`]: a collection in the lecture's homework format (gzip files of docreader
-//!   records) from real pages, with planted near-duplicates.
+//! - [`homework`]: a collection in the docreader format of a course assignment (gzip files of
+//!   length-prefixed protobuf records) from real pages, with planted near-duplicates.
 //!
 //! Every random choice comes from [`rng`], seeded from the command line, and every parallel step
 //! writes its results in a fixed order: the same arguments give byte-identical files whatever

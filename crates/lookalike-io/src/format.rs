@@ -23,7 +23,7 @@ pub enum Format {
     /// An Apache Parquet file: one record per row, read from the `--id-field` and `--text-field`
     /// columns one row group batch at a time. Rows reach the decoder as JSON Lines records.
     Parquet,
-    /// The lecture's homework format (`zcat ... | docreader.py`): records of a 4-byte
+    /// The docreader format of a course assignment (`zcat ... | docreader.py`): records of a 4-byte
     /// little-endian length and a protobuf `document { url = 1; body = 2; text = 3 }` message;
     /// the url is the id, the body (HTML) or else the text is the document (see
     /// [`crate::DocreaderReader`]). Known by its content, not by a file extension.

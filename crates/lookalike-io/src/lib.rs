@@ -5,8 +5,8 @@
 //! 1. [`expand_inputs`] turns arguments (`-`, files, directories, glob patterns) into a list of
 //!    [`Input`]s, in a deterministic order, and lists the files it ignored.
 //! 2. [`Reader`] iterates over the inputs and yields [`RawRecord`]s: the bytes of one document
-//!    each (a whole text or HTML file, one JSONL line, one WARC record, or one record of the
-//!    lecture's homework format, [`DocreaderReader`]), decompressed if they
+//!    each (a whole text or HTML file, one JSONL line, one WARC record, or one docreader record,
+//!    [`DocreaderReader`]), decompressed if they
 //!    were gzip ([`GzipMembers`]: a corrupt member loses only itself). It detects formats,
 //!    streams JSONL and WARC ([`WarcReader`]: a multi-GB crawl is never loaded whole), and turns
 //!    every read failure into an [`InputError`] naming the file (and line, or WARC record and

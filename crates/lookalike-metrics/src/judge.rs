@@ -1,8 +1,8 @@
-//! The pool method (Zelenkov & Segalovich 2007, seed 002): when no gold standard exists, pool
-//! the pairs that several methods found, judge every pooled pair by direct comparison of the two
-//! texts, and measure each method against the judged pool: precision over its own pairs, recall
-//! against all pooled pairs judged duplicates (the pool as "the largest set of found and verified
-//! duplicates"). Recall is relative: a duplicate no method found is in no pool.
+//! The pool method (Zelenkov & Segalovich 2007, the comparative study of RCDL 2007): when no gold
+//! standard exists, pool the pairs that several methods found, judge every pooled pair by direct
+//! comparison of the two texts, and measure each method against the judged pool: precision over its
+//! own pairs, recall against all pooled pairs judged duplicates (the pool as "the largest set of
+//! found and verified duplicates"). Recall is relative: a duplicate no method found is in no pool.
 //!
 //! **Judging.** Both texts are normalized as `lookalike dedup` normalizes them
 //! ([`lookalike::text::normalize`]: NFKC, case folding, punctuation and whitespace folded). Two

@@ -3,12 +3,12 @@
 //!
 //! Near-duplication is not transitive (A~B and B~C do not make A~C). [`ClusterMode`] says what a
 //! cluster guarantees: `connected` is the transitive closure (union-find; one document kept per
-//! connected group, what the seeds' algorithms do, but chains of pairs can join documents that
-//! share little), `center` keeps only documents verified against the cluster's representative,
-//! `clique` only documents verified against every member. The algorithms are pure functions over
-//! a graph of `n` nodes (the pipeline's nodes are the exact-copy groups, so exact copies always
-//! share a cluster) and a visiting order, the order [`Keep`] implies; the representative chosen
-//! by [`Keep`] is then the first member of each cluster in that order.
+//! connected group, what Broder et al.'s clustering does, but chains of pairs can join documents
+//! that share little), `center` keeps only documents verified against the cluster's representative,
+//! `clique` only documents verified against every member. The algorithms are pure functions over a
+//! graph of `n` nodes (the pipeline's nodes are the exact-copy groups, so exact copies always share
+//! a cluster) and a visiting order, the order [`Keep`] implies; the representative chosen by
+//! [`Keep`] is then the first member of each cluster in that order.
 /// Which member of a cluster is kept as its representative.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,

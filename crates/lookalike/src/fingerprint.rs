@@ -1,7 +1,7 @@
 //! Exact-duplicate fingerprints: contract: "give me bytes or normalized text, I give you 128 bits
 //! that are equal exactly when the inputs are (up to a 2⁻¹²⁸ accident)".
 //!
-//! Two fingerprints per document, as DESIGN.md §2 asks: one of the raw bytes (a full-layout copy:
+//! Two fingerprints per document: one of the raw bytes (a full-layout copy:
 //! the same file or record twice) and one of the normalized text (a full-content copy: the same
 //! words under other markup, case, punctuation or Unicode forms). Both are xxh3-128, unseeded so
 //! that fingerprints are comparable across runs.

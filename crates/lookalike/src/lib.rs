@@ -1,7 +1,7 @@
 //! lookalike: find duplicate and near-duplicate documents in large collections.
 //!
-//! The crate is the pipeline of DESIGN.md, one module (or folder) per stage, in the order a
-//! document meets them (see `ARCHITECTURE.md`):
+//! The crate is the deduplication pipeline, one module (or folder) per stage, in the order a
+//! document meets them (the repository's `ARCHITECTURE.md` is the map):
 //!
 //! - [`text`]: normalization (NFKC, case and punctuation folding, tokens; CJK characters or
 //!   dictionary words as tokens) and language detection;
@@ -13,7 +13,8 @@
 //! - [`candidates`]: LSH banding, shared keys, Broder's sorted pairs, Hamming tables;
 //! - [`verify`]: exact Jaccard or containment of shingle sets; [`store`]: the shingle sets,
 //!   spilled to disk beyond a memory budget;
-//! - [`cluster`]: union-find and the representative kept;
+//! - [`cluster`]: the verified pairs as clusters ([`ClusterMode`]: connected components,
+//!   centers, cliques, refined centers), each with the representative [`Keep`] picks;
 //! - [`method`]: the [`Method`] trait and the 15 methods, one file each, built from a
 //!   [`MethodConfig`];
 //! - [`pipeline`]: [`Dedup`] and [`DedupRun`], documents in, results pushed into a [`Sink`].

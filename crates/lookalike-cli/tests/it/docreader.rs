@@ -1,6 +1,7 @@
-//! The lecture's homework end to end: `lookalike dedup DATA/*.gz` on gzip files of docreader
-//! records (a 4-byte little-endian length, then a protobuf `document { url = 1; body = 2; text =
-//! 3 }`), printing `url1 url2 similarity` lines.
+//! The docreader format end to end (the collections of the near-duplicate assignment in Mail.ru's
+//! information-retrieval course): `lookalike dedup DATA/*.gz` on gzip files of docreader records (a
+//! 4-byte little-endian length, then a protobuf `document { url = 1; body = 2; text = 3 }`),
+//! printing `url1 url2 similarity` lines.
 
 use std::path::Path;
 

@@ -99,11 +99,10 @@ fn extract_parts(markup: &str, visible: bool, work: &mut Work) -> (Found, Option
 const SHORT_EXTRACTION: usize = 400;
 
 /// Below this many visible characters, an extraction is replaced by the page's `<main>` when it
-/// has a line from outside `<main>`. Measured: at 400, date-stamped copies of rustdoc items
-/// with a few paragraphs kept their "Printed from" line and were missed (planted near-copies
-/// found at J 0.8: 88.6% against 95.5% at 1,000); taking `<main>` whenever it holds more below
-/// 1,000 characters cost the article benchmark 0.8 points of F1 (0.978 → 0.970), this rule
-/// nothing.
+/// has a line from outside `<main>`: at 400, date-stamped copies of rustdoc items with a few
+/// paragraphs kept their "Printed from" line and were missed; taking `<main>` whenever it holds
+/// more below 1,000 characters cost the article benchmark F1, this rule nothing
+/// (bench/results/boilerplate-2026-11-28-stubs.md).
 const OUTSIDE_EXTRACTION: usize = 1000;
 
 /// The visible text of the page's first `<main>` element, when the extraction `found` is short
@@ -119,10 +118,10 @@ const OUTSIDE_EXTRACTION: usize = 1000;
 /// with so little text, all of it is safer than a fragment. `<main>` is taken whenever it holds
 /// more, not only when it holds much more, and its text is cut into lines as the visible text
 /// is: a page and its near-copy fell on either side of a "half as much again" bar, or were
-/// written by two different writers, and were compared by different texts (measured on the
-/// labelled rustdoc pages: planted near-copies found at J 0.8, 81.8% → 86.4%; the article
-/// benchmark's F1 stays 0.978). A scan of the nodes for `<main>` and a pass over its subtree,
-/// only on short extractions.
+/// written by two different writers, and were compared by different texts (on the labelled
+/// rustdoc pages more planted near-copies are found, the article benchmark's F1 is unchanged:
+/// bench/results/boilerplate-2026-11-28-stubs.md). A scan of the nodes for `<main>` and a pass
+/// over its subtree, only on short extractions.
 fn main_element_text(
     dom: &Dom,
     scored: &score::Scored,

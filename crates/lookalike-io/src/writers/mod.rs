@@ -2,9 +2,9 @@
 //! "push me a run's pairs, clusters and document fates; I write them as TSV or JSON Lines as they
 //! come".
 //!
-//! - [`PairsTsv`] (`pairs.rs`): `id1<TAB>id2<TAB>similarity` per verified pair (the lecture's
-//!   homework format; containment pairs contained-first; SimHash adds the Hamming distance and the
-//!   cosine estimate);
+//! - [`PairsTsv`] (`pairs.rs`): `id1<TAB>id2<TAB>similarity` per verified pair (the output the
+//!   course assignment of `formats/docreader/` asks for; containment pairs contained-first; SimHash
+//!   adds the Hamming distance and the cosine estimate);
 //! - [`ClustersJsonl`] (`clusters.rs`): one JSON line per cluster, the representative and every
 //!   member with its similarity to it and how it matched;
 //! - [`ReportJsonl`] (`report.rs`): one JSON line per input record, in input order, including the

@@ -9,9 +9,8 @@ use super::SinkError;
 /// Ids in TSV: tabs and line breaks would break the format, so they are escaped.
 fn tsv_escape(id: &str) -> std::borrow::Cow<'_, str> {
     // Every byte looked at, without an early exit, so the test is vectorized: ids are long URLs
-    // and paths, two per pair and over a million pairs on a documentation collection, and the
-    // search for four chars went one char at a time (8x slower on 80-byte paths in a scratch
-    // program).
+    // and paths, two per pair and over a million pairs on a documentation collection, and a
+    // search for four chars goes one char at a time, several times slower.
     let special = id.bytes().fold(false, |any, b| any | matches!(b, b'\t' | b'\n' | b'\r' | b'\\'));
     if special {
         id.replace('\\', "\\\\")
@@ -25,8 +24,8 @@ fn tsv_escape(id: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `x` as `{:.6}` writes it. Exact copies, most pairs of a crawl or a manual collection, are 1,
-/// for which the formatter's exact-precision path falls back to its big-number algorithm (2-3x
-/// the cost of other values in a scratch program): written here as the formatter would.
+/// for which the formatter's exact-precision path falls back to its slower big-number algorithm:
+/// written here as the formatter would.
 fn write_fixed6(out: &mut impl Write, x: f64) -> std::io::Result<()> {
     if x == 1.0 { out.write_all(b"1.000000") } else { write!(out, "{x:.6}") }
 }

@@ -1,5 +1,5 @@
-//! The lecture's homework format (docreader): hand-made records, encoded by the small encoder
-//! below, and every kind of damage the reader must report and survive.
+//! The docreader format (a course assignment's collections): hand-made records, encoded by the
+//! small encoder below, and every kind of damage the reader must report and survive.
 
 use std::io::Cursor;
 

@@ -104,7 +104,7 @@ impl LshParams {
     /// pair it misses is lost for good: at t = 0.8 and 128 values this gives 18 bands of 7 rows
     /// (P = 0.9991 at 0.85, 0.986 at 0.8), where the error-weighted choice
     /// ([`LshParams::optimal`] with [`ErrorWeights::default`]) gives 14 × 9 (0.975 at 0.85, 0.87
-    /// at 0.8: 1.7% of the pairs at or above 0.8 were not listed).
+    /// at 0.8), which missed pairs at or above 0.8 (bench/results/banding-2026-11-28.md).
     pub fn complete(threshold: f64, num_perm: usize) -> LshParams {
         let at = Self::complete_at(threshold);
         let n = num_perm.max(1);

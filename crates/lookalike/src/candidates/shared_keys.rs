@@ -3,7 +3,7 @@
 //!
 //! The keys are whatever a method signs a document with: partitioned list fingerprints, I-Match
 //! and TF*RIDF signatures, long-sentence hashes, super- and mega-shingles. Grouping is by sorting
-//! compact `(key, doc)` pairs (DESIGN.md §4), not by maps of vectors.
+//! compact `(key, doc)` pairs, not by maps of vectors.
 
 /// Pairs `(i, j)`, `i < j`, of documents sharing at least `min_shared` keys (0 counts as 1),
 /// sorted. `keys_per_doc[d]` are document d's keys; a key repeated within one document counts

@@ -4,7 +4,8 @@
 //! of records or pairs".
 //!
 //! Source: A. Broder, S. Glassman, M. Manasse, G. Zweig, "Syntactic clustering of the Web" (1997),
-//! §3 and the lecture's homework ("sort ⟨shingle, docid⟩; emit ⟨ID, ID, 1⟩ ordered by ID; sum to
+//! §3, in the steps of lecture 5 ("Finding duplicates on the Web") of Mail.ru's 2016
+//! information-retrieval course ("sort ⟨shingle, docid⟩; emit ⟨ID, ID, 1⟩ ordered by ID; sum to
 //! ⟨ID, ID, count⟩; count > threshold?"):
 //!
 //! 1. every sketch element becomes a ⟨shingle, doc⟩ record; the records are sorted by shingle,
@@ -18,7 +19,8 @@
 //! What a frequent shingle means for the estimate is [`FrequentShingles`]. The lecture's rule
 //! ([`FrequentShingles::Skip`]) leaves it in the sketch sizes, so it counts as *not shared*: as a
 //! collection grows, more of every sketch is frequent, and near-duplicates fall below the
-//! threshold (recall 0.999 at 20,000 documents of the benchmark corpus, 0.48–0.60 at 320,000).
+//! threshold (at 320,000 documents of the benchmark corpus, recall falls to about half, against
+//! 0.99 with the default: bench/results/sampled-scale-2026-11-24.md).
 //! The default, [`FrequentShingles::Discount`], leaves frequent shingles out of both the count and
 //! the sizes: the estimate is `shared / min(|S(A)| − f(A), |S(B)| − f(B))`, f counting a
 //! document's frequent sketch elements, i.e. the same estimate over the informative part of each
@@ -85,9 +87,8 @@ use tempfile::TempDir;
 pub const DEFAULT_MEMORY_BYTES: usize = 256 << 20;
 
 /// Default L: shingles shared by more documents are skipped. Pair emission costs Σ min(df, L)²/2,
-/// so L bounds the work per shingle; measured on the 80,000-document benchmark corpus (mod-m,
-/// exact verification): L = 1000 emits 149 M pairs in 22 s for recall 1.000, L = 100 emits 76 M
-/// in 10 s for recall 0.980, L = 50 emits 62 M in 8 s for recall 0.903.
+/// so L bounds the work per shingle; on the benchmark corpus 100 halves the pairs and the time of
+/// 1000 for a small loss of recall, where 50 loses much more.
 pub const DEFAULT_MAX_DOCS_PER_SHINGLE: usize = 100;
 
 /// Most runs merged at once; more are merged in passes first (bounds open files and buffers).
@@ -1060,8 +1061,8 @@ mod tests {
         assert!(pairs.iter().any(|p| (p.a, p.b) == (7, 299)) && pairs.iter().any(|p| p.b == 298));
     }
 
-    /// Near-duplicates whose shingles become common as the collection grows: the lecture's rule
-    /// loses them, discounting keeps them.
+    /// Near-duplicates whose shingles become common as the collection grows: `Skip` loses them,
+    /// `Discount` keeps them.
     #[test]
     fn discounting_keeps_near_duplicates_whose_shingles_are_common() {
         // 40 pairs of near-duplicates (12 of 16 elements shared); 10 of each pair's elements are

@@ -44,10 +44,10 @@ pub struct IMatchConfig {
     /// Fewest distinct lexicon terms a signature is computed from. Default 5.
     pub min_terms: usize,
     /// K, the number of extra randomized lexicons (0 for plain I-Match). Default 10 (Kołcz et
-    /// al.; the value the study of seed 002 reports as working well in practice).
+    /// al.; the value Zelenkov & Segalovich 2007 report as working well in practice).
     pub extra_lexicons: usize,
     /// p, the fraction of the base lexicon each extra lexicon drops. Default 0.33 (Kołcz et al.,
-    /// seed 002: "about 30–35 %", recommended p = 0.33).
+    /// as Zelenkov & Segalovich 2007 report it: "about 30–35 %", recommended p = 0.33).
     pub drop_fraction: f64,
 }
 
@@ -55,13 +55,14 @@ impl Default for IMatchConfig {
     /// The defaults and their sources:
     ///
     /// - NIDF band [0.2, 0.8]: Chowdhury et al. keep the terms of mid normalized IDF and drop
-    ///   both tails (DESIGN.md: "mid IDF, drop the most and least frequent"); the cut-offs are
+    ///   both tails (the most and the least frequent terms); the cut-offs are
     ///   collection-dependent in the paper, and these symmetric ones are this crate's choice,
     ///   to be tuned on labelled data;
     /// - `min_terms` 5: the papers sign a document only when the intersection "exceeds a minimum
-    ///   threshold determined experimentally" (seed 002) without a number; 5 is this crate's
-    ///   choice (fewer distinct terms identify too little text);
-    /// - K = 10, p = 0.33: Kołcz, Chowdhury & Alspector 2004, the values seed 002 reports.
+    ///   threshold determined experimentally" (Zelenkov & Segalovich 2007) without a number; 5 is
+    ///   this crate's choice (fewer distinct terms identify too little text);
+    /// - K = 10, p = 0.33: Kołcz, Chowdhury & Alspector 2004, as Zelenkov & Segalovich 2007 report
+    ///   them.
     fn default() -> Self {
         IMatchConfig {
             nidf_low: 0.2,

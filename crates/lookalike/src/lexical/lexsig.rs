@@ -3,7 +3,7 @@
 //! equal signatures are near-duplicate candidates".
 //!
 //! The two signatures Zelenkov & Segalovich propose in "Сравнительный анализ методов определения
-//! нечетких дубликатов для Web-документов" (RCDL 2007; seed 002 translates its first part):
+//! нечетких дубликатов для Web-документов" (RCDL 2007):
 //!
 //! - **TF*RIDF**: the `words` (default 6) terms of the document with the highest tf · RIDF,
 //!   sorted, hashed. tf is the term's count in the document; RIDF is the residual IDF of the

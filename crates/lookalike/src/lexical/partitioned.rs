@@ -3,11 +3,11 @@
 //! candidates".
 //!
 //! Pugh, "Detecting duplicate and near-duplicate files", US patent 6,658,423 (Google, 2003), as
-//! seed 002 summarizes it: a document's distinct terms are split into a fixed number L of lists
-//! by a hash of the term modulo L, each list is fingerprinted, and two documents are similar when
-//! they share a fingerprint. An edit of n distinct terms (added, removed; a substitution is one
-//! of each) touches at most n lists, so the other lists keep their fingerprints: with n < L at
-//! least one list always survives, and on average L·(1 − 1/L)ⁿ do.
+//! Zelenkov & Segalovich 2007 summarize it: a document's distinct terms are split into a fixed
+//! number L of lists by a hash of the term modulo L, each list is fingerprinted, and two documents
+//! are similar when they share a fingerprint. An edit of n distinct terms (added, removed; a
+//! substitution is one of each) touches at most n lists, so the other lists keep their
+//! fingerprints: with n < L at least one list always survives, and on average L·(1 − 1/L)ⁿ do.
 //!
 //! Details of this implementation:
 //!

@@ -6,7 +6,7 @@
 //!
 //! **Source.** Ilyinsky, Kuzmin, Melkov & Segalovich (Yandex), *An efficient method to detect
 //! duplicates of Web documents with the use of inverted index*, WWW 2002, as described in
-//! Zelenkov & Segalovich's comparative study (seed 002). What the seed says, and what is taken
+//! Zelenkov & Segalovich's comparative study (RCDL 2007). What the study says, and what is taken
 //! from it literally:
 //!
 //! - N words are chosen from the index; a document's signature is an N-bit vector whose bit i is
@@ -23,16 +23,16 @@
 //! - A word's *precision* at a threshold is the higher, the fewer documents have the word's
 //!   relative frequency within ±Δ of the threshold; the threshold is the value of best precision.
 //!
-//! **What the seed leaves open, and the choices made here:**
+//! **What the study leaves open, and the choices made here:**
 //!
 //! - *Coverage* is the share of documents with a non-zero signature (a document with an all-zero
 //!   signature is *unsignable*: [`DocSignature::Unsignable`]).
-//! - *Precision* is the seed's own word-level definition, made a number:
+//! - *Precision* is the study's own word-level definition, made a number:
 //!   p(w, t) = 1 − |{d : |rtf_w(d) − t| ≤ Δ}| / df(w), the share of the word's documents that a
 //!   small edit cannot move across the threshold. No labels are needed; the set's precision
 //!   "bounded below" in phase 1 means every word's precision is at least `min_precision`. (A
 //!   set-level precision, the share of signature-equal pairs that really are near-duplicates,
-//!   needs a verification pass; the caller measures it on the candidates, as the seed's study
+//!   needs a verification pass; the caller measures it on the candidates, as the study
 //!   does with its pool of verified pairs.)
 //! - *Thresholds* are searched on a grid t = k / `threshold_steps`, k = 0 … steps − 1; a bit is
 //!   set when rtf > t (t = 0 means "the word occurs").
@@ -53,7 +53,7 @@
 //!   in a single document cannot make two documents agree, and the most frequent words (nearly
 //!   always a document's most frequent term, rtf = 1) carry a bit of almost no information.
 //!
-//! **Defaults**: `words` = 3000 (the seed's 3–5 thousand, at its lower end; for small
+//! **Defaults**: `words` = 3000 (the study's 3–5 thousand, at its lower end; for small
 //! collections pass fewer — all candidates are kept when there are fewer than `words`);
 //! Δ = 0.05 (one occurrence more or less moves the rtf of a document whose most frequent word
 //! occurs 20 times by 0.05, so Δ covers the commonest edit of a web page of a few hundred
@@ -95,7 +95,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::lexical::collection::TermCounts;
 
-/// Default number of reference words N (the seed: 3–5 thousand).
+/// Default number of reference words N (Zelenkov & Segalovich 2007: 3–5 thousand).
 pub const DEFAULT_WORDS: usize = 3000;
 /// Default half-width Δ of the relative-frequency window around a threshold.
 pub const DEFAULT_DELTA: f32 = 0.05;
@@ -387,7 +387,7 @@ impl RefWords {
         self.words.is_empty()
     }
 
-    /// Chooses reference words and their thresholds from a collection by the seed's two-phase
+    /// Chooses reference words and their thresholds from a collection by the study's two-phase
     /// iterative procedure (see the module docs). Deterministic: no random step, the same result
     /// for any thread count.
     pub fn select(docs: &[TermCounts], config: &RefWordsConfig) -> (RefWords, SelectionReport) {

@@ -1,6 +1,6 @@
 //! [`Combined`]: MinHash/LSH candidates that SimHash agrees with (Henzinger 2006, "Finding
 //! near-duplicate web pages: a large-scale evaluation of algorithms": Broder's and Charikar's
-//! algorithms combined reached precision 0.79, against 0.38 and 0.50 alone; seed 004, item 6).
+//! algorithms combined reached precision 0.79, against 0.38 and 0.50 alone).
 //!
 //! Each head keeps both halves: the MinHash signature of [`MinHash`] and the 64-bit fingerprint
 //! of [`SimHash`], with their own settings (`--num-perm`, `--bands`/`--rows`, `--minhash`;

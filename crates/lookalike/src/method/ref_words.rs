@@ -1,4 +1,5 @@
-//! [`RefWords`]: reference words (Ilyinsky, Kuzmin, Melkov & Segalovich 2002; seed 002).
+//! [`RefWords`]: reference words (Ilyinsky, Kuzmin, Melkov & Segalovich 2002,
+//! as Zelenkov & Segalovich 2007 describe it).
 
 use super::keys;
 use super::options::{MethodOption, MethodSpec, parse};

@@ -111,10 +111,9 @@ impl MinHasher {
         }
         let n = self.num_perm as u64;
         // Two loops over each block of shingles: the remixed hashes first, then the bins. One
-        // loop doing both was three times slower (9.5 ns a shingle against 2.8, timed over the
-        // 20k corpus's sets in a scratch program), most likely because each bin's store waited for its hash's multiplications
-        // while later loads of the same bin ran ahead of it and had to be replayed (this VM has
-        // no hardware counters to confirm it).
+        // loop doing both was about three times slower (bench/results/textspeed-2026-11-25-s15.md),
+        // most likely because each bin's store waited for its hash's multiplications while later
+        // loads of the same bin ran ahead of it and had to be replayed.
         let mut mixed = [0u64; MIX_BLOCK];
         for block in shingles.chunks(MIX_BLOCK) {
             let mixed = &mut mixed[..block.len()];

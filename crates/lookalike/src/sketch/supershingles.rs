@@ -12,10 +12,9 @@
 //! 64-bit hash collisions).
 //!
 //! [`match_probability`] gives the S-curve of either mode. Computed values with the defaults
-//! (checked in the tests): p = 0.95 → q ≈ 0.488 and P(≥ 2 of 6) ≈ 0.879 (DESIGN.md rounds this to
-//! "~0.90"); p = 0.80 → q ≈ 0.044 and P(≥ 2 of 6) ≈ 0.026, the figure DESIGN.md quotes for
-//! p = 0.80, which is the pairs-mode match probability, not q. In single mode (any 1 of 6 equal)
-//! the same p give ≈ 0.982 and ≈ 0.236.
+//! (checked in the tests): p = 0.95 → q ≈ 0.488 and P(≥ 2 of 6) ≈ 0.879; p = 0.80 → q ≈ 0.044
+//! and P(≥ 2 of 6) ≈ 0.026 (the pairs-mode match probability, not q). In single mode (any 1 of
+//! 6 equal) the same p give ≈ 0.982 and ≈ 0.236.
 //!
 //! [`candidate_pairs`] groups documents by key the way [`crate::candidates::lsh`] does: compact
 //! `(key, doc)` pairs are sorted and each run of equal keys is a bucket expanded to all its pairs.

@@ -222,7 +222,7 @@ impl Stopwords {
     }
 }
 
-/// Languages whose stopword lists are guaranteed (DESIGN.md and the issues name them).
+/// Languages whose stopword lists are guaranteed.
 pub const STOPWORD_LANGUAGES: &[&str] =
     &["en", "ru", "uk", "de", "fr", "es", "it", "pt", "pl", "zh", "ja"];
 

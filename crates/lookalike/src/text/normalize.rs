@@ -1144,7 +1144,7 @@ mod tests {
             assert_eq!(toks(whole)[0], token, "{whole}");
         }
         // Word 5-shingles of an essay without spaces after its full stops and of the same essay
-        // with them: identical (0.59 Jaccard before, as the issue measured on a real essay).
+        // with them: identical (0.59 Jaccard on a real essay before the full stop split them).
         let spaced = "Я прокинувся рано. Сонце вже світило у вікно. Ми пішли до парку. \
                       Там було тихо і спокійно. Діти гралися біля ставка. Увечері ми повернулися.";
         let joined = spaced.replace(". ", ".");

@@ -23,8 +23,8 @@ use crate::record::RawRecord;
 ///
 /// # The format
 ///
-/// The homework's collections (`zcat ... | docreader.py`) are a sequence of records, each a 4-byte
-/// little-endian length followed by that many bytes of a protobuf message
+/// The course assignment's collections (`zcat ... | docreader.py`) are a sequence of records, each
+/// a 4-byte little-endian length followed by that many bytes of a protobuf message
 ///
 /// ```text
 /// message document { required string url = 1; optional string body = 2; optional string text = 3; }
