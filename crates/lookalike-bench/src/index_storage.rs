@@ -1,5 +1,5 @@
 //! The persistent index's workload on each embedded store (`lookalike-bench index-storage`): the
-//! measurement behind the index's choice of store (issue 15).
+//! measurement behind the index's choice of store.
 //!
 //! One run, one engine, one fresh directory; the same steps for every engine, through the index
 //! itself (`lookalike_index::Index` on the engine's [`lookalike_index::Storage`]), so what is

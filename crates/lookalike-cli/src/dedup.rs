@@ -664,7 +664,7 @@ fn in_spill_dir(e: lookalike::Error, dir: Option<&std::path::Path>) -> anyhow::E
 /// Two outputs naming one file would overwrite each other, and an output naming an input would
 /// replace it: a usage error. The one exception is `--output` naming the only input: an in-place
 /// rewrite of a file with its deduplicated version (committed after everything was read, so
-/// nothing is lost: skipped records are kept). Files are compared as the file system sees them (issue 33): by
+/// nothing is lost: skipped records are kept). Files are compared as the file system sees them: by
 /// canonical path (`a.tsv` and `sub/../a.tsv`, a symbolic link and its target) and, on Unix, by
 /// device and inode (hard links); a file that does not exist yet by its folder's canonical path
 /// and its name.

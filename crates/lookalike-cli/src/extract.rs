@@ -161,7 +161,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     }
     out.commit().with_context(|| format!("cannot write {name}"))?;
     eprintln!("lookalike: extracted {docs} documents; skipped {skipped}; input errors {errors}");
-    // As `dedup`: a run that could read no document at all fails (issue 33, item 13).
+    // As `dedup`: a run that could read no document at all fails.
     if docs == 0 && (errors > 0 || skipped > 0) {
         eprintln!("lookalike: error: no document could be read");
         return Ok(ExitCode::from(1));

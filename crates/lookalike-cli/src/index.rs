@@ -280,7 +280,7 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
             if errors > 0 { format!(", {errors} input errors") } else { String::new() },
         );
     }
-    // As `dedup`: a run that could read no document at all fails (issue 33, item 13).
+    // As `dedup`: a run that could read no document at all fails.
     if kept + dups == 0 && (errors > 0 || skipped > 0) {
         eprintln!(
             "lookalike: error: no document could be read ({errors} input errors, {skipped} \
@@ -408,13 +408,13 @@ fn export(args: &IndexExportArgs) -> Result<ExitCode> {
 
 fn verify(args: &IndexDirArgs) -> Result<ExitCode> {
     // An index that cannot even be opened is a damaged one: exit 1 as the help promises, not
-    // the usage error's 2 (issue 33, item 13). A folder that is not there is a usage error.
+    // the usage error's 2. A folder that is not there is a usage error.
     if !args.dir.is_dir() {
         return Err(UsageError(format!("{}: no such index folder", args.dir.display())).into());
     }
     let mut index = match open_read_only(&args.dir, &ExpectArgs::default()) {
         Ok(index) => index,
-        // Held by a writer (`serve`): not damaged, say so (issue 33, item 18).
+        // Held by a writer (`serve`): not damaged, say so.
         Err(e) if matches!(e.downcast_ref(), Some(lookalike_index::Error::Locked { .. })) => {
             return Err(e);
         }

@@ -20,8 +20,7 @@ use crate::output::OutputFile;
 use crate::stats::RunStats;
 
 /// The largest run file read. A run file is the run's command line and its `--stats` figures
-/// (kilobytes); without a bound, `--run /dev/zero` read until the kernel killed the process
-/// (issue 33).
+/// (kilobytes); without a bound, `--run /dev/zero` read until the kernel killed the process.
 const MAX_RUN_FILE: u64 = 64 << 20;
 
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {

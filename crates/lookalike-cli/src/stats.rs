@@ -231,7 +231,7 @@ mod tests {
         summary.run_stats(config, &dedup)
     }
 
-    /// Regression (issue 34, item 4b): the page read the figures through JSON paths, 0 where one
+    /// Regression: the page read the figures through JSON paths, 0 where one
     /// was missing. Read back as `report` reads them, the figures are the ones written, byte for
     /// byte, and none of those the page shows is at its default (a field skipped or defaulted
     /// when read would show here).

@@ -11,7 +11,7 @@
 //! forward (the renames it lists that had not happened yet are done, so the killed run's outputs
 //! are all replaced, never some of them), then every other such file is removed. The pid in the
 //! name is for people only: pids are not unique across containers that share a folder such as
-//! `/tmp` (issue 33), locks are.
+//! `/tmp`, locks are.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -462,7 +462,7 @@ mod tests {
         pid
     }
 
-    /// Regression (issue 33, item 12): a run's leftovers are told by their lock, not by the pid
+    /// Regression: a run's leftovers are told by their lock, not by the pid
     /// in their name alone, which another container may reuse or may not see. A live run's spill
     /// folder and file (locked through another handle) stay under a pid that is gone here; stale
     /// ones under such a pid go; an unlocked one under a live pid stays (a lookalike that did not

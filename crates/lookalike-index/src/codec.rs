@@ -306,7 +306,7 @@ mod tests {
         }
     }
 
-    /// Regression (issue 33, item 3): decoding never panics, whatever the bytes, also when their
+    /// Regression: decoding never panics, whatever the bytes, also when their
     /// checksum holds (a damaged record whose checksum was recomputed, or a bug in a writer):
     /// random bodies, and a valid record with each byte changed, under a valid checksum.
     #[test]

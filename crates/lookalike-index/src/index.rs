@@ -46,7 +46,7 @@ const META_FORMAT: &[u8] = b"format";
 const META_SETTINGS: &[u8] = b"settings";
 /// The xxh3-64 of the settings record (little-endian), checked on every open: the settings
 /// decide every answer, and a changed character in them (a seed, a threshold) would otherwise
-/// give wrong answers with exit 0 (issue 33). Indexes written before it have none.
+/// give wrong answers with exit 0. Indexes written before it have none.
 const META_SETTINGS_SUM: &[u8] = b"settings-xxh3";
 const META_NEXT: &[u8] = b"next";
 

@@ -523,7 +523,7 @@ impl Overlay<'_> {
 mod tests {
     use super::*;
 
-    /// Regression (issue 33, item 3): redb panicked on damaged files; a panic inside a call into
+    /// Regression: redb panicked on damaged files; a panic inside a call into
     /// the store is an error naming the file, and a panic elsewhere still unwinds as one.
     #[test]
     fn a_panic_inside_the_store_is_an_error_naming_the_file() {

@@ -314,7 +314,7 @@ mod tests {
         enc.finish().unwrap()
     }
 
-    /// Regression (issue 33, item 19): a folder argument read `README` and `copyright` but
+    /// Regression: a folder argument read `README` and `copyright` but
     /// silently ignored `README.Debian` and `changelog.Debian.gz` (text files of names it did not
     /// know). Files of unknown names are judged by their content; those not read are listed,
     /// each with its reason.

@@ -362,7 +362,7 @@ mod tests {
         assert_eq!(read_stream(&bytes, Some(Format::Jsonl)).len(), 2);
     }
 
-    /// Regression (issue 12): Parquet piped to stdin was deduplicated as one text document.
+    /// Regression: Parquet piped to stdin was deduplicated as one text document.
     #[test]
     fn parquet_on_stdin_is_an_error_not_text() {
         let got = read_stream(b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00", None);

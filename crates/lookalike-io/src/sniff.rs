@@ -88,7 +88,7 @@ const PARQUET: &str = "application/vnd.apache.parquet";
 /// Why the first bytes of a JSONL input say it is not JSON Lines: binary by its magic bytes,
 /// or NUL bytes that make it binary data or UTF-16 text (JSON Lines are UTF-8): a byte order
 /// mark, NULs at one parity, or more than one byte in a hundred. A stray NUL in a line is not
-/// that (issue 33: one on line 2 lost the other 99 records): the line is skipped as invalid
+/// that (one on line 2 lost the other 99 records): the line is skipped as invalid
 /// JSON, with its number, and reading goes on.
 pub(crate) fn jsonl_binary(prefix: &[u8]) -> Option<String> {
     if let Some(media) = magic_type(prefix) {

@@ -1,4 +1,4 @@
-//! `lookalike.Index`: the persistent index of `lookalike index` from Python (issue 15, item 5).
+//! `lookalike.Index`: the persistent index of `lookalike index` from Python.
 //!
 //! The same directory, format and answers as the CLI's `index` commands and `lookalike serve`:
 //! an index created here is read by `lookalike index stats` and the other way round. Documents

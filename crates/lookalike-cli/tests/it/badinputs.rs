@@ -1,4 +1,4 @@
-//! The bad-input corpus (issue 12): every kind of damaged, misnamed, special or ambiguous input
+//! The bad-input corpus: every kind of damaged, misnamed, special or ambiguous input
 //! a new user meets, generated here (nothing is copied from elsewhere), each case in its own
 //! folder with one good document beside the bad ones. For each case `lookalike dedup` runs
 //! under a time limit (a hang fails the test), and the test checks:
@@ -328,7 +328,7 @@ fn corpus() -> Vec<Case> {
     assert_eq!(lost.len(), 10);
     let mut c =
         Case::new("corrupt_member_jsonl_gz").file("m.jsonl.gz", members.concat()).arg("m.jsonl.gz");
-    // The lost bytes have a report row of their own (issue 33, item 7).
+    // The lost bytes have a report row of their own.
     let gap = format!("m.jsonl.gz#gzip-bytes-{start}-{}", start + members[4].len());
     c = c.fates([skipped(gap, "corrupt gzip member at byte", "m.jsonl.gz", Pos::Line(41))]);
     for (i, id) in ids.iter().enumerate() {
@@ -474,7 +474,7 @@ fn corpus() -> Vec<Case> {
             .says("hdr.warc: 26 bytes at offset 0 (before the first record) are not a WARC record"),
     );
 
-    // Issue 33 item 1: junk before the first record and junk without a newline between two
+    // Junk before the first record and junk without a newline between two
     // records: every record is read, the junk is said with its offset.
     let mut bytes = b"xx junk".to_vec();
     for i in 1..=2 {
@@ -497,7 +497,7 @@ fn corpus() -> Vec<Case> {
             .says("(after record 2) are not a WARC record"),
     );
 
-    // Issue 33 item 6: a NUL byte on line 2 of a JSON Lines file loses that line only.
+    // A NUL byte on line 2 of a JSON Lines file loses that line only.
     let mut lines = jsonl(&[("n1", &words(71, 40))]);
     lines.extend(b"{\"id\": \"n2\", \"text\": \"a \x00 b\"}\n");
     lines.extend(jsonl(&[("n3", &words(73, 40))]));
@@ -663,7 +663,7 @@ fn corpus() -> Vec<Case> {
             ]),
     );
 
-    // Parquet with invalid UTF-8 in one text (issue 33, item 5: it lost the whole file): that
+    // Parquet with invalid UTF-8 in one text (it lost the whole file): that
     // row alone is lost, reported with its row; every other row is read.
     let ids: Vec<String> = (1..=6).map(|i| format!("q{i}")).collect();
     cases.push(
@@ -684,8 +684,8 @@ fn corpus() -> Vec<Case> {
             .says("bad.parquet:5: row group 2: cannot read the row: corrupt Parquet data"),
     );
 
-    // A folder of text files under names the reader does not know, and binary files (issue 33,
-    // item 19: the text ones were ignored silently): the text is read, the rest listed.
+    // A folder of text files under names the reader does not know, and binary files (the text
+    // ones were ignored silently): the text is read, the rest listed.
     let mut c = Case::new("unknown_names_in_a_folder").no_problems();
     c.files[0].0 = "doc/README.Debian".to_owned();
     c.args = vec!["doc".to_owned()];

@@ -266,7 +266,7 @@ fn jsonl_lines_are_blocks_with_all_and_a_site_field() {
     assert_eq!(sites, ["a.example", "b.example"]);
 }
 
-/// Regression (issue 32): on the real crawl samples, the default extraction reduced three
+/// Regression: on the real crawl samples, the default extraction reduced three
 /// directory pages of 00perdomain.com to their footer and two netsolhost.com pages to their
 /// privacy notice, and reported them as exact copies.
 #[test]

@@ -80,7 +80,7 @@ fn a_folder_gives_pairs_clusters_output_and_report() {
     assert!(err.contains("4 documents") && err.contains("files ignored"), "{err}");
 }
 
-/// Regression (issue 33, item 19): `lookalike dedup /usr/share/doc/procps` read 4 of 8 files,
+/// Regression: `lookalike dedup /usr/share/doc/procps` read 4 of 8 files,
 /// silently: `README.Debian`, `changelog.Debian.gz` and `NEWS.Debian.gz` are text under names
 /// it did not know. They are read by their content; the files that are not read (binary) are
 /// listed with why: report rows, the count by reason in the summary and on the HTML page.

@@ -116,7 +116,7 @@ fn outputs_to_special_files_are_written_in_place() {
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
 }
 
-/// Regression (issue 12): a directory holding a FIFO hung forever, printing nothing (an
+/// Regression: a directory holding a FIFO hung forever, printing nothing (an
 /// extension-less FIFO was opened to sniff it, a `.txt` one by the reader). Now each is skipped
 /// with its reason, in the summary and the report, and the run ends.
 #[cfg(unix)]
@@ -144,7 +144,7 @@ fn directory_with_a_fifo_does_not_hang() {
     assert!(report.contains("\"d/a.txt\"") && report.contains("\"d/b.txt\""), "{report}");
 }
 
-/// Regression (issue 33, item 22): `--sentences 0`, `--ridf-words 0`, `--spot-chain 0` and
+/// Regression: `--sentences 0`, `--ridf-words 0`, `--spot-chain 0` and
 /// `--refwords 0` ran and found nothing; they are refused (exit 2) by the library's validation
 /// of the method, which Python shares, with the option's name and its range.
 #[test]
@@ -163,7 +163,7 @@ fn degenerate_method_values_are_refused() {
     }
 }
 
-/// Regression (issue 33, item 22): `index create --help` and `serve --help` listed all 15 methods
+/// Regression: `index create --help` and `serve --help` listed all 15 methods
 /// for `--method`, where an index holds 3; the others are refused by the parser.
 #[test]
 fn index_and_serve_help_list_only_the_methods_an_index_holds() {
@@ -191,7 +191,7 @@ fn index_and_serve_help_list_only_the_methods_an_index_holds() {
     );
 }
 
-/// Regression (issue 33, item 22): `--spill-dir` naming a file printed a cleanup warning before
+/// Regression: `--spill-dir` naming a file printed a cleanup warning before
 /// the error; now the one error says what is wrong.
 #[test]
 fn a_spill_dir_that_is_a_file_gives_one_clear_error() {
@@ -205,7 +205,7 @@ fn a_spill_dir_that_is_a_file_gives_one_clear_error() {
     assert!(err.contains("cannot use --spill-dir afile: Not a directory"), "{err}");
 }
 
-/// Regression (issue 33, item 22): on a full disk, the errors of `dedup --output` (its temporary
+/// Regression: on a full disk, the errors of `dedup --output` (its temporary
 /// store) and `extract --output` named no path. A file size limit stands in for the full disk
 /// (the signal it sends is ignored, so writes fail with EFBIG as they would with ENOSPC).
 #[test]
@@ -233,7 +233,7 @@ fn write_errors_name_the_path() {
     }
 }
 
-/// Issue 34, item 5: `dedup` finds every usage error before it creates anything, in the order of
+/// `dedup` finds every usage error before it creates anything, in the order of
 /// its plan: the options alone, then the inputs, then the settings (the `--lexicon` file loaded,
 /// the method validated); the spill folder and the outputs only after.
 #[test]

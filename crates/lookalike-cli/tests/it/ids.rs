@@ -19,7 +19,7 @@ fn warc_response(uri: &str, body: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Regression (issue 12): duplicate JSONL ids gave pairs like `same<TAB>same<TAB>1.000000` and
+/// Regression: duplicate JSONL ids gave pairs like `same<TAB>same<TAB>1.000000` and
 /// report lines nobody could tell apart.
 #[test]
 fn duplicate_jsonl_ids_are_renamed_with_their_file_and_line() {
@@ -74,7 +74,7 @@ fn duplicate_jsonl_ids_are_renamed_with_their_file_and_line() {
     );
 }
 
-/// Regression (issue 12): the same URL in two WARC files (two crawls of one site) gave
+/// Regression: the same URL in two WARC files (two crawls of one site) gave
 /// `url<TAB>url<TAB>1.0` pairs. Within one file the WARC reader already tells them apart; across
 /// files the later one is renamed with its file and record number, and the report says where
 /// each record is.
@@ -178,7 +178,7 @@ fn a_renamed_page_is_written_to_output_under_its_new_id() {
     assert_eq!(ids, ["http://a.example/", "http://a.example/#crawl-2.warc#record-1"]);
 }
 
-/// Regression (issue 33, item 20): an `--id-field` the records lack fell back to `file:line`
+/// Regression: an `--id-field` the records lack fell back to `file:line`
 /// ids silently; a wrong `--text-field` did not say which fields exist. The first is one warning
 /// line of the summary (with the count, the file and the fields), the second one skip reason.
 #[test]

@@ -1,4 +1,4 @@
-//! `lookalike index` (issue 15): the same answers as `lookalike dedup`, however the corpus is cut
+//! `lookalike index`: the same answers as `lookalike dedup`, however the corpus is cut
 //! into batches; refusals; query, remove, verify; and SIGKILL at random points of `index add`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -139,7 +139,7 @@ fn index_refuses_other_settings_and_collection_statistics_methods() {
     let o = run(&["index", "create", "idx"], None, d);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
-    // The methods an index cannot hold are not offered (issue 33, item 22).
+    // The methods an index cannot hold are not offered.
     let o = run(&["index", "create", "lex", "--method", "i-match"], None, d);
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -152,7 +152,7 @@ fn index_refuses_other_settings_and_collection_statistics_methods() {
     assert!(stderr(&o).contains("no index here"), "{}", stderr(&o));
 }
 
-/// Regression (issue 33, item 13): `extract`, `index add` and `index query` exited 0 when nothing
+/// Regression: `extract`, `index add` and `index query` exited 0 when nothing
 /// could be read, and `index verify` exited 2 (a usage error) for a damaged index where its help
 /// promises 1.
 #[test]
@@ -305,7 +305,7 @@ fn held_count(d: &Path, idx: &str) -> u64 {
     v["documents"].as_u64().unwrap()
 }
 
-/// Regression (issue 33, item 14): `index stats`, `query`, `verify` and `export` changed the
+/// Regression: `index stats`, `query`, `verify` and `export` changed the
 /// database file, and `verify` turned a 0-byte file into an empty index. They open the index
 /// read-only: the file's bytes and modification time stay as they were, and an empty file is
 /// refused by every command, not made an index.
@@ -343,7 +343,7 @@ fn read_only_commands_leave_the_index_file_as_it_was() {
     }
 }
 
-/// Regression (issue 33, item 3): one flipped bit of the index file made `index query`,
+/// Regression: one flipped bit of the index file made `index query`,
 /// `verify`, `add` and `export` panic inside the storage engine (exit 101).
 #[test]
 fn a_damaged_index_is_refused_or_answered_right_never_a_panic() {
@@ -437,7 +437,7 @@ fn damaged_index_rounds(rounds: usize, seed: u64) {
     assert!(refused > 0 && answered > 0, "{refused} refused, {answered} answered");
 }
 
-/// Regression (issue 33, item 18): while `serve` held the index, `index verify`, `add` and
+/// Regression: while `serve` held the index, `index verify`, `add` and
 /// `stats` failed with the store's "Database already open. Cannot acquire lock."; they now say
 /// that another process holds the index and how to inspect it, and `verify` does not call it
 /// damaged.

@@ -1,4 +1,4 @@
-//! The kill test (issue 12, item 4): a `lookalike dedup` writing several outputs over old ones is
+//! The kill test: a `lookalike dedup` writing several outputs over old ones is
 //! killed with SIGKILL and with SIGTERM at random points. Afterwards either every old output or
 //! every new output is there, byte for byte, never a mix; after the next run in the folder no
 //! temporary file remains, in the outputs' folder or in the spill directory.

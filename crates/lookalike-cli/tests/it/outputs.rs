@@ -1,4 +1,4 @@
-//! Output files (issue 12): modes, the commit of all outputs together, compression by extension,
+//! Output files: modes, the commit of all outputs together, compression by extension,
 //! skipped records in `--output`, exit codes and messages of runs that read nothing.
 
 use std::io::Read;
@@ -44,7 +44,7 @@ fn corpus(dir: &Path) {
     write(dir, "corpus.jsonl", s.as_bytes());
 }
 
-/// Regression (issue 12, item 3): outputs were created with mode 0600 whatever the umask, and an
+/// Regression: outputs were created with mode 0600 whatever the umask, and an
 /// existing 0644 file was replaced by a 0600 one.
 #[test]
 fn outputs_are_created_with_the_umask_and_keep_the_mode_of_the_file_they_replace() {
@@ -81,7 +81,7 @@ fn outputs_are_created_with_the_umask_and_keep_the_mode_of_the_file_they_replace
     assert!(temporary_files(tmp.path()).is_empty());
 }
 
-/// Regression (issue 12, item 7): exit code 0 when every input failed and no document was read.
+/// Regression: exit code 0 when every input failed and no document was read.
 #[test]
 fn a_run_that_reads_no_document_exits_1_says_so_and_replaces_no_output() {
     let tmp = tempfile::tempdir().unwrap();
@@ -117,7 +117,7 @@ fn a_run_that_reads_no_document_exits_1_says_so_and_replaces_no_output() {
     assert_eq!(empty.status.code(), Some(0), "{}", stderr(&empty));
 }
 
-/// Regression (issue 12, item 12): "0 docs/s" when every document was skipped.
+/// Regression: "0 docs/s" when every document was skipped.
 #[test]
 fn a_run_whose_documents_are_all_skipped_says_so_instead_of_0_docs_per_second() {
     let tmp = tempfile::tempdir().unwrap();
@@ -136,7 +136,7 @@ fn gunzip(bytes: &[u8]) -> String {
     s
 }
 
-/// Regression (issue 12, item 10): `--output x.jsonl.gz` wrote uncompressed JSONL.
+/// Regression: `--output x.jsonl.gz` wrote uncompressed JSONL.
 #[test]
 fn outputs_named_gz_or_zst_are_compressed() {
     let tmp = tempfile::tempdir().unwrap();
@@ -170,7 +170,7 @@ fn outputs_named_gz_or_zst_are_compressed() {
     assert!(!read("p.tsv").is_empty());
 }
 
-/// Regression (issue 12, item 10): skipped records vanished from `--output`, so rewriting a file
+/// Regression: skipped records vanished from `--output`, so rewriting a file
 /// with its deduplicated version deleted them.
 #[test]
 fn skipped_records_stay_in_output_and_an_in_place_rewrite_loses_only_duplicates() {
@@ -256,7 +256,7 @@ fn skipped_files_are_marked_in_output() {
     assert_eq!(lines[2]["text"], "... !!!");
 }
 
-/// Regression (issue 12, item 12): `--max-distance` and other options of one method were
+/// Regression: `--max-distance` and other options of one method were
 /// accepted, and ignored, with another.
 #[test]
 fn options_of_another_method_are_refused() {
@@ -295,7 +295,7 @@ fn options_of_another_method_are_refused() {
     }
 }
 
-/// Regression (issue 12, item 12): a bad spill directory gave "spill file I/O failed: <OS
+/// Regression: a bad spill directory gave "spill file I/O failed: <OS
 /// error>: <OS error>" without naming the directory.
 #[test]
 fn a_bad_spill_dir_is_named_once() {
@@ -325,7 +325,7 @@ fn two_outputs_naming_one_file_are_refused() {
     assert!(stderr(&o).contains("--pairs and --report name the same file"), "{}", stderr(&o));
 }
 
-/// Regression (issue 33, item 4): `dedup in.jsonl --pairs in.jsonl` replaced the input, and
+/// Regression: `dedup in.jsonl --pairs in.jsonl` replaced the input, and
 /// `--pairs a.tsv --clusters sub/../a.tsv` kept only the clusters. Files are compared as the file
 /// system sees them: through `..`, symbolic links and hard links.
 #[test]
@@ -392,7 +392,7 @@ fn release(holder: &mut std::process::Child) {
 }
 
 /// Leftovers of a killed run are removed by the next run writing into that folder (output
-/// folder or spill folder); those of a live run are not. Regression (issue 33, item 12): a live
+/// folder or spill folder); those of a live run are not. Regression: a live
 /// run was told by the pid in the name, which is not unique across containers sharing `/tmp`:
 /// one run deleted another's live spill folder. Now a leftover goes only when its lock can be
 /// taken: a live run's (locked by another process, under a pid that is gone here) stays, a stale

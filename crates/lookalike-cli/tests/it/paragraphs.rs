@@ -1,4 +1,4 @@
-//! `lookalike paragraphs` (issue 32, part 3): repeated paragraphs removed, every other field
+//! `lookalike paragraphs`: repeated paragraphs removed, every other field
 //! kept, the removed spans in the report, skipped records reported, Parquet rows kept whole.
 
 use std::path::Path;

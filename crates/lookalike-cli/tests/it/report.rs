@@ -249,7 +249,7 @@ fn numbers_with(toks: &[Tok], attr: &str, key: &str) -> Vec<u64> {
     cells.iter().filter(|(k, _)| k == key).map(|(_, t)| parse(t)).collect()
 }
 
-/// Issue 36, part 4: the run card said 826 exact and 93 near duplicates where the language table
+/// The run card said 826 exact and 93 near duplicates where the language table
 /// said 799 and 120 (an exact copy of a near duplicate is a copy of an earlier document, and is
 /// removed as a near duplicate of the document kept). A corpus of one document per file, in two
 /// folders, holds such a copy: every exact/near figure of the page is the one split of
@@ -432,7 +432,7 @@ fn report_edited(dir: &Path, edit: impl FnOnce(&mut serde_json::Map<String, Valu
     run(&["report", "--run", "edited.json", "-o", "later.html"], None, dir)
 }
 
-/// Issue 34, item 4b: the statistics are read as one type; the two fields added after the first
+/// The statistics are read as one type; the two fields added after the first
 /// run files (2026-11-24) may be missing, and the page is then the same.
 #[test]
 fn a_run_file_without_the_later_fields_gives_the_same_page() {
@@ -446,7 +446,7 @@ fn a_run_file_without_the_later_fields_gives_the_same_page() {
     assert_eq!(read(tmp.path(), "later.html"), read(tmp.path(), "direct.html"));
 }
 
-/// Issue 34, item 4b: a figure renamed in the writer was shown as 0; now the run file is refused,
+/// A figure renamed in the writer was shown as 0; now the run file is refused,
 /// naming the file and the field, and no page is written.
 #[test]
 fn a_run_file_with_a_renamed_figure_is_refused_naming_it() {
@@ -477,7 +477,7 @@ fn dedup_run_without_its_files_is_a_usage_error() {
     assert!(!tmp.path().join("x.html").exists());
 }
 
-/// Regression (issue 33, item 11): `report --run /dev/zero` read until the kernel killed it.
+/// Regression: `report --run /dev/zero` read until the kernel killed it.
 #[test]
 fn an_endless_run_file_is_refused_after_a_bounded_read() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! `lookalike serve` (issue 15) on an ephemeral loopback port: every endpoint, bad inputs, the
+//! `lookalike serve` on an ephemeral loopback port: every endpoint, bad inputs, the
 //! OpenAPI document against the routes, graceful shutdown that keeps what was acknowledged.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -468,7 +468,7 @@ fn holds(addr: &str, id: &str) -> bool {
     }
 }
 
-/// Issue 33 item 8: a write answered 408 was not applied, and one that was applied is answered
+/// A write answered 408 was not applied, and one that was applied is answered
 /// with its commit. A heavy batch occupies the single writer while small inserts with a short
 /// deadline (--timeout 1) queue behind it; then each answer is compared with what the index
 /// holds. Second, a deterministic case: a commit window longer than the deadline.
@@ -598,7 +598,7 @@ fn assert_held(dir: &Path, ids: &[String]) {
     assert_eq!(stdout(&o).lines().count(), ids.len());
 }
 
-/// Issue 33 item 9: SIGTERM stops `serve` within the drain bound while a client holds partial
+/// SIGTERM stops `serve` within the drain bound while a client holds partial
 /// headers and another never reads its answers (both bounds far away: 600 s), and the
 /// acknowledged writes are kept.
 #[test]
@@ -619,7 +619,7 @@ fn serve_stops_within_the_drain_bound_despite_stuck_clients_and_keeps_acknowledg
     assert_held(d, &acked);
 }
 
-/// Issue 33 item 9: without any signal, a connection that stalls its headers is closed after
+/// Without any signal, a connection that stalls its headers is closed after
 /// --header-timeout and one that leaves its answers unread after --write-timeout; so SIGTERM
 /// then stops at once although the drain bound is 600 s.
 #[test]
@@ -651,7 +651,7 @@ fn serve_closes_connections_that_stall_their_headers_or_their_answers() {
     assert_held(d, &acked);
 }
 
-/// Issue 33 item 9: a second signal exits at once, whatever the drain bound, saying so (exit 1).
+/// A second signal exits at once, whatever the drain bound, saying so (exit 1).
 #[test]
 fn serve_exits_at_once_on_a_second_signal() {
     let dir = tempfile::tempdir().unwrap();
@@ -675,7 +675,7 @@ fn serve_exits_at_once_on_a_second_signal() {
     assert_held(d, &acked);
 }
 
-/// Issue 33 item 10: after the writer thread panics (the debug builds' test hook), `/readyz`
+/// After the writer thread panics (the debug builds' test hook), `/readyz`
 /// says not ready, writes are refused, reads go on, and the exit code is 1 with the reason; what
 /// was acknowledged before is kept, the write it failed on is not applied.
 #[cfg(debug_assertions)]
@@ -715,7 +715,7 @@ fn serve_reports_a_failed_writer_in_readyz_and_its_exit_code() {
     assert_eq!(o.status.code(), Some(1), "boom is not held: {}", stdout(&o));
 }
 
-/// Issue 33 item 15: writes need the token when there is one (reads stay open), a non-loopback
+/// Writes need the token when there is one (reads stay open), a non-loopback
 /// address needs one, ids have a limit, and `serve --help` says what is protected.
 #[test]
 fn serve_refuses_writes_without_the_token_and_a_public_address_without_one() {
@@ -811,7 +811,7 @@ fn serve_refuses_writes_without_the_token_and_a_public_address_without_one() {
     }
 }
 
-/// Issue 33 item 16: every error answer is JSON `{"error": ...}`, whoever makes it, and
+/// Every error answer is JSON `{"error": ...}`, whoever makes it, and
 /// `GET /v1/documents/{id}` (and `index get`) look an id up.
 #[test]
 fn serve_answers_every_error_in_json_and_looks_ids_up() {
@@ -876,7 +876,7 @@ fn serve_answers_every_error_in_json_and_looks_ids_up() {
     assert!(stderr(&o).contains("\"nope\""), "{}", stderr(&o));
 }
 
-/// Issue 33 item 17: a batch is answered in order: a document is checked against the index as
+/// A batch is answered in order: a document is checked against the index as
 /// the batch's earlier documents left it, never against a later one it inserts.
 #[test]
 fn serve_batch_answers_in_order_never_against_a_later_insert() {

@@ -243,7 +243,7 @@ fn regex_escape(s: &str) -> String {
     out
 }
 
-/// Regression (issue 12, item 13): output options appeared under "Method options", 130 lines
+/// Regression: output options appeared under "Method options", 130 lines
 /// down, and the help named internal things ("seed 002", "[`DocFreq`]").
 #[test]
 fn dedup_help_has_a_heading_per_kind_of_option_and_no_internal_names() {

@@ -1,8 +1,8 @@
 //! A redb storage backend that reads a database file and never writes to it. redb writes when it
 //! opens a file (the header's recovery flag; a repair after a crash; the commit of the integrity
 //! check that every open of an index runs): here those writes stay in memory, in whole blocks
-//! over the file's bytes, so a read-only command leaves the file's bytes and times as they were
-//! (issue 33, item 14), and can still read an index that a killed writer left needing repair.
+//! over the file's bytes, so a read-only command leaves the file's bytes and times as they were,
+//! and can still read an index that a killed writer left needing repair.
 //!
 //! Locks are taken shared on the file, whatever redb asks: read-only opens share the file with
 //! each other and exclude a writer, as redb's own read-only opens do.

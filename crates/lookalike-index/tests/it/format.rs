@@ -105,7 +105,7 @@ fn format_2_stores_no_shingles_and_its_records_and_keys_cost_less() {
     assert!(tables["texts"] > 0 && tables["keys"] > 0 && tables["ids"] > 0);
 }
 
-/// Regression (issue 33, item 2): one changed character of the stored settings (a threshold of
+/// Regression: one changed character of the stored settings (a threshold of
 /// 0.8 made 0.3) was trusted on the normal open path, and queries answered wrongly with exit 0;
 /// only `index verify` noticed. The settings record has a checksum, checked on every open.
 #[test]
@@ -125,7 +125,7 @@ fn a_changed_settings_record_is_refused_on_open() {
         panic!("a damaged settings record is refused");
     };
     let message = err.to_string();
-    // The store's page checksums, checked on every open since item 3, find it first; the
+    // The store's page checksums, checked on every open, find it first; the
     // record's own checksum stands behind them (other stores, a page rewritten whole).
     let refused = message.contains("index file is damaged")
         || message.contains("does not match its checksum");

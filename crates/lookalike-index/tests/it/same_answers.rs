@@ -222,7 +222,7 @@ fn re_adding_an_id_replaces_it_and_remove_keeps_the_index_sound() {
     assert_eq!(index.stats().unwrap().documents, remaining.len() as u64);
 }
 
-/// Issue 33 item 16: an id can be looked up (`Index::get`), through replacement and removal.
+/// An id can be looked up (`Index::get`), through replacement and removal.
 #[test]
 fn get_gives_the_document_held_under_an_id_its_replacement_and_none_once_removed() {
     let docs = corpus(20, 5);

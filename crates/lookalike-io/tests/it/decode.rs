@@ -116,7 +116,7 @@ fn png() -> Vec<u8> {
     png
 }
 
-/// Regression (issue 12): binary files under text names (a PNG named `.html`, a gzip of a
+/// Regression: binary files under text names (a PNG named `.html`, a gzip of a
 /// binary, Parquet named `.txt`) were deduplicated as text. Each is skipped with the reason.
 #[test]
 fn binary_files_with_text_names_are_skipped_with_a_reason() {
@@ -157,7 +157,7 @@ fn binary_files_with_text_names_are_skipped_with_a_reason() {
     }
 }
 
-/// Regression (issue 12): UTF-16 text without a byte order mark was read as text with a NUL
+/// Regression: UTF-16 text without a byte order mark was read as text with a NUL
 /// after every ASCII letter. It is read as UTF-16, with a warning.
 #[test]
 fn utf16_without_a_byte_order_mark_is_read_as_utf16() {
@@ -183,7 +183,7 @@ fn utf16_without_a_byte_order_mark_is_read_as_utf16() {
     }
 }
 
-/// Regression (issue 33, item 6): a NUL byte on line 2 refused the whole file (99 good records
+/// Regression: a NUL byte on line 2 refused the whole file (99 good records
 /// lost); the line is skipped, with its number, and the other records are read.
 #[test]
 fn a_nul_byte_in_a_jsonl_line_loses_only_that_line() {

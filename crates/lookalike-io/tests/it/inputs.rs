@@ -42,7 +42,7 @@ fn directory_recursion_keeps_known_extensions_sorted() {
         write(root, name, "x");
     }
     std::fs::write(root.join("sub/deeper/binary"), b"\x7fELF\0\0\x01").unwrap();
-    // Names it does not know are judged by their content (issue 33, item 19).
+    // Names it does not know are judged by their content.
     std::fs::write(root.join("image.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     let mut tar = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     std::io::Write::write_all(&mut tar, &[0u8; 512]).unwrap();
@@ -99,7 +99,7 @@ fn symlink_loops_are_not_followed_forever() {
     );
 }
 
-/// Regression (issue 12): symbolic link loops were counted among the files ignored as "not
+/// Regression: symbolic link loops were counted among the files ignored as "not
 /// text"; a link to itself is a loop too.
 #[cfg(unix)]
 #[test]
@@ -130,7 +130,7 @@ fn mkfifo(path: &Path) -> bool {
     std::process::Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success())
 }
 
-/// Regression (issue 12): a directory holding a FIFO hung forever (the walker opened
+/// Regression: a directory holding a FIFO hung forever (the walker opened
 /// extension-less names to sniff them, the reader opened `.txt` ones). Special files found in a
 /// directory or by a glob are skipped with a reason, never opened: without a writer, opening
 /// one here would block this test.

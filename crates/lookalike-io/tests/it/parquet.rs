@@ -125,7 +125,7 @@ fn decoded_rows(path: &std::path::Path, opts: &ReadOptions) -> Vec<String> {
         .collect()
 }
 
-/// Regression (issue 12): dictionary-typed columns (a pandas `category`, an Arrow dictionary)
+/// Regression: dictionary-typed columns (a pandas `category`, an Arrow dictionary)
 /// were not read: every row was skipped with "no string field 'text'", or the id silently
 /// replaced by `file:row`.
 #[test]
@@ -303,7 +303,7 @@ fn write_with_bad_utf8(
     w.close().unwrap();
 }
 
-/// Regression (issue 33, item 5): invalid UTF-8 in row group 10 of 10 lost all 1,000 rows of the
+/// Regression: invalid UTF-8 in row group 10 of 10 lost all 1,000 rows of the
 /// file. Plain-encoded, only the bad rows are lost, each reported with its row; dictionary-
 /// encoded (the bad value in the row group's dictionary, so no row of it decodes), at most that
 /// row group. Every row is accounted for: read, or named by a lost-row error.

@@ -127,7 +127,7 @@ fn corrupt_jsonl_gz_reports_one_error() {
     assert_eq!(records[0].as_ref().unwrap().bytes, jsonl_lines(1).trim_end().as_bytes());
 }
 
-/// Regression (issue 12): in a `.jsonl.gz` of concatenated members, one corrupt member lost every
+/// Regression: in a `.jsonl.gz` of concatenated members, one corrupt member lost every
 /// member after it (8 of 12). Now the members after it are read, and the error says what was
 /// skipped (its offset and size, and that its lines are lost).
 #[test]
@@ -157,8 +157,7 @@ fn one_corrupt_gzip_member_loses_only_its_own_lines() {
     let errors: Vec<_> = records.iter().filter_map(|r| r.as_ref().err()).collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].line, Some(41));
-    // No line was started, but the member's bytes are lost: the report has a row for them
-    // (issue 33, item 7).
+    // No line was started, but the member's bytes are lost: the report has a row for them.
     let lost = format!("{}#gzip-bytes-{start}-{}", path.display(), start + members[4].len());
     assert_eq!(errors[0].lost.as_deref(), Some(lost.as_str()));
     assert_eq!(

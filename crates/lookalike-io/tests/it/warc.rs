@@ -333,7 +333,7 @@ fn content_length_too_long_at_the_end_is_a_truncated_file() {
     );
 }
 
-/// Regression (issue 12): a Content-Length that is too short left the record's start as a
+/// Regression: a Content-Length that is too short left the record's start as a
 /// document, cut short, and reported the rest only as bytes skipped, on stderr.
 #[test]
 fn content_length_too_short_skips_the_record_with_its_uri_and_resynchronizes() {
@@ -360,7 +360,7 @@ fn content_length_too_short_skips_the_record_with_its_uri_and_resynchronizes() {
     );
 }
 
-/// Regression (issue 12): a Content-Length that is too long silently absorbed the start of the
+/// Regression: a Content-Length that is too long silently absorbed the start of the
 /// next record into the document, and that next record was lost. The next `WARC/` header inside
 /// the block is found, the record is cut there and reported, and reading goes on from that
 /// header: nothing after it is lost.
@@ -503,7 +503,7 @@ fn decompressed_len(member: &[u8]) -> usize {
     out.len()
 }
 
-/// Regression (issue 12): in a per-record `.warc.gz`, one corrupt gzip member lost every record
+/// Regression: in a per-record `.warc.gz`, one corrupt gzip member lost every record
 /// after it (4 of 6, 3 of them intact). Now only the record in the damaged member is lost, and
 /// it is reported (under its URI when its header was read).
 #[test]

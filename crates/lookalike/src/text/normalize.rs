@@ -1111,7 +1111,7 @@ mod tests {
         assert_eq!(toks("नमस्ते दुनिया"), ["नमस्ते", "दुनिया"]);
     }
 
-    /// Regression (issue 11, part 6): a sentence typed without a space after its full stop was
+    /// Regression: a sentence typed without a space after its full stop was
     /// one token with the next sentence's first word, so an essay and its copy with the spaces
     /// put back shared few word shingles. Now both tokenize alike, in every script and case;
     /// abbreviations, numbers, host names and file names stay whole.

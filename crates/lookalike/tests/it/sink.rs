@@ -120,7 +120,7 @@ fn a_sink_that_returns_false_gets_nothing_more() {
     }
 }
 
-/// Verification's progress, read as a run finishes (issue 36, part 4: the progress line said
+/// Verification's progress, read as a run finishes (the progress line said
 /// "eta 0s" through verification): nothing to verify before it, every candidate pair to verify
 /// when its phase is announced, every one verified when clustering starts.
 #[test]

@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(reason, "no string field 'body' (the record's fields are text)");
     }
 
-    /// Regression (issue 33, item 20): an `--id-field` the records lack fell back to
+    /// Regression: an `--id-field` the records lack fell back to
     /// `file:line` ids silently, and a wrong `--text-field` did not say which fields exist.
     #[test]
     fn a_missing_id_or_text_field_names_the_fields_the_record_has() {
@@ -433,7 +433,7 @@ mod tests {
         assert!(reason.starts_with("invalid JSON: "), "{reason}");
     }
 
-    /// Regression (issue 12): a lone surrogate (`"\ud800"`, half of an emoji cut by a broken
+    /// Regression: a lone surrogate (`"\ud800"`, half of an emoji cut by a broken
     /// writer) made the whole record "invalid JSON: unexpected end of hex escape". It is
     /// replaced with U+FFFD, with a warning.
     #[test]

@@ -74,7 +74,7 @@ impl Lines {
                 }
                 Err((e, partial)) => {
                     // The compressed bytes a gzip gap skipped, as an id for the report: what
-                    // they held is lost, and a report reader must see that (issue 33).
+                    // they held is lost, and a report reader must see that.
                     let skipped_bytes = GzipGap::of(&e).map(|g| {
                         let end = g.resumed_at.unwrap_or(g.start + g.skipped);
                         format!("{}#gzip-bytes-{}-{}", self.source, g.start, end)

@@ -7,7 +7,7 @@
 //! then behave exactly as for JSON Lines. A row's position is its 1-based row number in the file.
 //!
 //! A batch that cannot be decoded (invalid UTF-8 in a string column, a corrupt page) loses as
-//! little as can be found (issue 33: one bad value lost all 1,000 rows of a file): the rest of
+//! little as can be found (one bad value lost all 1,000 rows of a file): the rest of
 //! its row group is read again in halves, each half that fails split again, down to the single
 //! rows that fail, each reported as an [`InputError`] losing that row. After [`MAX_BAD_ROWS`]
 //! such rows in one row group (the whole row group unreadable: a corrupt dictionary or page

@@ -379,7 +379,7 @@ mod tests {
         assert_eq!(dechunk(b""), None);
     }
 
-    /// Regression (issue 12): a chunked payload with a bad chunk size was kept with its framing
+    /// Regression: a chunked payload with a bad chunk size was kept with its framing
     /// and no warning (or its rest dropped as "truncated").
     #[test]
     fn a_bad_chunk_size_is_reported_and_nothing_is_dropped() {

@@ -273,7 +273,7 @@ impl<R: Read> WarcReader<R> {
             }
             // The block ended where its length said, with the separator after it: the record is
             // whole, and what follows is garbage between records, reported and skipped by the
-            // next step (issue 33: a stray byte there lost this record and the next).
+            // next step (a stray byte there lost this record and the next).
             if separator >= 2 {
                 if !is_response {
                     bytes = Vec::new();
@@ -580,7 +580,7 @@ mod tests {
         WarcReader::new("t.warc", Cursor::new(bytes.to_vec())).collect()
     }
 
-    /// Regression (issue 33, item 1): garbage without a newline between records 3 and 4 lost
+    /// Regression: garbage without a newline between records 3 and 4 lost
     /// record 4 unreported and record 3 as "wrong WARC Content-Length"; junk before the first
     /// record lost it too. Every record is read, and the garbage is one error.
     #[test]
