@@ -1,5 +1,7 @@
-//! The `lookalike` command: argument parsing and glue. The work is done by the `lookalike` (core)
-//! and `lookalike-io` (readers) crates.
+//! The `lookalike` command: one module per subcommand over the library crates (`lookalike`,
+//! `lookalike-io`, `lookalike-metrics`, `lookalike-index`), and what only a command line needs:
+//! output files committed together, temporary files, progress, the summary, the HTML report and
+//! the HTTP server. Arguments are in `args/`, which imports no command module.
 
 mod args;
 mod boilerplate;

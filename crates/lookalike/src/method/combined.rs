@@ -14,13 +14,12 @@
 //!   The filter only removes work (fewer sets read and intersected) and can only lose pairs: a
 //!   true pair whose fingerprints differ in more than k bits is not verified.
 //!
-//! Measured (bench/results/combined-2026-11-24.md, threshold 0.8): on template-heavy
-//! documentation pages, where MinHash's estimate accepts crowds of pages just below the
-//! threshold, estimate-mode precision rises from 0.25 (MinHash) and 0.10 (SimHash) to 0.40, F1
-//! from 0.39 and 0.17 to 0.45; on planted edits of distinct documents MinHash alone is already
-//! 0.95 precise and the filter costs more recall than it gains (F1 0.949 → 0.930). With exact
-//! verification it removed 89% of the verifications on those pages but recall fell from 0.98 to
-//! 0.54: with exact verification use [`MinHash`].
+//! On template-heavy documentation pages, where MinHash's estimate accepts crowds of pages just
+//! below the threshold, the combination raises estimate-mode precision and F1 over either half;
+//! on planted edits of distinct documents MinHash alone is already precise and the filter costs
+//! more recall than it gains; with exact verification it saves most verifications but loses
+//! about half the recall, so with exact verification use [`MinHash`]
+//! (bench/results/combined-2026-11-24.md).
 
 use super::minhash::{self, MinHash, verify_short};
 use super::options::MethodSpec;

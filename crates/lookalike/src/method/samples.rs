@@ -68,8 +68,8 @@ impl Samples {
     }
 
     /// |X ∩ Y| / min(|X|, |Y|) of two heads' samples (0 when one is empty): containment of the
-    /// smaller sample, which is also Broder's homework estimate (shared sketch elements over the
-    /// sketch size).
+    /// smaller sample, which is also the estimate of the `broder` method (shared sketch elements
+    /// over the sketch size).
     pub fn shared_over_smaller(&self, a: Slot, b: Slot) -> f64 {
         let (x, y) = (self.of(a), self.of(b));
         let smaller = x.len().min(y.len());

@@ -19,7 +19,6 @@ use crate::recall::{found_pairs, run};
 
 const SAMPLED: [MethodKind; 3] = [MethodKind::ModM, MethodKind::MinS, MethodKind::Broder];
 
-/// The near-duplicate pairs of an outcome (not the exact copies), as (a, b, similarity).
 /// Each document's exact group, as its first document (from the exact pairs, which list every
 /// pair of a group).
 fn head_of(outcome: &lookalike::DedupOutcome) -> Vec<u32> {
@@ -30,6 +29,7 @@ fn head_of(outcome: &lookalike::DedupOutcome) -> Vec<u32> {
     head
 }
 
+/// The near-duplicate pairs of an outcome (not the exact copies), as (a, b, similarity).
 fn near_pairs(outcome: &lookalike::DedupOutcome) -> Vec<(u32, u32, f64)> {
     outcome
         .pairs
@@ -181,8 +181,9 @@ fn supershingles_follow_their_match_probability() {
     );
 }
 
-/// SimHash in estimate mode outputs exactly the pairs of heads whose fingerprints are within k
-/// bits (as an all-pairs scan finds them), with similarity 1 − h/64.
+/// SimHash in estimate mode outputs exactly the pairs of documents of different exact groups
+/// whose fingerprints are within k bits (as an all-pairs scan finds them), copies included, with
+/// similarity 1 − h/64.
 #[test]
 fn simhash_pairs_equal_all_pairs_hamming() {
     for (seed, k, weights) in
@@ -304,9 +305,10 @@ fn broder_with_records_five_times_the_memory_cap_matches_in_memory() {
     assert_eq!(key(&big), key(&small));
 }
 
-/// The lexical methods in estimate mode output exactly the pairs of heads whose signatures a
-/// direct, all-pairs computation with the library's signers finds equal (SpotSigs: weighted
-/// Jaccard ≥ τ by brute force), and report every unsigned head.
+/// The lexical methods in estimate mode output exactly the pairs of documents of different exact
+/// groups whose heads' signatures a direct, all-pairs computation with the library's signers
+/// finds equal (SpotSigs: weighted Jaccard ≥ τ by brute force), copies included, and report
+/// every unsigned head.
 #[test]
 fn lexical_methods_equal_all_pairs_signature_comparison() {
     use lookalike::lexical::collection::{CollectionStats, TermCounts};

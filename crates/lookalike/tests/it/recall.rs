@@ -6,8 +6,10 @@ use lookalike::{Dedup, DedupOutcome, LshParams, MatchKind, MethodConfig, MinHash
 
 use crate::corpus::{brute_force_pairs, random_collection};
 
-/// Pairs found, as (a, b) → similarity; exact copies count as found pairs of similarity 1.0 among
-/// all members of their exact group (the pipeline reports them head → copy only).
+/// Pairs found, as (a, b) → similarity: the listed pairs, and any two documents whose exact-copy
+/// heads are equal (1.0) or form a listed near pair. The pipeline lists all of these itself
+/// (`pairs.rs` checks that); deriving them from the heads as well keeps this reference
+/// independent of the listing.
 pub fn found_pairs(outcome: &DedupOutcome) -> BTreeMap<(u32, u32), f64> {
     let mut head: BTreeMap<u32, u32> = BTreeMap::new();
     for p in &outcome.pairs {
