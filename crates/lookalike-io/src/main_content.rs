@@ -11,11 +11,10 @@
 //! jusText-style rules trim non-prose lines at the edges. Every pass is a loop over the arena, so
 //! the time is linear in the page and nesting depth cannot overflow the stack.
 //!
-//! Measured with `lookalike-bench extraction-bench` (`bench/extraction.sh`): on the
-//! article-extraction benchmark (181 real pages) F1 0.978 (precision 0.972, recall 0.984), no
-//! page more than 0.05 below the `trafilatura` crate it replaced (F1 0.969), about 5x faster than
-//! it; all visible text ([`crate::html_to_text`]) scores 0.667. On text-dense documentation pages
-//! it runs at about 1.5x the time of `html_to_text`.
+//! On the article-extraction benchmark (`bench/extraction.sh`) it scores above the `trafilatura`
+//! crate it replaced, no page far below it, and runs several times faster; on text-dense
+//! documentation pages it costs about 1.5 times [`crate::html_to_text`]
+//! (bench/results/extraction-2026-11-24.md).
 //!
 //! The fallback to all visible text happens when the extractor finds nothing, or without trying
 //! for pages above [`MAX_MAIN_CONTENT_BYTES`] (the arena of a huge page costs memory, not time).

@@ -1,13 +1,12 @@
 //! The quick path of language detection: one pass over the prefix that answers the common,
 //! clear-cut cases itself and leaves everything else to whatlang.
 //!
-//! whatlang spends 70 to 230 µs on a prefix of Latin text (64 bytes to 2 KiB, man pages and
-//! documentation pages, `lookalike-bench lang-bench --prefix-sweep`): counting the text's
-//! trigrams, then looking 300 trigrams of each of 37 Latin profiles up, which even the shortest
-//! text pays. That is more than the rest of the
-//! text path costs per document. Most documents are not hard cases: the pass below reads a
-//! sample of the prefix (the first [`WINDOW`] bytes of each of its [`PARTS`] parts), counts its
-//! letters by script, looks its Latin words up in one table of stopwords, and answers only when
+//! whatlang counts a Latin text's trigrams, then looks 300 trigrams of each of 37 Latin profiles
+//! up, which even the shortest text pays: more than the rest of the text path costs per document
+//! (`lookalike-bench lang-bench --prefix-sweep`; bench/results/lang-2026-11-27.md). Most
+//! documents are not hard cases: the pass below reads a sample of the prefix (the first
+//! [`WINDOW`] bytes of each of its [`PARTS`] parts), counts its letters by script, looks its Latin
+//! words up in one table of stopwords, and answers only when
 //! - the text is written in Han and kana: Japanese or Chinese by whatlang's own rule (the
 //!   share of kana), except near that rule's cut-offs;
 //! - the text is Cyrillic with letters only Ukrainian uses (`ї є ґ і`, 2% or more) and none
