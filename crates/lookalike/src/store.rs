@@ -260,9 +260,8 @@ impl ShingleStore {
     /// [`sort_sets`](Self::sort_sets) for a spilled store: of the sets `by_reads`, those read
     /// most, as many as the budget holds (counted at their stored size, which sorting can only
     /// shrink), read from disk in document order, sorted in parallel and kept in `cache`.
-    /// Sorting them on disk in place instead cost more than it saved: the writes were flushed
-    /// while verification and clustering read (a million documents, 5.6 GB spilled: 2.7 s more
-    /// wall time).
+    /// Sorting them on disk in place instead cost more wall time than it saved: the writes were
+    /// flushed while verification and clustering read.
     fn cache_sets(&mut self, reads: &[u32], mut by_reads: Vec<usize>) -> io::Result<()> {
         let Some(file) = &self.file else { return Ok(()) };
         by_reads.sort_by_key(|&d| (std::cmp::Reverse(reads[d]), d));
@@ -320,8 +319,8 @@ const MAP_MIN: usize = 4 << 20;
 enum Mem {
     /// An anonymous mapping of the budget's size, as little-endian bytes, and the number of
     /// values in it. Its pages cost nothing until written; on Linux it asks for transparent huge
-    /// pages, so that filling it takes one page fault per 2 MiB instead of one per 4 KiB (the
-    /// store's page faults were half of the run's, a tenth of its CPU time).
+    /// pages, so that filling it takes one page fault per 2 MiB instead of one per 4 KiB
+    /// (bench/results/textspeed-2026-11-24-s11.md).
     Map(memmap2::MmapMut, usize),
     /// Where no mapping could be made, or for small budgets.
     Vec(Vec<u64>),
