@@ -1,5 +1,7 @@
-//! The library configuration from the command line: each option is defined once in `args` and
-//! converted here into [`DedupConfig`], the type the library, Python and the index share.
+//! The library configuration from the command line: the shared options are defined in `args`, the
+//! method options in the library's registry ([`lookalike::method::options`]); both are converted
+//! here into [`DedupConfig`], the type the library, Python and the index share (the method's
+//! settings by [`MethodConfig::from_options`], as Python builds them).
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! Reading inputs into raw records: contract: "give me inputs, I give you their records as bytes,
-//! one per file (text, HTML), per line (JSONL) or per WARC record, and an error for each part I
-//! cannot read".
+//! one per file (text, HTML), per line (JSONL), per row (Parquet) or per record (WARC,
+//! docreader), and an error for each part I cannot read".
 //!
 //! Opening, decompression and format detection happen here; each format frames its own records
 //! (`formats/*/read.rs`), and turning bytes into text happens in [`crate::decode`], so that a
