@@ -7,7 +7,7 @@ use lookalike::boilerplate::BoilerplateRule;
 /// Which documents site boilerplate removal cleans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum BoilerplateMode {
-    /// Web pages: HTML files, WARC responses and homework-format pages (the default).
+    /// Web pages: HTML files, WARC responses and docreader pages (the default).
     #[default]
     Auto,
     /// Every document, plain text and JSONL/Parquet records too (their lines are the blocks).
@@ -23,8 +23,8 @@ pub struct BoilerplateArgs {
     /// that repeat across many pages of the same site are taken out before comparing, and a page
     /// whose main content is the template gets its own visible text instead (a page with
     /// nothing of its own, a stub or a notice, is compared as it is). auto: web pages
-    /// (HTML, WARC, homework format); all: every document; off: none. A site is the host of a
-    /// URL (WARC, homework format), the folder of a file, or the --site-field of a JSONL/Parquet
+    /// (HTML, WARC, docreader); all: every document; off: none. A site is the host of a
+    /// URL (WARC, docreader), the folder of a file, or the --site-field of a JSONL/Parquet
     /// record. Reads the whole input before comparing (texts are held in a temporary file).
     #[arg(
         long,

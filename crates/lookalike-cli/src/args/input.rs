@@ -17,8 +17,8 @@ pub struct InputArgs {
     /// JSONL/Parquet field holding the text.
     #[arg(long, default_value = "text", help_heading = "Input options")]
     pub text_field: String,
-    /// Input format: text, html, jsonl, warc, parquet or docreader (the homework's length-prefixed
-    /// protobuf records of url, body and text); by default from the extension (.txt, .html,
+    /// Input format: text, html, jsonl, warc, parquet or docreader (docreader: length-prefixed
+    /// protobuf records of url, body and text, the format of Mail.ru's course collections); by default from the extension (.txt, .html,
     /// .jsonl, .warc, each optionally .gz; .parquet), and from the content for standard input and
     /// files without a known extension (`*.gz` included).
     #[arg(long, value_parser = parse_format, help_heading = "Input options")]

@@ -105,7 +105,8 @@ pub enum FrequentShingles {
     /// sketches (default; keeps recall as the collection grows).
     #[default]
     Discount,
-    /// Left out of the count only, as the lecture has it ("we can neglect such cases"): a
+    /// Left out of the count only, as Mail.ru's 2016 course lecture on duplicates has it ("we can
+    /// neglect such cases"): a
     /// frequent shingle counts as not shared.
     Skip,
 }

@@ -244,8 +244,9 @@ pub(super) static FREQUENT_SHINGLES: MethodOption = MethodOption {
     help: "What a shingle shared by more than L documents does to the estimate of mod-m, min-s \
            and broder candidates: discount (default) leaves it out of the shared count and of \
            both sketch sizes, so the estimate is over the rest of the sketches and recall holds \
-           as the collection grows; skip counts it as not shared (the lecture's rule: large \
-           collections lose near-duplicates whose shingles are common)",
+           as the collection grows; skip counts it as not shared (the rule of Mail.ru's 2016 \
+           course lecture on duplicates: large collections lose near-duplicates whose shingles \
+           are common)",
     expected: "discount or skip",
     default: Some(|| "discount".to_owned()),
     requires: None,
