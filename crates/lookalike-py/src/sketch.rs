@@ -578,6 +578,22 @@ pub struct MinHashLSH {
     len: usize,
 }
 
+/// The signature of `minhash` (a `lookalike.MinHash`), refused unless it has `num_perm` values.
+fn signature_of(minhash: &Bound<'_, PyAny>, num_perm: usize) -> PyResult<Vec<u32>> {
+    let mut m = minhash
+        .cast::<MinHash>()
+        .map_err(|_| PyTypeError::new_err("expected a lookalike.MinHash"))?
+        .try_borrow_mut()?;
+    if m.hasher.num_perm() != num_perm {
+        return Err(value_err(format!(
+            "a MinHash of num_perm {} in an index of num_perm {}",
+            m.hasher.num_perm(),
+            num_perm
+        )));
+    }
+    Ok(m.signature().to_vec())
+}
+
 /// The band keys of a signature.
 fn band_keys(sig: &[u32], params: LshParams) -> Vec<u64> {
     let mut buf = Vec::new();
@@ -588,18 +604,7 @@ fn band_keys(sig: &[u32], params: LshParams) -> Vec<u64> {
 
 impl MinHashLSH {
     fn signature_of(&self, minhash: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-        let mut m = minhash
-            .cast::<MinHash>()
-            .map_err(|_| PyTypeError::new_err("expected a lookalike.MinHash"))?
-            .try_borrow_mut()?;
-        if m.hasher.num_perm() != self.num_perm {
-            return Err(value_err(format!(
-                "a MinHash of num_perm {} in an index of num_perm {}",
-                m.hasher.num_perm(),
-                self.num_perm
-            )));
-        }
-        Ok(m.signature().to_vec())
+        signature_of(minhash, self.num_perm)
     }
 
     fn insert_signature(&mut self, py: Python<'_>, key: Py<PyAny>, sig: Vec<u32>) -> PyResult<()> {
@@ -1004,18 +1009,7 @@ pub struct EnsembleTables {
 
 impl EnsembleTables {
     fn signature_of(&self, minhash: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-        let mut m = minhash
-            .cast::<MinHash>()
-            .map_err(|_| PyTypeError::new_err("expected a lookalike.MinHash"))?
-            .try_borrow_mut()?;
-        if m.hasher.num_perm() != self.num_perm {
-            return Err(value_err(format!(
-                "a MinHash of num_perm {} in an index of num_perm {}",
-                m.hasher.num_perm(),
-                self.num_perm
-            )));
-        }
-        Ok(m.signature().to_vec())
+        signature_of(minhash, self.num_perm)
     }
 }
 

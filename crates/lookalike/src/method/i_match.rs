@@ -2,7 +2,7 @@
 //! lexicons (Kołcz, Chowdhury & Alspector 2004).
 
 use super::keys::{self, Signer, StatSigned};
-use super::options::{MethodOption, MethodSpec, OptionValues, parse};
+use super::options::{MethodOption, MethodSpec, OptionValues};
 use super::{Context, MethodKind};
 use crate::config::{IMatchSettings, MethodConfig};
 use crate::error::{ConfigError, Error};
@@ -73,74 +73,48 @@ impl IMatch {
     }
 }
 
-/// An I-Match option, its default taken from [`IMatchConfig::default`].
-macro_rules! imatch_option {
-    ($name:literal, $value:literal, $help:expr, $field:ident, $parse:path, $expected:literal) => {
-        MethodOption {
-            name: $name,
-            value_name: $value,
-            help: $help,
-            expected: $expected,
-            default: Some(|| IMatchConfig::default().$field.to_string()),
-            requires: None,
-            parse: $parse,
-            choices: None,
-        }
-    };
-}
-
 /// `nidf_low`: the lowest normalized IDF of a lexicon term.
-pub(super) static NIDF_LOW: MethodOption = imatch_option!(
+pub(super) static NIDF_LOW: MethodOption = MethodOption::number(
     "nidf_low",
     "X",
     "I-Match: lowest normalized IDF (idf / log2 N) of a lexicon term; drops the commonest terms",
-    nidf_low,
-    parse::number,
-    "a number"
-);
+)
+.with_default(|| IMatchConfig::default().nidf_low.to_string());
 
 /// `nidf_high`: the highest normalized IDF of a lexicon term.
-pub(super) static NIDF_HIGH: MethodOption = imatch_option!(
+pub(super) static NIDF_HIGH: MethodOption = MethodOption::number(
     "nidf_high",
     "X",
     "I-Match: highest normalized IDF of a lexicon term; drops the rarest terms",
-    nidf_high,
-    parse::number,
-    "a number"
-);
+)
+.with_default(|| IMatchConfig::default().nidf_high.to_string());
 
 /// `min_terms`: the fewest lexicon terms of a signed document.
-pub(super) static MIN_TERMS: MethodOption = imatch_option!(
+pub(super) static MIN_TERMS: MethodOption = MethodOption::count(
     "min_terms",
     "N",
     "I-Match: fewest distinct lexicon terms a document needs for a signature (documents with \
      fewer are reported as unsigned, and kept)",
-    min_terms,
-    parse::count,
-    "a non-negative integer"
-);
+)
+.with_default(|| IMatchConfig::default().min_terms.to_string());
 
 /// `extra_lexicons`: K of I-Match with randomized lexicons.
-pub(super) static EXTRA_LEXICONS: MethodOption = imatch_option!(
+pub(super) static EXTRA_LEXICONS: MethodOption = MethodOption::count(
     "extra_lexicons",
     "K",
     "i-match-rand: K extra lexicons, each dropping a random fraction of the base lexicon (Kołcz \
      et al.: 10)",
-    extra_lexicons,
-    parse::count,
-    "a non-negative integer"
-);
+)
+.with_default(|| IMatchConfig::default().extra_lexicons.to_string());
 
 /// `drop_fraction`: p of I-Match with randomized lexicons.
-pub(super) static DROP_FRACTION: MethodOption = imatch_option!(
+pub(super) static DROP_FRACTION: MethodOption = MethodOption::number(
     "drop_fraction",
     "P",
     "i-match-rand: the fraction p of the base lexicon each extra lexicon drops (Kołcz et al.: \
      0.33)",
-    drop_fraction,
-    parse::number,
-    "a number"
-);
+)
+.with_default(|| IMatchConfig::default().drop_fraction.to_string());
 
 /// I-Match in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

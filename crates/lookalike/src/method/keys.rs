@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use super::options::{MethodOption, parse};
+use super::options::MethodOption;
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
 use crate::candidates::shared_keys;
 use crate::error::Error;
@@ -294,15 +294,10 @@ impl<S: DocSigner> Method for DocSigned<S> {
 
 /// `lexicon`: a saved lexicon file the lexical methods sign with (the caller loads it into
 /// [`OptionValues::set_lexicon`](super::options::OptionValues::set_lexicon)).
-pub(super) static LEXICON: MethodOption = MethodOption {
-    name: "lexicon",
-    value_name: "FILE",
-    help: "Lexical methods (i-match, i-match-rand, tf-ridf, refwords): sign with the collection \
+pub(super) static LEXICON: MethodOption = MethodOption::path(
+    "lexicon",
+    "FILE",
+    "Lexical methods (i-match, i-match-rand, tf-ridf, refwords): sign with the collection \
            statistics saved by `lookalike lexicon build` instead of those of the input itself, so \
            that a new batch gets the same signatures as an old one",
-    expected: "a file path",
-    default: None,
-    requires: None,
-    parse: parse::path,
-    choices: None,
-};
+);

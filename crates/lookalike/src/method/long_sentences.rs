@@ -1,7 +1,7 @@
 //! [`LongSentences`]: long-sentence signatures (Zelenkov & Segalovich 2007).
 
 use super::keys::{self, DocSigned, DocSigner};
-use super::options::{MethodOption, MethodSpec, parse};
+use super::options::{MethodOption, MethodSpec};
 use super::{Context, DocView, MethodKind};
 use crate::config::MethodConfig;
 use crate::error::ConfigError;
@@ -45,16 +45,12 @@ impl LongSentences {
 }
 
 /// `sentences`: the sentences of a signature.
-pub(super) static SENTENCES: MethodOption = MethodOption {
-    name: "sentences",
-    value_name: "N",
-    help: "Long sentences: sentences in the signature (Zelenkov & Segalovich: 2)",
-    expected: "a non-negative integer",
-    default: Some(|| LongSentenceConfig::default().sentences.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+pub(super) static SENTENCES: MethodOption = MethodOption::count(
+    "sentences",
+    "N",
+    "Long sentences: sentences in the signature (Zelenkov & Segalovich: 2)",
+)
+.with_default(|| LongSentenceConfig::default().sentences.to_string());
 
 /// Long sentences in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

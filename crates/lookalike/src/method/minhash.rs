@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use super::options::{MethodOption, MethodSpec, OptionValues, parse};
+use super::options::{MethodOption, MethodSpec, OptionValues};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, Slot};
 use crate::candidates::lsh::{ErrorWeights, LshParams, band_candidates, decode_pair};
 use crate::config::{MethodConfig, MinHashConfig};
@@ -150,93 +150,54 @@ pub(super) fn verify_short(cx: &Context) -> &'static str {
 }
 
 /// `num_perm`: values per MinHash signature.
-pub(super) static NUM_PERM: MethodOption = MethodOption {
-    name: "num_perm",
-    value_name: "",
-    help: "Number of MinHash values per document",
-    expected: "a non-negative integer",
-    default: Some(|| MinHashConfig::default().num_perm.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+pub(super) static NUM_PERM: MethodOption =
+    MethodOption::count("num_perm", "", "Number of MinHash values per document")
+        .with_default(|| MinHashConfig::default().num_perm.to_string());
 
 /// `bands`: LSH bands.
-pub(super) static BANDS: MethodOption = MethodOption {
-    name: "bands",
-    value_name: "",
-    help: "LSH bands (with --rows; default: chosen from the threshold)",
-    expected: "a non-negative integer",
-    default: None,
-    requires: Some("rows"),
-    parse: parse::count,
-    choices: None,
-};
+pub(super) static BANDS: MethodOption =
+    MethodOption::count("bands", "", "LSH bands (with --rows; default: chosen from the threshold)")
+        .with_requires("rows");
 
 /// `rows`: rows per LSH band.
-pub(super) static ROWS: MethodOption = MethodOption {
-    name: "rows",
-    value_name: "",
-    help: "LSH rows per band (with --bands)",
-    expected: "a non-negative integer",
-    default: None,
-    requires: Some("bands"),
-    parse: parse::count,
-    choices: None,
-};
+pub(super) static ROWS: MethodOption =
+    MethodOption::count("rows", "", "LSH rows per band (with --bands)").with_requires("bands");
 
 /// `fp_weight`: the false-positive weight of the banding choice.
-pub(super) static FP_WEIGHT: MethodOption = MethodOption {
-    name: "fp_weight",
-    value_name: "W",
-    help: "Choose bands and rows by weighing the false-positive area against the false-negative \
+pub(super) static FP_WEIGHT: MethodOption = MethodOption::number(
+    "fp_weight",
+    "W",
+    "Choose bands and rows by weighing the false-positive area against the false-negative \
            area (with --fn-weight; either alone takes 0.1 / 0.9 for the other). Default: no \
            weights, the banding with the fewest false positives that finds a pair of Jaccard \
            threshold + 0.05 with probability 0.999 (18 bands × 7 rows at 0.8)",
-    expected: "a number",
-    default: None,
-    requires: None,
-    parse: parse::number,
-    choices: None,
-};
+);
 
 /// `fn_weight`: the false-negative weight of the banding choice.
-pub(super) static FN_WEIGHT: MethodOption = MethodOption {
-    name: "fn_weight",
-    value_name: "W",
-    help: "Weight of the false-negative area when choosing bands and rows (see --fp-weight)",
-    expected: "a number",
-    default: None,
-    requires: None,
-    parse: parse::number,
-    choices: None,
-};
+pub(super) static FN_WEIGHT: MethodOption = MethodOption::number(
+    "fn_weight",
+    "W",
+    "Weight of the false-negative area when choosing bands and rows (see --fp-weight)",
+);
 
 /// `minhash`: the MinHash scheme.
-pub(super) static SCHEME: MethodOption = MethodOption {
-    name: "minhash",
-    value_name: "",
-    help: "MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash \
+pub(super) static SCHEME: MethodOption = MethodOption::choice::<MinHashScheme>(
+    "minhash",
+    "",
+    "MinHash scheme: oph (one-permutation hashing with densification) or perm (one hash \
            function per value)",
-    expected: "oph or perm",
-    default: Some(|| "oph".to_owned()),
-    requires: None,
-    parse: parse::choice::<MinHashScheme>,
-    choices: Some(parse::choices::<MinHashScheme>),
-};
+    "oph or perm",
+)
+.with_default(|| "oph".to_owned());
 
 /// `max_bucket`: the largest LSH bucket before it becomes a group.
-pub(super) static MAX_BUCKET: MethodOption = MethodOption {
-    name: "max_bucket",
-    value_name: "",
-    help: "MinHash: LSH buckets larger than this are set aside as groups (pages sharing a \
+pub(super) static MAX_BUCKET: MethodOption = MethodOption::count(
+    "max_bucket",
+    "",
+    "MinHash: LSH buckets larger than this are set aside as groups (pages sharing a \
            template come back in many bands; each group is compared once)",
-    expected: "a non-negative integer",
-    default: Some(|| crate::candidates::lsh::DEFAULT_MAX_BUCKET.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+)
+.with_default(|| crate::candidates::lsh::DEFAULT_MAX_BUCKET.to_string());
 
 /// MinHash in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

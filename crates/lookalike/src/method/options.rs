@@ -50,6 +50,70 @@ pub struct MethodOption {
 }
 
 impl MethodOption {
+    /// An option whose value is a non-negative integer (`usize`).
+    pub const fn count(name: &'static str, value_name: &'static str, help: &'static str) -> Self {
+        Self::parsed(name, value_name, help, "a non-negative integer", parse::count)
+    }
+
+    /// An option whose value is a non-negative 32-bit integer.
+    pub const fn small(name: &'static str, value_name: &'static str, help: &'static str) -> Self {
+        Self::parsed(name, value_name, help, "a non-negative integer", parse::small)
+    }
+
+    /// An option whose value is a number (`f64`).
+    pub const fn number(name: &'static str, value_name: &'static str, help: &'static str) -> Self {
+        Self::parsed(name, value_name, help, "a number", parse::number)
+    }
+
+    /// An option whose value is a file path.
+    pub const fn path(name: &'static str, value_name: &'static str, help: &'static str) -> Self {
+        Self::parsed(name, value_name, help, "a file path", parse::path)
+    }
+
+    /// An option whose value is one of the values of `E`.
+    pub const fn choice<E: ValueEnum + Send + Sync + 'static>(
+        name: &'static str,
+        value_name: &'static str,
+        help: &'static str,
+        expected: &'static str,
+    ) -> Self {
+        let mut option = Self::parsed(name, value_name, help, expected, parse::choice::<E>);
+        option.choices = Some(parse::choices::<E>);
+        option
+    }
+
+    /// An option whose value `parse` reads from its text.
+    pub const fn parsed(
+        name: &'static str,
+        value_name: &'static str,
+        help: &'static str,
+        expected: &'static str,
+        parse: fn(&str) -> Result<Value, String>,
+    ) -> Self {
+        MethodOption {
+            name,
+            value_name,
+            help,
+            expected,
+            default: None,
+            requires: None,
+            parse,
+            choices: None,
+        }
+    }
+
+    /// The option with a default, shown by `--help`.
+    pub const fn with_default(mut self, default: fn() -> String) -> Self {
+        self.default = Some(default);
+        self
+    }
+
+    /// The option, to be given only with option `other`.
+    pub const fn with_requires(mut self, other: &'static str) -> Self {
+        self.requires = Some(other);
+        self
+    }
+
     /// The command-line flag: `--` and the name with `-` for `_`.
     pub fn flag(&self) -> String {
         format!("--{}", self.name.replace('_', "-"))

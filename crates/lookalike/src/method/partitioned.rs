@@ -1,7 +1,7 @@
 //! [`Partitioned`]: partitioned fingerprints (Pugh, US patent 6,658,423).
 
 use super::keys::{self, DocSigned, DocSigner};
-use super::options::{MethodOption, MethodSpec, parse};
+use super::options::{MethodOption, MethodSpec};
 use super::{Context, DocView, MethodKind};
 use crate::config::MethodConfig;
 use crate::error::{ConfigError, Error};
@@ -51,29 +51,21 @@ impl Partitioned {
 }
 
 /// `lists`: L, the term lists.
-pub(super) static LISTS: MethodOption = MethodOption {
-    name: "lists",
-    value_name: "L",
-    help: "Partitioned fingerprints: number of term lists L (a change of fewer than L terms leaves \
+pub(super) static LISTS: MethodOption = MethodOption::count(
+    "lists",
+    "L",
+    "Partitioned fingerprints: number of term lists L (a change of fewer than L terms leaves \
            at least one list intact)",
-    expected: "a non-negative integer",
-    default: Some(|| PartitionConfig::default().lists.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+)
+.with_default(|| PartitionConfig::default().lists.to_string());
 
 /// `min_shared`: k, the shared fingerprints of a candidate.
-pub(super) static MIN_SHARED: MethodOption = MethodOption {
-    name: "min_shared",
-    value_name: "K",
-    help: "Partitioned fingerprints: equal list fingerprints that make two documents candidates",
-    expected: "a non-negative integer",
-    default: Some(|| PartitionConfig::default().min_shared.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+pub(super) static MIN_SHARED: MethodOption = MethodOption::count(
+    "min_shared",
+    "K",
+    "Partitioned fingerprints: equal list fingerprints that make two documents candidates",
+)
+.with_default(|| PartitionConfig::default().min_shared.to_string());
 
 /// Partitioned fingerprints in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

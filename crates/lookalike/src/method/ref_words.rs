@@ -2,7 +2,7 @@
 //! as Zelenkov & Segalovich 2007 describe it).
 
 use super::keys;
-use super::options::{MethodOption, MethodSpec, parse};
+use super::options::{MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{MethodConfig, RefWordsSettings};
 use crate::error::{ConfigError, Error};
@@ -132,45 +132,33 @@ impl Method for RefWords {
 }
 
 /// `refwords`: how many reference words to choose.
-pub(super) static REFWORDS: MethodOption = MethodOption {
-    name: "refwords",
-    value_name: "N",
-    help: "Reference words: how many words to choose from the collection (Zelenkov & Segalovich's \
+pub(super) static REFWORDS: MethodOption = MethodOption::count(
+    "refwords",
+    "N",
+    "Reference words: how many words to choose from the collection (Zelenkov & Segalovich's \
            study: 3-5 thousand); `--lexicon` files built by `lexicon build` carry a selection",
-    expected: "a non-negative integer",
-    default: Some(|| refwords::RefWordsConfig::default().words.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+)
+.with_default(|| refwords::RefWordsConfig::default().words.to_string());
 
 /// `refwords_distance`: the Hamming distance of candidates.
-pub(super) static REFWORDS_DISTANCE: MethodOption = MethodOption {
-    name: "refwords_distance",
-    value_name: "D",
-    help: "Reference words: signatures within this Hamming distance are candidates (0: equal \
+pub(super) static REFWORDS_DISTANCE: MethodOption = MethodOption::small(
+    "refwords_distance",
+    "D",
+    "Reference words: signatures within this Hamming distance are candidates (0: equal \
            signatures only)",
-    expected: "a non-negative integer",
-    default: Some(|| RefWordsSettings::default().distance.to_string()),
-    requires: None,
-    parse: parse::small,
-    choices: None,
-};
+)
+.with_default(|| RefWordsSettings::default().distance.to_string());
 
 /// `refwords_min_bits`: the fewest bits of a signature.
-pub(super) static REFWORDS_MIN_BITS: MethodOption = MethodOption {
-    name: "refwords_min_bits",
-    value_name: "N",
-    help: "Reference words: fewest words above their thresholds a document needs for a signature \
+pub(super) static REFWORDS_MIN_BITS: MethodOption = MethodOption::small(
+    "refwords_min_bits",
+    "N",
+    "Reference words: fewest words above their thresholds a document needs for a signature \
            (fewer identify too little: on the benchmark corpus thousands of unrelated documents \
            had the same one-bit signature). Documents with fewer are reported as unsigned, and \
            kept",
-    expected: "a non-negative integer",
-    default: Some(|| RefWordsSettings::default().min_bits.to_string()),
-    requires: None,
-    parse: parse::small,
-    choices: None,
-};
+)
+.with_default(|| RefWordsSettings::default().min_bits.to_string());
 
 /// Reference words in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::minhash::verify_short;
-use super::options::{MethodOption, OptionValues, Value, parse};
+use super::options::{MethodOption, OptionValues, Value};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
 use crate::candidates::sorted_pairs::{self, BroderConfig, FrequentShingles};
 use crate::config::{Sample, SampleConfig};
@@ -211,48 +211,38 @@ impl<E: Estimator> Method for Sampled<E> {
 }
 
 /// `sample`: the shingle sample of MOD-m, MIN-s and Broder's algorithm.
-pub(super) static SAMPLE: MethodOption = MethodOption {
-    name: "sample",
-    value_name: "SAMPLE",
-    help: "Shingle sample of mod-m, min-s and broder: mod:M keeps the shingles whose hash is ≡ 0 \
+pub(super) static SAMPLE: MethodOption = MethodOption::parsed(
+    "sample",
+    "SAMPLE",
+    "Shingle sample of mod-m, min-s and broder: mod:M keeps the shingles whose hash is ≡ 0 \
            mod M (about 1 in M, variable size), min:S keeps the S smallest hashes (bottom-S \
            sketch). Default: mod:8 for mod-m and containment, min:128 otherwise",
-    expected: "mod:M or min:S",
-    default: None,
-    requires: None,
-    parse: |s| s.parse::<Sample>().map(|v| Arc::new(v) as Value),
-    choices: None,
-};
+    "mod:M or min:S",
+    |s| s.parse::<Sample>().map(|v| Arc::new(v) as Value),
+);
 
 /// `max_docs_per_shingle`: L of Broder's algorithm.
-pub(super) static MAX_DOCS_PER_SHINGLE: MethodOption = MethodOption {
-    name: "max_docs_per_shingle",
-    value_name: "L",
-    help: "Broder's algorithm (mod-m, min-s, broder): shingles shared by more than L documents \
+pub(super) static MAX_DOCS_PER_SHINGLE: MethodOption = MethodOption::count(
+    "max_docs_per_shingle",
+    "L",
+    "Broder's algorithm (mod-m, min-s, broder): shingles shared by more than L documents \
            (boilerplate) emit no pairs; they are counted in the summary",
-    expected: "a non-negative integer",
-    default: Some(|| sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+)
+.with_default(|| sorted_pairs::DEFAULT_MAX_DOCS_PER_SHINGLE.to_string());
 
 /// `frequent_shingles`: what a frequent shingle does to the estimate.
-pub(super) static FREQUENT_SHINGLES: MethodOption = MethodOption {
-    name: "frequent_shingles",
-    value_name: "RULE",
-    help: "What a shingle shared by more than L documents does to the estimate of mod-m, min-s \
+pub(super) static FREQUENT_SHINGLES: MethodOption = MethodOption::choice::<FrequentShingles>(
+    "frequent_shingles",
+    "RULE",
+    "What a shingle shared by more than L documents does to the estimate of mod-m, min-s \
            and broder candidates: discount (default) leaves it out of the shared count and of \
            both sketch sizes, so the estimate is over the rest of the sketches and recall holds \
            as the collection grows; skip counts it as not shared (the rule of Mail.ru's 2016 \
            course lecture on duplicates: large collections lose near-duplicates whose shingles \
            are common)",
-    expected: "discount or skip",
-    default: Some(|| "discount".to_owned()),
-    requires: None,
-    parse: parse::choice::<FrequentShingles>,
-    choices: Some(parse::choices::<FrequentShingles>),
-};
+    "discount or skip",
+)
+.with_default(|| "discount".to_owned());
 
 /// The options of the sampling methods.
 pub(super) static OPTIONS: &[&MethodOption] = &[&SAMPLE, &MAX_DOCS_PER_SHINGLE, &FREQUENT_SHINGLES];

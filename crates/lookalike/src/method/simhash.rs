@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::options::{MethodOption, MethodSpec, Value, parse};
+use super::options::{MethodOption, MethodSpec, Value};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::candidates::hamming::{TableConfig, hamming_candidates};
 use crate::config::{MethodConfig, SimHashConfig};
@@ -195,60 +195,46 @@ impl Method for SimHash {
 }
 
 /// `max_distance`: the Hamming distance of SimHash and of the combined method.
-pub(super) static MAX_DISTANCE: MethodOption = MethodOption {
-    name: "max_distance",
-    value_name: "K|auto",
-    help: "SimHash: documents whose 64-bit fingerprints differ in at most K bits are near \
+pub(super) static MAX_DISTANCE: MethodOption = MethodOption::parsed(
+    "max_distance",
+    "K|auto",
+    "SimHash: documents whose 64-bit fingerprints differ in at most K bits are near \
            duplicates (default 3, Manku et al.: near-identical pages, Jaccard ≈ 0.97), or `auto`: \
            the distance expected at --threshold for shingle features, 64·arccos(2t/(1+t))/π (10 \
            at 0.8). Combined: the LSH candidates whose fingerprints differ in at most K bits are \
            kept (default auto)",
-    expected: "a number or auto",
-    default: None,
-    requires: None,
-    parse: |s| simhash::parse_distance(s).map(|v| Arc::new(v) as Value),
-    choices: None,
-};
+    "a number or auto",
+    |s| simhash::parse_distance(s).map(|v| Arc::new(v) as Value),
+);
 
 /// `simhash_blocks`: the blocks of the permuted tables.
-pub(super) static SIMHASH_BLOCKS: MethodOption = MethodOption {
-    name: "simhash_blocks",
-    value_name: "B",
-    help: "SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables; \
+pub(super) static SIMHASH_BLOCKS: MethodOption = MethodOption::count(
+    "simhash_blocks",
+    "B",
+    "SimHash: blocks the 64 bits are cut into for the permuted tables (C(blocks, K) tables; \
            default: chosen from K and the number of documents)",
-    expected: "a non-negative integer",
-    default: None,
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+);
 
 /// `weights`: the feature weights.
-pub(super) static WEIGHTS: MethodOption = MethodOption {
-    name: "weights",
-    value_name: "",
-    help: "SimHash feature weights: none (1 per distinct feature), tf (occurrences) or tfidf \
+pub(super) static WEIGHTS: MethodOption = MethodOption::choice::<Weighting>(
+    "weights",
+    "",
+    "SimHash feature weights: none (1 per distinct feature), tf (occurrences) or tfidf \
            (occurrences × log(N/df), document frequencies from the input collection itself)",
-    expected: "none, tf or tfidf",
-    default: Some(|| "tf".to_owned()),
-    requires: None,
-    parse: parse::choice::<Weighting>,
-    choices: Some(parse::choices::<Weighting>),
-};
+    "none, tf or tfidf",
+)
+.with_default(|| "tf".to_owned());
 
 /// `features`: what is hashed.
-pub(super) static FEATURES: MethodOption = MethodOption {
-    name: "features",
-    value_name: "FEATURES",
-    help: "SimHash features: tokens (single words; characters in Chinese/Japanese) or a shingle \
+pub(super) static FEATURES: MethodOption = MethodOption::parsed(
+    "features",
+    "FEATURES",
+    "SimHash features: tokens (single words; characters in Chinese/Japanese) or a shingle \
            kind (words:N, chars:N). Default: the --shingle shingles (tokens make pages on one \
            topic look alike: on the benchmark corpus precision fell to 0.08)",
-    expected: "tokens, words:N or chars:N",
-    default: None,
-    requires: None,
-    parse: |s| s.parse::<SimFeatures>().map(|v| Arc::new(v) as Value),
-    choices: None,
-};
+    "tokens, words:N or chars:N",
+    |s| s.parse::<SimFeatures>().map(|v| Arc::new(v) as Value),
+);
 
 /// SimHash in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

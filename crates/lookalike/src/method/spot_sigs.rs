@@ -1,6 +1,6 @@
 //! [`SpotSigs`]: spot signatures (Theobald, Siddharth & Paepcke 2008).
 
-use super::options::{MethodOption, MethodSpec, parse};
+use super::options::{MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{MethodConfig, SpotSigsConfig};
 use crate::error::{ConfigError, Error};
@@ -93,17 +93,12 @@ impl Method for SpotSigs {
 }
 
 /// `spot_chain`: the content words of a spot.
-pub(super) static SPOT_CHAIN: MethodOption = MethodOption {
-    name: "spot_chain",
-    value_name: "C",
-    help: "SpotSigs: content words in each spot's chain (default 2; 4 characters for Chinese and \
+pub(super) static SPOT_CHAIN: MethodOption = MethodOption::count(
+    "spot_chain",
+    "C",
+    "SpotSigs: content words in each spot's chain (default 2; 4 characters for Chinese and \
            Japanese)",
-    expected: "a non-negative integer",
-    default: None,
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+);
 
 /// SpotSigs in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::minhash::{scheme_name, sketch_heads, verify_short};
-use super::options::{MethodOption, MethodSpec, parse};
+use super::options::{MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, Slot};
 use crate::config::{MethodConfig, SuperShinglesConfig};
 use crate::error::{ConfigError, Error};
@@ -93,42 +93,31 @@ impl Method for SuperShingles {
 }
 
 /// `super_hashes`: min-hash values per document.
-pub(super) static SUPER_HASHES: MethodOption = MethodOption {
-    name: "super_hashes",
-    value_name: "N",
-    help: "Super-shingles: number of min-hash values per document (Fetterly et al.: 84)",
-    expected: "a non-negative integer",
-    default: Some(|| SuperShingleConfig::default().minhashes.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+pub(super) static SUPER_HASHES: MethodOption = MethodOption::count(
+    "super_hashes",
+    "N",
+    "Super-shingles: number of min-hash values per document (Fetterly et al.: 84)",
+)
+.with_default(|| SuperShingleConfig::default().minhashes.to_string());
 
 /// `super_groups`: super-shingles per document.
-pub(super) static SUPER_GROUPS: MethodOption = MethodOption {
-    name: "super_groups",
-    value_name: "G",
-    help: "Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes \
+pub(super) static SUPER_GROUPS: MethodOption = MethodOption::count(
+    "super_groups",
+    "G",
+    "Super-shingles: number of super-shingles per document (Fetterly et al.: 6; each hashes \
            N / groups consecutive min-hash values)",
-    expected: "a non-negative integer",
-    default: Some(|| SuperShingleConfig::default().groups.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+)
+.with_default(|| SuperShingleConfig::default().groups.to_string());
 
 /// `super_mode`: mega-shingles or super-shingles.
-pub(super) static SUPER_MODE: MethodOption = MethodOption {
-    name: "super_mode",
-    value_name: "MODE",
-    help: "Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the \
+pub(super) static SUPER_MODE: MethodOption = MethodOption::choice::<SuperShingleMode>(
+    "super_mode",
+    "MODE",
+    "Super-shingles: pairs (documents meet when 2 of the G super-shingles agree, via the \
            mega-shingles) or single (1 agreeing super-shingle is enough)",
-    expected: "pairs or single",
-    default: Some(|| "pairs".to_owned()),
-    requires: None,
-    parse: parse::choice::<SuperShingleMode>,
-    choices: Some(parse::choices::<SuperShingleMode>),
-};
+    "pairs or single",
+)
+.with_default(|| "pairs".to_owned());
 
 /// Super-shingles in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {

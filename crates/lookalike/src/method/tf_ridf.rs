@@ -1,7 +1,7 @@
 //! [`TfRidf`]: TF*RIDF signatures (Zelenkov & Segalovich 2007).
 
 use super::keys::{self, Signer, StatSigned};
-use super::options::{MethodOption, MethodSpec, parse};
+use super::options::{MethodOption, MethodSpec};
 use super::{Context, MethodKind};
 use crate::config::{MethodConfig, TfRidfSettings};
 use crate::error::{ConfigError, Error};
@@ -55,16 +55,12 @@ impl TfRidf {
 }
 
 /// `ridf_words`: the words of a TF*RIDF signature.
-pub(super) static RIDF_WORDS: MethodOption = MethodOption {
-    name: "ridf_words",
-    value_name: "N",
-    help: "TF*RIDF: words of highest tf·RIDF in the signature (Zelenkov & Segalovich: 6)",
-    expected: "a non-negative integer",
-    default: Some(|| TfRidfConfig::default().words.to_string()),
-    requires: None,
-    parse: parse::count,
-    choices: None,
-};
+pub(super) static RIDF_WORDS: MethodOption = MethodOption::count(
+    "ridf_words",
+    "N",
+    "TF*RIDF: words of highest tf·RIDF in the signature (Zelenkov & Segalovich: 6)",
+)
+.with_default(|| TfRidfConfig::default().words.to_string());
 
 /// TF*RIDF in the registry.
 pub(super) static SPEC: MethodSpec = MethodSpec {
