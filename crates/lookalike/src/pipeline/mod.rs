@@ -17,6 +17,8 @@
 mod outcome;
 mod run;
 mod sink;
+pub mod tail;
+mod verification;
 
 pub use outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
