@@ -1,7 +1,8 @@
 """Deduplication of a ``ray.data.Dataset`` (MinHash, super-shingles, SimHash, combined, long
 sentences, partitioned fingerprints, exact), with Rust kernels doing the work.
 
-The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels.rs``)::
+The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels/``, one file per
+stage)::
 
     ds ─► index ─► map_batches(sketch_keys) ─► repartition(keys=["key"]) ─► map_batches(bucket_edges)
       (global        (per document: one exact row,      (hash shuffle of keys      (exact groups and

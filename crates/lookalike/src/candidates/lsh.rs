@@ -341,8 +341,9 @@ fn anchor_pairs<E>(
 
 /// The pairs of a group of `members` (increasing) as the capped buckets get them: all of them up
 /// to `max_pairs` pairs, else each member with the first [`ANCHORS`] members and with its
-/// predecessor. Returns the pairs emitted and, for a group over the bound, those left out.
-pub(crate) fn group_pairs<E>(
+/// predecessor. Returns the pairs emitted and, for a group over the bound, those left out. The
+/// one listing rule of the LSH buckets, the sort-based candidates and the Ray job's buckets.
+pub fn group_pairs<E>(
     members: &[u32],
     max_pairs: u64,
     mut emit: impl FnMut(u32, u32) -> Result<(), E>,

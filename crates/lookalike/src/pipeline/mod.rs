@@ -5,9 +5,13 @@
 //! add(batch) ──► (parallel, per document) normalize ─► shingles ─► fingerprint ─► Method::doc
 //!            └─► (sequential, in order)   exact-duplicate lookup; heads → Method::push_heads;
 //!                                         shingle set → shingle store (exact verification only)
-//! finish     ──► Method::prepare ─► Method::candidates ─► verification ─► union-find clusters
+//! finish     ──► Method::prepare ─► Method::candidates ─► verification (verification.rs)
+//!                ─► tail.rs: pairs listed, groups clustered, representatives, members scored, fates
 //!                ─► sink: pairs, clusters, fates
 //! ```
+//!
+//! The last steps ([`tail`]) are public: the Ray job's clustering task runs them over the edges
+//! it is streamed, so that it decides as a run does.
 //!
 //! Exact duplicates (same normalized text) are found first with a fingerprint table and never
 //! reach the method: only the first document of each exact group (its *head*) is sketched and
@@ -17,6 +21,8 @@
 mod outcome;
 mod run;
 mod sink;
+pub mod tail;
+mod verification;
 
 pub use outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,

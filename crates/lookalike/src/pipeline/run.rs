@@ -1,7 +1,6 @@
 //! A run in progress. Contract: "give me batches in input order; at the end I verify, cluster
 //! and push the results into a sink".
 
-use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -11,19 +10,21 @@ use rayon::prelude::*;
 
 use super::Dedup;
 use super::outcome::{
-    Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
-    SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, VerificationStats,
-    list_exact_group,
+    Cluster, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport, ScoredPair, SkipReason,
+    VerificationStats,
 };
 use super::sink::{Collect, Sink};
+use super::tail::{
+    ExactGroups, NearPair, PairListing, assemble_clusters, choose_representatives, cluster_labels,
+    clusters_of_labels, exact_match, fates, list_pairs,
+};
+use super::verification::{Candidate, Similarity};
 use crate::candidates::lsh::decode_pair;
-use crate::cluster::{Graph, Keep};
-use crate::config::{DedupConfig, Measure};
 use crate::document::{DocId, Document};
 use crate::error::Error;
-use crate::method::{Engine, MethodObject, Slot};
-use crate::store::{ReadBuffers, ShingleStore};
-use crate::verify::{Verify, intersection_size, jaccard};
+use crate::method::{CandidateReport, Engine, Slot};
+use crate::store::ShingleStore;
+use crate::verify::Verify;
 
 #[derive(Debug, Clone)]
 enum DocKind {
@@ -53,16 +54,6 @@ struct DocMeta {
     id: String,
     text_len: u64,
     kind: DocKind,
-}
-
-/// A candidate pair of slots (`a < b`, encoded `a << 32 | b`) with the method's estimate.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Candidate {
-    pair: u64,
-    estimate: f64,
-    /// Whether the method itself calls the pair a duplicate (its own decision, used when
-    /// verification is `estimate`).
-    accepted: bool,
 }
 
 /// A run in progress: add batches, then [`finish`](DedupRun::finish) or
@@ -102,7 +93,7 @@ impl VerifyProgress {
         self.0[1].store(to_verify, Ordering::Relaxed);
     }
 
-    fn add(&self, verified: u64) {
+    pub(super) fn add(&self, verified: u64) {
         self.0[0].fetch_add(verified, Ordering::Relaxed);
     }
 }
@@ -273,174 +264,36 @@ impl<'a> DedupRun<'a> {
         sink: &mut S,
         phase: &mut dyn FnMut(&str),
     ) -> Result<RunReport, S::Error> {
-        let d = self.dedup;
-        let c = &d.config;
         if let Some(store) = &mut self.store {
             store.seal().map_err(Error::from)?;
         }
-
         phase(self.engine.method().phase());
         self.engine.method_mut().prepare()?;
-        let method = self.engine.method();
-        let mut pairs = Vec::new();
-        let report =
-            method.candidates(&mut |a, b| pairs.push((u64::from(a.0) << 32) | u64::from(b.0)))?;
-        let mut cand_stats = report.candidates;
-        cand_stats.pairs = pairs.len() as u64;
-        let candidates: Vec<Candidate> = pairs
-            .par_iter()
-            .map(|&pair| {
-                let (a, b) = decode_pair(pair);
-                let estimate = method.estimate(Slot(a), Slot(b));
-                Candidate { pair, estimate, accepted: method.accepts(estimate) }
-            })
-            .collect();
+        let (candidates, report) = self.candidates()?;
 
         // Counted before the phase is announced, so that its callback can read what is to come.
         self.progress.start(candidates.len() as u64);
         phase("verifying candidate pairs");
-        if let Some(store) = &mut self.store {
-            // Each set verification reads, sorted once (clusters compare only such documents).
-            // A document is read about once per candidate pair it is in, by verification and
-            // then by clustering: what decides which sets a spilled store keeps in memory.
-            let mut reads = vec![0u32; self.heads.len()];
-            for cand in &candidates {
-                let (a, b) = decode_pair(cand.pair);
-                reads[a as usize] = reads[a as usize].saturating_add(1);
-                reads[b as usize] = reads[b as usize].saturating_add(1);
-            }
-            store.sort_sets(&reads).map_err(Error::from)?;
-        }
-        let similarity = Similarity { method, config: c, store: self.store.as_ref() };
-        let (near, mut verification) = similarity.verify_pairs(&candidates, &self.progress)?;
-        for (a, b, _) in &mut verification.rejected_sample {
-            (*a, *b) = (self.heads[a.index()], self.heads[b.index()]);
-        }
+        self.sort_sets(&candidates)?;
+        let (near, verification) = self.verify(&candidates)?;
 
         phase("clustering");
-        let n = self.docs.len();
-        let bound = c.max_pairs_per_group;
-        let members = ExactGroups::new(&self.docs, &self.heads);
-        let mut listing = PairListing::default();
-        let mut pairs = Vec::new();
-        for group in (0..self.heads.len()).map(|s| members.of(s)).filter(|g| g.len() > 1) {
-            let kind = |a, b| exact_kind(&self.docs, a, b);
-            if let Some(left_out) = list_exact_group(group, bound, kind, &mut pairs) {
-                listing.groups_over_bound += 1;
-                listing.pairs_not_listed += left_out;
-            }
-        }
-        let mut edges = Vec::with_capacity(near.len());
-        for &(sa, sb, sim, contained) in &near {
-            edges.push((sa.0, sb.0));
-            let hamming = method.hamming(sa, sb);
-            let (ga, gb) = (members.of(sa.index()), members.of(sb.index()));
-            let all = ga.len() as u64 * gb.len() as u64;
-            let near_pair = |a: DocId, b: DocId| {
-                // Heads are in input order, but a copy of the first may follow the second head.
-                let (a, b, contained) = if a < b {
-                    (a, b, contained)
-                } else {
-                    (b, a, contained.map(Contained::flipped))
-                };
-                ScoredPair { a, b, similarity: sim, kind: MatchKind::Near, contained, hamming }
-            };
-            if all <= bound {
-                for &a in ga {
-                    pairs.extend(gb.iter().map(|&b| near_pair(a, b)));
-                }
-            } else {
-                pairs.push(near_pair(ga[0], gb[0]));
-                listing.groups_over_bound += 1;
-                listing.pairs_not_listed += all - 1;
-            }
-        }
-        pairs.sort_unstable_by_key(|p| (p.a, p.b));
-
+        let groups = self.exact_groups();
+        let method = self.engine.method();
+        let bound = self.dedup.config.max_pairs_per_group;
+        let hamming = |a, b| method.hamming(a, b);
+        let (pairs, listing) = list_pairs(&groups, &near, bound, self.exact_kind(), hamming);
+        let clusters = self.clusters(&groups, &near)?;
         let docs = &self.docs;
-        let head_slot = |doc: DocId| -> Option<Slot> {
-            match docs[doc.index()].kind {
-                DocKind::Head { slot } => Some(slot),
-                DocKind::Copy { of, .. } => match docs[of.index()].kind {
-                    DocKind::Head { slot } => Some(slot),
-                    DocKind::Copy { .. } | DocKind::Skipped(_) => None,
-                },
-                DocKind::Skipped(_) => None,
-            }
+        let skipped = |d: DocId| match docs[d.index()].kind {
+            DocKind::Skipped(reason) => Some(reason),
+            DocKind::Head { .. } | DocKind::Copy { .. } => None,
         };
-        let groups = self.groups(&edges, c, &members, &head_slot);
-        let head_slot = |doc: DocId| -> Slot {
-            head_slot(doc).unwrap_or_else(|| unreachable!("clustered documents have a head"))
-        };
-        let clusters: Vec<Cluster> = groups
-            .par_iter()
-            .map_init(SetBuffers::default, |buf, group| -> Result<Cluster, Error> {
-                // Union-find works on bare input indices.
-                let rep = DocId(match c.keep {
-                    Keep::First => group[0],
-                    Keep::Longest => *group
-                        .iter()
-                        .max_by_key(|&&m| (docs[m as usize].text_len, Reverse(m)))
-                        .unwrap_or(&group[0]),
-                });
-                let rep_slot = head_slot(rep);
-                let mut members = Vec::with_capacity(group.len() - 1);
-                for m in group.iter().map(|&m| DocId(m)).filter(|&m| m != rep) {
-                    let slot = head_slot(m);
-                    let (similarity, kind) = if slot == rep_slot {
-                        (1.0, exact_kind(docs, rep, m))
-                    } else {
-                        (similarity.to_representative(rep_slot, slot, buf)?, MatchKind::Near)
-                    };
-                    members.push(ClusterMember { doc: m, similarity, kind });
-                }
-                Ok(Cluster { representative: rep, members })
-            })
-            .collect::<Result<_, _>>()?;
+        let (statuses, duplicates) = fates(docs.len(), skipped, &clusters);
 
-        let mut statuses: Vec<DocStatus> = self
-            .docs
-            .iter()
-            .map(|m| match m.kind {
-                DocKind::Skipped(reason) => DocStatus::Skipped { reason },
-                DocKind::Head { .. } | DocKind::Copy { .. } => DocStatus::Kept,
-            })
-            .collect();
-        let mut duplicates = 0;
-        for c in &clusters {
-            for m in &c.members {
-                duplicates += 1;
-                statuses[m.doc.index()] = DocStatus::Duplicate {
-                    of: c.representative,
-                    similarity: m.similarity,
-                    kind: m.kind,
-                };
-            }
-        }
-
-        let stats = DedupStats {
-            documents: n as u64,
-            skipped: self.docs.iter().filter(|m| matches!(m.kind, DocKind::Skipped(_))).count()
-                as u64,
-            exact_duplicates: self
-                .docs
-                .iter()
-                .filter(|m| matches!(m.kind, DocKind::Copy { .. }))
-                .count() as u64,
-            sketched: self.heads.len() as u64,
-            candidates: cand_stats,
-            near_pairs: near.len() as u64,
-            pairs: pairs.len() as u64,
-            pair_groups_over_bound: listing.groups_over_bound,
-            pairs_not_listed: listing.pairs_not_listed,
-            clusters: clusters.len() as u64,
-            duplicates,
-            bytes: self.bytes,
-            spill_bytes: self.store.as_ref().map_or(0, ShingleStore::disk_bytes),
-            lsh: report.lsh,
-            method: report.method,
-            verification,
-        };
+        let decided =
+            Decided { near: near.len(), pairs: &pairs, listing, clusters: &clusters, duplicates };
+        let stats = self.stats(report, verification, &decided);
         let unsigned: Vec<(DocId, String)> = method
             .unsigned()
             .iter()
@@ -452,47 +305,126 @@ impl<'a> DedupRun<'a> {
     }
 }
 
+/// What the last steps decided, for the counts.
+struct Decided<'a> {
+    /// Verified pairs of heads.
+    near: usize,
+    pairs: &'a [ScoredPair],
+    listing: PairListing,
+    clusters: &'a [Cluster],
+    duplicates: u64,
+}
+
 impl DedupRun<'_> {
-    /// The clusters of documents (input indices) of at least two members, each in input order,
-    /// ordered by their smallest member. The nodes clustered are the exact-copy groups (a head and
-    /// its copies always share a cluster), visited in the order `keep` implies, so that the
-    /// representative `keep` picks in a cluster is its first node in that order.
-    fn groups(
-        &self,
-        edges: &[(u32, u32)],
-        c: &DedupConfig,
-        members: &ExactGroups,
-        head_slot: &dyn Fn(DocId) -> Option<Slot>,
-    ) -> Vec<Vec<u32>> {
-        let h = self.heads.len();
-        let graph = Graph::new(h, edges);
-        // Per node (exact group): documents in it, and its longest member (ties: the first), as
-        // `Keep::Longest` picks it.
-        let weight: Vec<u32> = (0..h).map(|s| members.of(s).len() as u32).collect();
-        let best: Vec<(u64, Reverse<u32>)> = (0..h)
-            .map(|s| {
-                let longest =
-                    members.of(s).iter().map(|&d| (self.docs[d.index()].text_len, Reverse(d.0)));
-                longest.max().unwrap_or((0, Reverse(0)))
+    /// The method's candidate pairs of slots (sorted, as the method emits them) with its own
+    /// estimates and decisions, and its report (the pairs counted).
+    fn candidates(&self) -> Result<(Vec<Candidate>, CandidateReport), Error> {
+        let method = self.engine.method();
+        let mut pairs = Vec::new();
+        let mut report =
+            method.candidates(&mut |a, b| pairs.push((u64::from(a.0) << 32) | u64::from(b.0)))?;
+        report.candidates.pairs = pairs.len() as u64;
+        let candidates = pairs
+            .par_iter()
+            .map(|&pair| {
+                let (a, b) = decode_pair(pair);
+                let estimate = method.estimate(Slot(a), Slot(b));
+                Candidate { pair, estimate, accepted: method.accepts(estimate) }
             })
             .collect();
-        let mut order: Vec<u32> = (0..h as u32).collect();
-        match c.keep {
-            // Heads are numbered in input order, and a head precedes its copies.
-            Keep::First => {}
-            Keep::Longest => order.sort_unstable_by_key(|&s| Reverse(best[s as usize])),
-        }
-        let label = c.cluster.cluster(&graph, &order, &weight);
-        let k = label.iter().copied().max().map_or(0, |m| m as usize + 1);
-        let mut by_label: Vec<Vec<u32>> = vec![Vec::new(); k];
-        for i in 0..self.docs.len() {
-            if let Some(slot) = head_slot(DocId(i as u32)) {
-                by_label[label[slot.index()] as usize].push(i as u32);
+        Ok((candidates, report))
+    }
+
+    /// Sorts, once, the shingle sets verification will read (exact verification only).
+    fn sort_sets(&mut self, candidates: &[Candidate]) -> Result<(), Error> {
+        if let Some(store) = &mut self.store {
+            // Each set verification reads, sorted once (clusters compare only such documents).
+            // A document is read about once per candidate pair it is in, by verification and
+            // then by clustering: what decides which sets a spilled store keeps in memory.
+            let mut reads = vec![0u32; self.heads.len()];
+            for cand in candidates {
+                let (a, b) = decode_pair(cand.pair);
+                reads[a as usize] = reads[a as usize].saturating_add(1);
+                reads[b as usize] = reads[b as usize].saturating_add(1);
             }
+            store.sort_sets(&reads)?;
         }
-        let mut groups: Vec<Vec<u32>> = by_label.into_iter().filter(|g| g.len() > 1).collect();
-        groups.sort_unstable_by_key(|g| g[0]);
-        groups
+        Ok(())
+    }
+
+    /// The similarity of two heads: exact from the store, or the method's estimate.
+    fn similarity(&self) -> Similarity<'_> {
+        Similarity {
+            method: self.engine.method(),
+            config: &self.dedup.config,
+            store: self.store.as_ref(),
+        }
+    }
+
+    /// The verified pairs of heads and what verification saw (its sample's pairs as documents).
+    fn verify(
+        &self,
+        candidates: &[Candidate],
+    ) -> Result<(Vec<NearPair>, VerificationStats), Error> {
+        let (near, mut verification) = self.similarity().verify_pairs(candidates, &self.progress)?;
+        for (a, b, _) in &mut verification.rejected_sample {
+            (*a, *b) = (self.heads[a.index()], self.heads[b.index()]);
+        }
+        Ok((near, verification))
+    }
+
+    /// How two exact copies matched (the same bytes, or the same text).
+    fn exact_kind(&self) -> impl Fn(DocId, DocId) -> MatchKind + Sync + '_ {
+        let docs = &self.docs;
+        move |a, b| exact_match(copied_bytes(docs, a), copied_bytes(docs, b))
+    }
+
+    /// The exact group (slot) of every document.
+    fn exact_groups(&self) -> ExactGroups {
+        let docs = &self.docs;
+        ExactGroups::new(self.heads.len(), (0..docs.len()).map(|d| head_slot(docs, d)))
+    }
+
+    /// The clusters of at least two documents, ordered by their first, with their
+    /// representatives and their members' similarities to them.
+    fn clusters(&self, groups: &ExactGroups, near: &[NearPair]) -> Result<Vec<Cluster>, Error> {
+        let c = &self.dedup.config;
+        let docs = &self.docs;
+        let text_len = |d: DocId| docs[d.index()].text_len;
+        let edges: Vec<(u32, u32)> = near.iter().map(|p| (p.a.0, p.b.0)).collect();
+        let labels = cluster_labels(c.cluster, c.keep, groups, &edges, text_len);
+        let clusters =
+            choose_representatives(clusters_of_labels(groups, &labels), c.keep, text_len);
+        assemble_clusters(&clusters, groups, self.exact_kind(), &self.similarity())
+    }
+
+    /// The run's counts.
+    fn stats(
+        &self,
+        report: CandidateReport,
+        verification: VerificationStats,
+        decided: &Decided<'_>,
+    ) -> DedupStats {
+        let count =
+            |kind: fn(&DocKind) -> bool| self.docs.iter().filter(|m| kind(&m.kind)).count() as u64;
+        DedupStats {
+            documents: self.docs.len() as u64,
+            skipped: count(|k| matches!(k, DocKind::Skipped(_))),
+            exact_duplicates: count(|k| matches!(k, DocKind::Copy { .. })),
+            sketched: self.heads.len() as u64,
+            candidates: report.candidates,
+            near_pairs: decided.near as u64,
+            pairs: decided.pairs.len() as u64,
+            pair_groups_over_bound: decided.listing.groups_over_bound,
+            pairs_not_listed: decided.listing.pairs_not_listed,
+            clusters: decided.clusters.len() as u64,
+            duplicates: decided.duplicates,
+            bytes: self.bytes,
+            spill_bytes: self.store.as_ref().map_or(0, ShingleStore::disk_bytes),
+            lsh: report.lsh,
+            method: report.method,
+            verification,
+        }
     }
 }
 
@@ -529,233 +461,22 @@ fn deliver<S: Sink>(
     Ok(true)
 }
 
-fn exact_kind(docs: &[DocMeta], rep: DocId, member: DocId) -> MatchKind {
-    let bytes_of = |d: DocId| match docs[d.index()].kind {
+/// The exact group of document `d`: its own slot for a head, its head's for a copy.
+fn head_slot(docs: &[DocMeta], d: usize) -> Option<Slot> {
+    match docs[d].kind {
+        DocKind::Head { slot } => Some(slot),
+        DocKind::Copy { of, .. } => match docs[of.index()].kind {
+            DocKind::Head { slot } => Some(slot),
+            DocKind::Copy { .. } | DocKind::Skipped(_) => None,
+        },
+        DocKind::Skipped(_) => None,
+    }
+}
+
+/// Whether a document has its exact group head's bytes (a head has its own).
+fn copied_bytes(docs: &[DocMeta], d: DocId) -> bool {
+    match docs[d.index()].kind {
         DocKind::Copy { bytes, .. } => bytes,
         DocKind::Head { .. } | DocKind::Skipped(_) => true,
-    };
-    if bytes_of(rep) && bytes_of(member) { MatchKind::ExactBytes } else { MatchKind::ExactText }
-}
-
-/// The documents of every exact group, by slot: its head, then its copies in input order (one
-/// flat array with offsets).
-struct ExactGroups {
-    starts: Vec<usize>,
-    docs: Vec<DocId>,
-}
-
-impl ExactGroups {
-    fn new(docs: &[DocMeta], heads: &[DocId]) -> ExactGroups {
-        let slot_of = |i: usize| match docs[i].kind {
-            DocKind::Head { slot } => Some(slot),
-            DocKind::Copy { of, .. } => match docs[of.index()].kind {
-                DocKind::Head { slot } => Some(slot),
-                DocKind::Copy { .. } | DocKind::Skipped(_) => None,
-            },
-            DocKind::Skipped(_) => None,
-        };
-        let mut starts = vec![0usize; heads.len() + 1];
-        for i in 0..docs.len() {
-            if let Some(slot) = slot_of(i) {
-                starts[slot.index() + 1] += 1;
-            }
-        }
-        for s in 0..heads.len() {
-            starts[s + 1] += starts[s];
-        }
-        let mut next = starts.clone();
-        let mut out = vec![DocId(0); starts[heads.len()]];
-        // In input order, so a head (which precedes its copies) comes first in its group.
-        for i in 0..docs.len() {
-            if let Some(slot) = slot_of(i) {
-                out[next[slot.index()]] = DocId(i as u32);
-                next[slot.index()] += 1;
-            }
-        }
-        ExactGroups { starts, docs: out }
-    }
-
-    fn of(&self, slot: usize) -> &[DocId] {
-        &self.docs[self.starts[slot]..self.starts[slot + 1]]
-    }
-}
-
-/// What the bound on pairs per group left out of the pairs list.
-#[derive(Debug, Default)]
-struct PairListing {
-    groups_over_bound: u64,
-    pairs_not_listed: u64,
-}
-
-#[derive(Default)]
-struct SetBuffers {
-    a: Vec<u64>,
-    b: Vec<u64>,
-    read: ReadBuffers,
-}
-
-/// splitmix64's finaliser: a well-spread rank for drawing a sample.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
-/// A verified pair of slots: `(a, b, similarity, containment direction)`.
-type Verified = (Slot, Slot, f64, Option<Contained>);
-
-/// Similarity between heads: exact from the shingle store, or the method's own estimate.
-struct Similarity<'a> {
-    method: &'a dyn MethodObject,
-    config: &'a DedupConfig,
-    store: Option<&'a ShingleStore>,
-}
-
-impl Similarity<'_> {
-    /// Exact similarity of two sets under the configured measure, with the direction of a
-    /// containment.
-    fn exact(&self, a: &[u64], b: &[u64]) -> (f64, Option<Contained>) {
-        match self.config.measure {
-            Measure::Jaccard => (jaccard(a, b), None),
-            Measure::Containment => {
-                let inter = intersection_size(a, b) as f64;
-                let ca = if a.is_empty() { 0.0 } else { inter / a.len() as f64 };
-                let cb = if b.is_empty() { 0.0 } else { inter / b.len() as f64 };
-                // Ties (equal sizes) read as the earlier document contained in the later one.
-                if ca >= cb { (ca, Some(Contained::AInB)) } else { (cb, Some(Contained::BInA)) }
-            }
-        }
-    }
-
-    /// Similarity of a cluster member to its representative: resemblance, or with containment the
-    /// containment of the member in the representative.
-    fn to_representative(
-        &self,
-        rep: Slot,
-        member: Slot,
-        buf: &mut SetBuffers,
-    ) -> Result<f64, Error> {
-        match self.store {
-            None => Ok(self.method.estimate(rep, member)),
-            Some(store) => {
-                store.read(rep.index(), &mut buf.a, &mut buf.read)?;
-                store.read(member.index(), &mut buf.b, &mut buf.read)?;
-                Ok(match self.config.measure {
-                    Measure::Jaccard => jaccard(&buf.a, &buf.b),
-                    Measure::Containment if buf.b.is_empty() => 0.0,
-                    Measure::Containment => {
-                        intersection_size(&buf.a, &buf.b) as f64 / buf.b.len() as f64
-                    }
-                })
-            }
-        }
-    }
-
-    /// Verifies sorted candidate pairs of slots; returns those at or above the threshold (exact
-    /// verification) or those the method accepts (estimate), with what verification saw (the
-    /// sample's pairs are slots here).
-    fn verify_pairs(
-        &self,
-        candidates: &[Candidate],
-        progress: &VerifyProgress,
-    ) -> Result<(Vec<Verified>, VerificationStats), Error> {
-        let threshold = self.config.threshold;
-        let Some(store) = self.store else {
-            let contained = |a: u32, b: u32| {
-                (self.config.measure == Measure::Containment).then(|| {
-                    // The estimate is the containment of the smaller sample.
-                    if self.method.sample_len(Slot(a)) <= self.method.sample_len(Slot(b)) {
-                        Contained::AInB
-                    } else {
-                        Contained::BInA
-                    }
-                })
-            };
-            let seen = candidates.iter().map(|c| (c.pair, c.estimate, c.accepted));
-            let stats = self.verification_stats(seen);
-            let near = candidates
-                .iter()
-                .filter(|cand| cand.accepted)
-                .map(|cand| {
-                    let (a, b) = decode_pair(cand.pair);
-                    (Slot(a), Slot(b), cand.estimate, contained(a, b))
-                })
-                .collect();
-            progress.add(candidates.len() as u64);
-            return Ok((near, stats));
-        };
-        // Group by the first slot so each of its sets is read once.
-        let groups: Vec<&[Candidate]> =
-            candidates.chunk_by(|x, y| decode_pair(x.pair).0 == decode_pair(y.pair).0).collect();
-        let verified: Vec<Vec<_>> = groups
-            .par_iter()
-            .map_init(SetBuffers::default, |buf, group| -> Result<_, Error> {
-                let a = decode_pair(group[0].pair).0;
-                let mut out = Vec::with_capacity(group.len());
-                store.read(a as usize, &mut buf.a, &mut buf.read)?;
-                for cand in group.iter() {
-                    let b = decode_pair(cand.pair).1;
-                    store.read(b as usize, &mut buf.b, &mut buf.read)?;
-                    let (sim, contained) = self.exact(&buf.a, &buf.b);
-                    out.push((Slot(a), Slot(b), sim, contained));
-                }
-                progress.add(group.len() as u64);
-                Ok(out)
-            })
-            .collect::<Result<_, _>>()?;
-        let all = verified.iter().flatten();
-        let seen = all.map(|&(a, b, sim, _)| {
-            ((u64::from(a.0) << 32) | u64::from(b.0), sim, sim >= threshold)
-        });
-        let stats = self.verification_stats(seen);
-        let near = verified.into_iter().flatten().filter(|v| v.2 >= threshold).collect();
-        Ok((near, stats))
-    }
-
-    /// The histogram, the rejected count and the rejected sample of verified candidates, given
-    /// as `(pair, similarity, accepted)`.
-    fn verification_stats(
-        &self,
-        seen: impl Iterator<Item = (u64, f64, bool)>,
-    ) -> VerificationStats {
-        let t = self.config.threshold;
-        let mut stats = VerificationStats { histogram: vec![0; 101], ..Default::default() };
-        // (band below the threshold, rank, pair, similarity) of rejected pairs near it.
-        let mut near_misses: Vec<(usize, u64, u64, f64)> = Vec::new();
-        for (pair, sim, accepted) in seen {
-            stats.verified += 1;
-            stats.histogram[VerificationStats::bin(sim)] += 1;
-            if accepted {
-                continue;
-            }
-            stats.rejected += 1;
-            // Band 0 is [t − 0.05, t) (a hair of slack for floating point: 0.75 is in it at 0.8).
-            let below = ((t - sim) / SAMPLE_BAND - 1e-9).ceil() - 1.0;
-            if sim < t && below < SAMPLE_BANDS_BELOW as f64 {
-                near_misses.push((
-                    below.max(0.0) as usize,
-                    mix(pair ^ self.config.seed),
-                    pair,
-                    sim,
-                ));
-            }
-        }
-        if stats.verified == 0 {
-            stats.histogram.clear();
-        }
-        near_misses.sort_unstable_by_key(|x| (x.0, x.1, x.2));
-        let mut sample: Vec<(usize, u64, f64)> = Vec::new();
-        for band in near_misses.chunk_by(|x, y| x.0 == y.0) {
-            sample.extend(band.iter().take(SAMPLE_PER_BAND).map(|&(b, _, p, s)| (b, p, s)));
-        }
-        sample.sort_unstable_by_key(|&(band, pair, _)| (band, pair));
-        stats.rejected_sample = sample
-            .into_iter()
-            .map(|(_, pair, sim)| {
-                let (a, b) = decode_pair(pair);
-                (DocId(a), DocId(b), sim)
-            })
-            .collect();
-        stats
     }
 }

@@ -1,0 +1,225 @@
+//! The Rust kernels of `lookalike.ray.dedup`, engine-neutral functions over Arrow batches, one
+//! module per Ray stage:
+//!
+//! 1. [`sketch`] — [`sketch_keys`] (a `map_batches` task): each document of a batch, with its
+//!    global input index, becomes *keys only*: one *exact* row keyed by its normalized-text
+//!    fingerprint, one *band* row per key of the method (band, key, document, text fingerprint),
+//!    or one *skipped* row with the reason. No shingle set travels with the rows.
+//! 2. Ray repartitions the rows by `key` (a hash shuffle: all rows of one key meet in one block).
+//! 3. [`buckets`] — [`bucket_edges`] (a `map_batches` task per block): an exact bucket gives
+//!    every document its exact group's head (the first document with that text) and its length;
+//!    a band bucket gives the *candidate* pairs between the heads of its distinct texts, listed
+//!    as the library lists a group ([`lookalike::candidates::lsh::group_pairs`]).
+//! 4. [`verify`] — exact verification joins the candidates with the texts, partitioned by
+//!    document: each candidate pair goes to the verification partition `dest` of its first
+//!    document ([`candidate_pairs`]); each text goes, once, to every partition that holds a pair
+//!    of it ([`route_texts`], after a repartition by document); [`verify_pairs`] (after a
+//!    repartition by `dest`) recomputes the shingle sets of the texts it received and keeps the
+//!    pairs whose exact Jaccard reaches the threshold.
+//! 5. [`components`] — [`Components`] (one task): the streamed edges clustered by the library's
+//!    own last steps ([`lookalike::pipeline::tail`]: the same exact groups, pair listing,
+//!    visiting order, cluster modes, representatives and fates as [`lookalike::DedupRun`]).
+//!    Cluster modes that put a member with a representative it has no verified pair with
+//!    (`connected`, `center-refine`) ask for those similarities (`Components.cluster`), which
+//!    the same verification join computes, before `Components.finish`.
+//!
+//! [`connected`] — [`connected_step`] is the per-partition step of the distributed connected
+//! components (alternating large-star and small-star rounds over an edge list partitioned by
+//! node), the fallback for graphs whose edges do not fit the one clustering task.
+//!
+//! The result equals `lookalike dedup --method M` on the same documents in the same order,
+//! whatever the partitioning: candidates are the pairs sharing a key (MinHash's LSH band keys,
+//! super- or mega-shingles, or the keys of [`DocKeyer`], SimHash and combined keeping the pairs
+//! within Hamming distance k; every group listed as the library lists it), verification is exact
+//! Jaccard of the library's shingle sets, clustering runs the library's steps.
+//!
+//! Each stage is a function over a [`RecordBatch`] without Python (tested here against the
+//! library's [`lookalike::DedupRun`]); the `#[pyfunction]`s parse the settings, release the GIL
+//! and call it.
+
+pub mod buckets;
+pub mod components;
+pub mod connected;
+pub mod sketch;
+pub mod verify;
+
+#[cfg(test)]
+mod testutil;
+
+pub use buckets::bucket_edges;
+pub use components::Components;
+pub use connected::connected_step;
+pub use sketch::sketch_keys;
+pub use verify::{candidate_pairs, pair_dest, route_texts, texts_for_requests, verify_pairs};
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, UInt8Builder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use lookalike::method::{DocKeyer, KeyerError};
+use lookalike::{DedupConfig, Measure, MethodConfig, Verify};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::config;
+use crate::errors::value_err;
+
+/// Edge kinds of [`bucket_edges`]' and [`verify_pairs`]' output: a verified pair of heads.
+const NEAR: u8 = 0;
+/// An exact-group membership (`a` the head, `b` the document).
+const MEMBER: u8 = 1;
+/// A skipped document (`a`), with the reason.
+const SKIP: u8 = 2;
+/// A candidate pair of heads, not yet verified.
+const CANDIDATE: u8 = 3;
+
+/// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
+/// super-shingles, exact, or one of [`DocKeyer`]'s), Jaccard, exact verification.
+pub fn ray_config(
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<DedupConfig> {
+    // `method` travels among the options of the kernels.
+    let (method, options) = match options {
+        Some(o) => {
+            let o = o.copy()?;
+            let method: Option<String> = match o.get_item("method")? {
+                Some(m) if !m.is_none() => Some(m.extract()?),
+                _ => None,
+            };
+            if o.contains("method")? {
+                o.del_item("method")?;
+            }
+            (method, Some(o))
+        }
+        None => (None, None),
+    };
+    let dedup = config::build(method.as_deref(), threshold, keep, cluster, options.as_ref())?;
+    let c = dedup.config().clone();
+    check_ray_config(&c)?;
+    Ok(c)
+}
+
+/// Whether the Ray job can run a configuration (see [`ray_config`]).
+pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
+    if !matches!(
+        c.method,
+        MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact
+    ) {
+        // The other methods run when their candidates come from keys each document has alone.
+        keyer_of(c, 2)?;
+    }
+    if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
+        return Err(value_err(
+            "lookalike.ray.dedup verifies exact Jaccard only (measure=\"jaccard\", verify=\"exact\")",
+        ));
+    }
+    Ok(())
+}
+
+/// The per-document keyer of a method other than MinHash, super-shingles and exact, for about
+/// `documents` documents; a `ValueError` naming the reason for a method that has none.
+fn keyer_of(c: &DedupConfig, documents: usize) -> PyResult<DocKeyer> {
+    DocKeyer::new(c, documents).map_err(|e| match e {
+        KeyerError::Config(e) => value_err(e.to_string()),
+        KeyerError::NoDocumentKeys(why) => value_err(format!(
+            "lookalike.ray.dedup cannot run {}: {why} (use lookalike.dedup)",
+            c.method.kind().name()
+        )),
+    })
+}
+
+/// The shingler of a run: the same normalization and shingles as the library's.
+fn shingler_of(c: &DedupConfig) -> lookalike::Shingler {
+    lookalike::Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation)
+}
+
+/// An int64 column without nulls.
+fn index_column(batch: &RecordBatch, index: &str) -> PyResult<Vec<i64>> {
+    match batch.column_by_name(index) {
+        Some(col) if col.data_type() == &DataType::Int64 && col.null_count() == 0 => {
+            Ok(col.as_primitive::<Int64Type>().values().to_vec())
+        }
+        _ => Err(value_err(format!("no non-null int64 index column {index:?}"))),
+    }
+}
+
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| value_err(format!("not a lookalike band batch: no column {name:?}")))
+}
+
+fn int64s<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a arrow_array::Int64Array> {
+    column(batch, name)?
+        .as_primitive_opt::<Int64Type>()
+        .ok_or_else(|| value_err(format!("{name} is not int64")))
+}
+
+fn edges_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("kind", DataType::UInt8, false),
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Int64, false),
+        Field::new("similarity", DataType::Float64, false),
+        Field::new("bytes", DataType::Boolean, false),
+        Field::new("len", DataType::Int64, false),
+        Field::new("reason", DataType::Utf8, true),
+    ]))
+}
+
+/// An output edge.
+#[derive(Debug, Clone, PartialEq)]
+struct Edge {
+    kind: u8,
+    a: i64,
+    b: i64,
+    similarity: f64,
+    bytes: bool,
+    len: i64,
+    reason: Option<String>,
+}
+
+impl Edge {
+    /// An edge of `kind` between `a` and `b`, the other columns empty.
+    fn between(kind: u8, a: i64, b: i64) -> Edge {
+        Edge { kind, a, b, similarity: 0.0, bytes: false, len: 0, reason: None }
+    }
+}
+
+/// Edges as a batch of the edges schema.
+fn edges_batch(edges: &[Edge]) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let mut kind = UInt8Builder::new();
+    let mut a = Int64Builder::new();
+    let mut b = Int64Builder::new();
+    let mut similarity = Float64Builder::new();
+    let mut bytes = BooleanBuilder::new();
+    let mut len = Int64Builder::new();
+    let mut reason = StringBuilder::new();
+    for e in edges {
+        kind.append_value(e.kind);
+        a.append_value(e.a);
+        b.append_value(e.b);
+        similarity.append_value(e.similarity);
+        bytes.append_value(e.bytes);
+        len.append_value(e.len);
+        reason.append_option(e.reason.as_deref());
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(kind.finish()),
+        Arc::new(a.finish()),
+        Arc::new(b.finish()),
+        Arc::new(similarity.finish()),
+        Arc::new(bytes.finish()),
+        Arc::new(len.finish()),
+        Arc::new(reason.finish()),
+    ];
+    RecordBatch::try_new(edges_schema(), columns)
+}

@@ -1,0 +1,309 @@
+//! Ray stage 1: documents as rows keyed for the shuffle. Contract: "give me a batch of texts with
+//! their global input indices, I give you one exact row, one row per key, or one skipped row per
+//! document; keys only, no shingle set".
+
+use std::sync::Arc;
+
+use arrow_array::builder::{Int32Builder, Int64Builder, StringBuilder, UInt64Builder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_pyarrow::PyArrowType;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use lookalike::candidates::lsh::band_key;
+use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
+use lookalike::method::{DocKeyer, DocView};
+use lookalike::shingles::ShingleScratch;
+use lookalike::sketch::supershingles;
+use lookalike::text::normalize::NormalizedText;
+use lookalike::{DedupConfig, MethodConfig, MinHasher, SkipReason};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+
+use super::{index_column, keyer_of, ray_config, shingler_of};
+use crate::dedup::string_column;
+use crate::errors::{arrow_err, value_err};
+
+/// The `band` of an exact row (keyed by the text fingerprint).
+pub(super) const EXACT: i32 = -1;
+/// The `band` of a skipped row (keyed by the document).
+pub(super) const SKIPPED: i32 = -2;
+
+pub(super) fn sketch_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("key", DataType::UInt64, false),
+        Field::new("band", DataType::Int32, false),
+        Field::new("doc", DataType::Int64, false),
+        Field::new("fp_hi", DataType::UInt64, false),
+        Field::new("fp_lo", DataType::UInt64, false),
+        Field::new("raw_hi", DataType::UInt64, false),
+        Field::new("raw_lo", DataType::UInt64, false),
+        Field::new("len", DataType::Int64, false),
+        Field::new("reason", DataType::Utf8, true),
+        Field::new("sim", DataType::UInt64, false),
+    ]))
+}
+
+/// What one document becomes.
+enum Sketched {
+    Skipped(SkipReason),
+    Doc { fp: u128, raw: u128, len: usize, keys: Vec<(i32, u64)>, sim: u64 },
+}
+
+/// How [`sketch_keys`] keys a document.
+enum Keying {
+    /// MinHash: one key per LSH band (the band is part of the bucket).
+    Bands(MinHasher, lookalike::LshParams),
+    /// Super-shingles: the document's distinct super- or mega-shingles (one key space).
+    Super(MinHasher, supershingles::SuperShingleConfig),
+    /// The methods of [`DocKeyer`]: its keys, by key space, and the SimHash fingerprint.
+    Keyed(DocKeyer),
+    /// Exact: no keys (the exact rows do the work).
+    Exact,
+}
+
+impl Keying {
+    /// The keying of a checked Ray configuration, for a collection of about `documents`.
+    fn of(c: &DedupConfig, documents: usize) -> PyResult<Keying> {
+        Ok(match &c.method {
+            MethodConfig::MinHash(mh) => Keying::Bands(
+                MinHasher::new(mh.num_perm, mh.scheme, c.seed),
+                mh.lsh_params(c.threshold),
+            ),
+            MethodConfig::SuperShingles(s) => {
+                Keying::Super(MinHasher::new(s.shape.minhashes, s.scheme, c.seed), s.shape)
+            }
+            MethodConfig::Exact => Keying::Exact,
+            _ => Keying::Keyed(keyer_of(c, documents)?),
+        })
+    }
+
+    /// The keys of one document (by key space) and its SimHash fingerprint (0 without one).
+    fn keys(&self, seed: u64, view: &DocView<'_>, buf: &mut Vec<u8>) -> (Vec<(i32, u64)>, u64) {
+        match self {
+            Keying::Bands(hasher, p) => {
+                let sig = hasher.sketch(view.shingles);
+                let keys = (0..p.bands)
+                    .map(|b| {
+                        let rows = &sig[b * p.rows..(b + 1) * p.rows];
+                        (b as i32, band_key(rows, b, buf))
+                    })
+                    .collect();
+                (keys, 0)
+            }
+            Keying::Super(hasher, shape) => {
+                let sig = hasher.sketch(view.shingles);
+                let mut keys = supershingles::document_keys(&sig, shape, seed);
+                keys.sort_unstable();
+                keys.dedup();
+                (keys.into_iter().map(|k| (0, k)).collect(), 0)
+            }
+            Keying::Keyed(keyer) => {
+                let k = keyer.keys(view);
+                (k.keys.into_iter().map(|(s, k)| (s as i32, k)).collect(), k.fingerprint)
+            }
+            Keying::Exact => (Vec::new(), 0),
+        }
+    }
+}
+
+/// sketch_keys(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options)
+/// --
+///
+/// Ray kernel 1: a batch of documents (a text column and an int64 global input index) as rows
+/// keyed for the shuffle, keys only (see the module documentation). `documents`: the collection
+/// size (SimHash's table layout, as the library chooses it). Runs in parallel, GIL released.
+#[pyfunction]
+#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options))]
+#[allow(clippy::too_many_arguments)]
+pub fn sketch_keys(
+    py: Python<'_>,
+    batch: PyArrowType<RecordBatch>,
+    text: &str,
+    index: &str,
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    documents: usize,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    let c = ray_config(threshold, keep, cluster, options)?;
+    let batch = batch.0;
+    py.detach(|| sketch_batch(&c, documents, &batch, text, index)).map(PyArrowType)
+}
+
+/// [`sketch_keys`] without Python: the rows of a batch's documents under a checked configuration.
+pub fn sketch_batch(
+    c: &DedupConfig,
+    documents: usize,
+    batch: &RecordBatch,
+    text: &str,
+    index: &str,
+) -> PyResult<RecordBatch> {
+    let keying = Keying::of(c, documents)?;
+    let texts = string_column(batch, text, "text")?;
+    let docs = index_column(batch, index)?;
+    for (t, d) in texts.iter().zip(&docs) {
+        if t.is_none() {
+            return Err(value_err(format!("document {d}: the text column {text:?} is null")));
+        }
+    }
+    let shingler = shingler_of(c);
+    let sketched: Vec<Sketched> = texts
+        .par_iter()
+        .map_init(
+            || (NormalizedText::default(), ShingleScratch::default(), Vec::new()),
+            |(norm, scratch, buf), t| {
+                let t = t.as_deref().unwrap_or_default();
+                shingler.normalize_into(t, norm);
+                let mut shingles = Vec::new();
+                shingler.shingles_into(norm, scratch, &mut shingles);
+                if shingles.is_empty() {
+                    let reason = if t.trim().is_empty() {
+                        SkipReason::EmptyText
+                    } else {
+                        SkipReason::NoTokens
+                    };
+                    return Sketched::Skipped(reason);
+                }
+                let view = DocView { text: t, norm, shingles: &shingles };
+                let (keys, sim) = keying.keys(c.seed, &view, buf);
+                Sketched::Doc {
+                    fp: text_fingerprint(&norm.text),
+                    raw: raw_fingerprint(t.as_bytes()),
+                    len: t.len(),
+                    keys,
+                    sim,
+                }
+            },
+        )
+        .collect();
+    sketch_rows(&docs, &sketched).map_err(arrow_err)
+}
+
+/// The rows of sketched documents, in the sketch schema.
+fn sketch_rows(
+    docs: &[i64],
+    sketched: &[Sketched],
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let mut key = UInt64Builder::new();
+    let mut band = Int32Builder::new();
+    let mut doc = Int64Builder::new();
+    let (mut fp_hi, mut fp_lo, mut raw_hi, mut raw_lo) =
+        (UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new());
+    let mut len = Int64Builder::new();
+    let mut reason = StringBuilder::new();
+    let mut sims = UInt64Builder::new();
+    for (&d, s) in docs.iter().zip(sketched) {
+        match s {
+            Sketched::Skipped(r) => {
+                key.append_value(d as u64);
+                band.append_value(SKIPPED);
+                doc.append_value(d);
+                for b in [&mut fp_hi, &mut fp_lo, &mut raw_hi, &mut raw_lo] {
+                    b.append_value(0);
+                }
+                len.append_value(0);
+                reason.append_value(r.as_str());
+                sims.append_value(0);
+            }
+            Sketched::Doc { fp, raw, len: l, keys, sim } => {
+                let rows = std::iter::once((EXACT, (*fp as u64) ^ ((*fp >> 64) as u64)))
+                    .chain(keys.iter().copied());
+                for (b, k) in rows {
+                    key.append_value(k);
+                    band.append_value(b);
+                    doc.append_value(d);
+                    fp_hi.append_value((*fp >> 64) as u64);
+                    fp_lo.append_value(*fp as u64);
+                    raw_hi.append_value((*raw >> 64) as u64);
+                    raw_lo.append_value(*raw as u64);
+                    len.append_value(*l as i64);
+                    reason.append_null();
+                    sims.append_value(*sim);
+                }
+            }
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(key.finish()),
+        Arc::new(band.finish()),
+        Arc::new(doc.finish()),
+        Arc::new(fp_hi.finish()),
+        Arc::new(fp_lo.finish()),
+        Arc::new(raw_hi.finish()),
+        Arc::new(raw_lo.finish()),
+        Arc::new(len.finish()),
+        Arc::new(reason.finish()),
+        Arc::new(sims.finish()),
+    ];
+    RecordBatch::try_new(sketch_schema(), columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
+    use lookalike::{Dedup, MethodKind};
+
+    use super::super::testutil::{INDEX, input};
+    use super::*;
+
+    fn config(method: MethodKind) -> DedupConfig {
+        Dedup::builder().method(method).build().unwrap().config().clone()
+    }
+
+    /// (band, key, doc) of every row.
+    fn rows(batch: &RecordBatch) -> Vec<(i32, u64, i64)> {
+        let band = batch.column_by_name("band").unwrap().as_primitive::<Int32Type>();
+        let key = batch.column_by_name("key").unwrap().as_primitive::<UInt64Type>();
+        let doc = batch.column_by_name("doc").unwrap().as_primitive::<Int64Type>();
+        (0..batch.num_rows()).map(|i| (band.value(i), key.value(i), doc.value(i))).collect()
+    }
+
+    #[test]
+    fn a_document_is_an_exact_row_and_one_row_per_band_or_a_skipped_row() {
+        let c = config(MethodKind::MinHash);
+        let bands = match &c.method {
+            MethodConfig::MinHash(mh) => mh.lsh_params(c.threshold).bands,
+            _ => unreachable!(),
+        };
+        let text = "the quick brown fox jumps over the lazy dog near the river bank".to_owned();
+        let texts = vec![text.clone(), "  ".into(), "?!".into(), text.to_uppercase(), text];
+        let batch = sketch_batch(&c, 5, &input(&texts, 5)[0], "text", INDEX).unwrap();
+        let rows = rows(&batch);
+        let of = |d: i64| rows.iter().filter(|r| r.2 == d).copied().collect::<Vec<_>>();
+        for d in [0, 3, 4] {
+            assert_eq!(of(d).len(), 1 + bands);
+            assert_eq!(of(d).iter().filter(|r| r.0 == EXACT).count(), 1);
+            // The same normalized text: the same keys.
+            let keys = |d| of(d).iter().map(|r| (r.0, r.1)).collect::<Vec<_>>();
+            assert_eq!(keys(d), keys(0));
+        }
+        let reason = batch.column_by_name("reason").unwrap().as_string::<i32>();
+        for (d, why) in [(1, SkipReason::EmptyText), (2, SkipReason::NoTokens)] {
+            assert_eq!(of(d), [(SKIPPED, d as u64, d)]);
+            let row = rows.iter().position(|r| r.2 == d).unwrap();
+            assert_eq!(reason.value(row), why.as_str());
+        }
+    }
+
+    #[test]
+    fn exact_gives_only_exact_rows_and_a_null_text_is_refused() {
+        let c = config(MethodKind::Exact);
+        let texts = vec!["one two three four five six".to_owned(), "seven eight nine ten".into()];
+        let batch = sketch_batch(&c, 2, &input(&texts, 2)[0], "text", INDEX).unwrap();
+        assert!(rows(&batch).iter().all(|r| r.0 == EXACT));
+        assert_eq!(batch.num_rows(), 2);
+
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("text", DataType::Utf8, true),
+            Field::new(INDEX, DataType::Int64, false),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(arrow_array::StringArray::from(vec![None::<&str>])),
+            Arc::new(arrow_array::Int64Array::from(vec![0])),
+        ];
+        let null = RecordBatch::try_new(schema, columns).unwrap();
+        assert!(sketch_batch(&c, 1, &null, "text", INDEX).is_err());
+    }
+}

@@ -1,0 +1,205 @@
+//! The Ray job run in process over the kernels (every shuffle a partition of the rows by a hash
+//! of the key), and the library's answer to compare it with.
+
+use std::sync::Arc;
+
+use arrow_array::builder::BooleanBuilder;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, UInt64Type};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use arrow_select::concat::concat_batches;
+use arrow_select::filter::filter_record_batch;
+use lookalike::{Dedup, DedupConfig, Document};
+
+use super::buckets::bucket_batch;
+use super::components::Components;
+use super::sketch::sketch_batch;
+use super::verify::{pairs_and_requests, routed, text_rows, verified};
+use crate::tables::{documents_batch, pairs_batch};
+
+/// The global input index column of the job.
+pub const INDEX: &str = "__lookalike_index";
+
+/// A small xorshift generator (tests only).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A corpus of near duplicates: texts of words from a small vocabulary, edited copies (a word
+/// changed or dropped, a sentence added), exact copies with other spacing or case, byte copies,
+/// and texts with no tokens or none at all.
+pub fn corpus(rng: &mut Rng, n: usize) -> Vec<String> {
+    const WORDS: &[&str] = &[
+        "river", "stone", "light", "paper", "garden", "window", "silver", "market", "winter",
+        "engine", "forest", "signal", "harbor", "canvas", "orbit", "meadow", "lantern", "copper",
+    ];
+    let mut out: Vec<String> = Vec::with_capacity(n);
+    while out.len() < n {
+        let pick = rng.below(10);
+        let text = if out.is_empty() || pick < 3 {
+            let len = 20 + rng.below(40);
+            let words: Vec<&str> = (0..len).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+            let mut t = words.join(" ");
+            if rng.below(3) == 0 {
+                t.push_str(". Another sentence follows here, much longer than the others were.");
+            }
+            t
+        } else {
+            let base = out[rng.below(out.len())].clone();
+            match pick {
+                3 | 4 => {
+                    let mut words: Vec<&str> = base.split(' ').collect();
+                    let i = rng.below(words.len());
+                    words[i] = WORDS[rng.below(WORDS.len())];
+                    words.join(" ")
+                }
+                5 => {
+                    let mut words: Vec<&str> = base.split(' ').collect();
+                    words.remove(rng.below(words.len()));
+                    words.join(" ")
+                }
+                6 => base.to_uppercase().replace(' ', "  "),
+                7 => base,
+                8 => format!("{base} and one more line at the end"),
+                _ => ["", "   ", "!!! ... ???", "- * -"][rng.below(4)].to_owned(),
+            }
+        };
+        out.push(text);
+    }
+    out
+}
+
+/// The documents table and the pairs table of `lookalike.dedup` (the library's run).
+pub fn library(c: &DedupConfig, texts: &[String]) -> (RecordBatch, RecordBatch) {
+    let dedup = Dedup::new(c.clone()).expect("valid settings");
+    let mut run = dedup.start().expect("a run");
+    let docs = texts.iter().enumerate().map(|(i, t)| Document::from_text(format!("d{i}"), t));
+    run.add(docs.collect()).expect("added");
+    let out = run.finish().expect("finished");
+    let documents = documents_batch(&out.ids, &out.statuses, &out.clusters).expect("documents");
+    (documents, pairs_batch(&out.ids, &out.pairs).expect("pairs"))
+}
+
+/// Input batches of `chunk` documents: `text`, [`INDEX`] and `id`.
+pub fn input(texts: &[String], chunk: usize) -> Vec<RecordBatch> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("text", DataType::Utf8, true),
+        Field::new(INDEX, DataType::Int64, false),
+        Field::new("id", DataType::Utf8, false),
+    ]));
+    (0..texts.len())
+        .step_by(chunk.max(1))
+        .map(|start| {
+            let range = start..(start + chunk).min(texts.len());
+            let columns: Vec<ArrayRef> = vec![
+                Arc::new(StringArray::from_iter_values(&texts[range.clone()])),
+                Arc::new(Int64Array::from_iter_values(range.clone().map(|i| i as i64))),
+                Arc::new(StringArray::from_iter_values(range.map(|i| format!("d{i}")))),
+            ];
+            RecordBatch::try_new(schema.clone(), columns).expect("a batch")
+        })
+        .collect()
+}
+
+/// `batches` shuffled into `partitions` blocks by the value of `key` (an int64 or uint64
+/// column): every row of one key in one block, as Ray's hash repartition puts them.
+pub fn shuffle(batches: &[RecordBatch], key: &str, partitions: usize) -> Vec<RecordBatch> {
+    let schema = batches[0].schema();
+    let all = concat_batches(&schema, batches).expect("concatenated");
+    let column = all.column_by_name(key).expect("the key column");
+    let keys: Vec<u64> = match column.data_type() {
+        DataType::UInt64 => column.as_primitive::<UInt64Type>().values().to_vec(),
+        _ => column.as_primitive::<Int64Type>().values().iter().map(|&v| v as u64).collect(),
+    };
+    (0..partitions as u64)
+        .map(|p| {
+            let mut keep = BooleanBuilder::new();
+            for &k in &keys {
+                keep.append_value(
+                    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) % partitions as u64 == p,
+                );
+            }
+            filter_record_batch(&all, &keep.finish()).expect("filtered")
+        })
+        .collect()
+}
+
+/// Exact verification of the pairs of `pairs` (batches with int64 `a`, `b`, maybe `kind`) as
+/// `lookalike.ray`'s `_verify` runs it: the pairs and the requests for texts, the texts routed
+/// after a shuffle by document, then verified after a shuffle by `dest`.
+pub fn verify_join(
+    c: &DedupConfig,
+    pairs: &[RecordBatch],
+    inputs: &[RecordBatch],
+    partitions: usize,
+    all: bool,
+) -> Vec<RecordBatch> {
+    let (mut wanted, mut requests) = (Vec::new(), Vec::new());
+    for batch in pairs {
+        let (w, r) = pairs_and_requests(batch, partitions as u64).expect("pairs");
+        wanted.push(w);
+        requests.push(r);
+    }
+    let texts = inputs.iter().map(|b| text_rows(b, "text", INDEX).expect("texts"));
+    let requests: Vec<RecordBatch> = texts.chain(requests).collect();
+    let routed: Vec<RecordBatch> =
+        shuffle(&requests, "doc", partitions).iter().map(|b| routed(b).expect("routed")).collect();
+    let joined: Vec<RecordBatch> = wanted.into_iter().chain(routed).collect();
+    shuffle(&joined, "dest", partitions)
+        .iter()
+        .map(|b| verified(c, b, all).expect("verified"))
+        .collect()
+}
+
+/// The documents table and the pairs table of the Ray job over `texts`, its input in batches of
+/// `chunk` documents and every shuffle into `partitions` blocks.
+pub fn ray_job(
+    c: &DedupConfig,
+    texts: &[String],
+    chunk: usize,
+    partitions: usize,
+) -> (RecordBatch, RecordBatch) {
+    let inputs = input(texts, chunk);
+    let rows: Vec<RecordBatch> = inputs
+        .iter()
+        .map(|b| sketch_batch(c, texts.len(), b, "text", INDEX).expect("sketched"))
+        .collect();
+    let buckets: Vec<RecordBatch> = shuffle(&rows, "key", partitions)
+        .iter()
+        .map(|b| bucket_batch(c, b).expect("bucketed"))
+        .collect();
+    let near = verify_join(c, &buckets, &inputs, partitions, false);
+    let mut components = Components::with_config(texts.len(), c.clone()).expect("components");
+    for batch in buckets.iter().chain(&near) {
+        components.add_edge_batch(batch).expect("edges");
+    }
+    for batch in &inputs {
+        components.add_id_batch(batch, "id", INDEX).expect("ids");
+    }
+    let asked = components.wanted_batch().expect("clustered");
+    if asked.num_rows() > 0 {
+        for batch in verify_join(c, &[asked], &inputs, partitions, true) {
+            components.add_similarity_batch(&batch).expect("similarities");
+        }
+    }
+    let (documents, pairs, _) = components.finished().expect("finished");
+    (documents, pairs)
+}
