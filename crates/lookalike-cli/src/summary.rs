@@ -149,6 +149,17 @@ impl Summary {
 
     pub fn render(&self, dedup: &Dedup) -> String {
         let mut s = String::new();
+        self.render_counts(&mut s);
+        self.render_boilerplate(&mut s);
+        let _ = writeln!(s, "  {}", dedup.describe());
+        render_method(&mut s, &self.stats.method);
+        self.render_groups_and_time(&mut s);
+        self.render_examples(&mut s);
+        s
+    }
+
+    /// The documents read, kept, removed and skipped, and the pairs found.
+    fn render_counts(&self, s: &mut String) {
         let st = &self.stats;
         let secs = self.total_time.as_secs_f64().max(1e-9);
         let mb = self.bytes as f64 / 1e6;
@@ -215,6 +226,10 @@ impl Summary {
             "  near-duplicate pairs {}   pairs listed {}   clusters {}   candidates {}",
             st.near_pairs, st.pairs, st.clusters, st.candidates.pairs
         );
+    }
+
+    /// What site boilerplate removal took out.
+    fn render_boilerplate(&self, s: &mut String) {
         if let Some(b) = self.boilerplate.as_ref().filter(|b| b.pages > 0) {
             let share = b.removed_bytes as f64 / (b.before_bytes as f64).max(1.0);
             let _ = writeln!(
@@ -232,64 +247,11 @@ impl Summary {
                 b.only_template,
             );
         }
-        let _ = writeln!(s, "  {}", dedup.describe());
-        if let Some(b) = &st.method.broder {
-            let _ = writeln!(
-                s,
-                "  Broder's algorithm: {} records, {} shingles ({} shared by more than L documents, skipped), {} pairs emitted, {} distinct, {} sorted runs spilled ({:.1} MB)",
-                b.records,
-                b.shingles,
-                b.shingles_skipped,
-                b.pairs_emitted,
-                b.distinct_pairs,
-                b.runs_written,
-                b.bytes_spilled as f64 / 1e6
-            );
-            if b.groups > 0 {
-                let _ = writeln!(
-                    s,
-                    "  frequent-shingle groups: {} documents mostly made of frequent shingles, {} distinct groups, {} candidate pairs{}",
-                    b.saturated,
-                    b.groups,
-                    b.group_pairs,
-                    if b.groups_over_bound > 0 {
-                        format!(
-                            " ({} groups over --max-pairs-per-group compared with anchors, {} pairs not compared)",
-                            b.groups_over_bound, b.group_pairs_skipped
-                        )
-                    } else {
-                        String::new()
-                    }
-                );
-            }
-        }
-        if st.method.short_samples > 0 {
-            let _ = writeln!(
-                s,
-                "  documents too short for a MOD-m sample, sampled by their {} smallest shingle hashes (they meet other short documents only): {}",
-                lookalike::method::SHORT_SAMPLE,
-                st.method.short_samples
-            );
-        }
-        if st.method.empty_samples > 0 {
-            let _ = writeln!(
-                s,
-                "  documents with an empty sample (too short for the sample; they meet no other document): {}",
-                st.method.empty_samples
-            );
-        }
-        if let Some((blocks, tables)) = st.method.simhash_tables {
-            let _ = writeln!(s, "  SimHash tables: {blocks} blocks, {tables} tables");
-        }
-        if let Some(c) = st.method.combined {
-            let _ = writeln!(
-                s,
-                "  SimHash filter: {} LSH candidates, {} dropped (fingerprints too far apart), {} kept",
-                c.lsh_pairs,
-                c.simhash_rejected,
-                c.lsh_pairs - c.simhash_rejected
-            );
-        }
+    }
+
+    /// Large LSH buckets, pairs over the bound, and the time of each part.
+    fn render_groups_and_time(&self, s: &mut String) {
+        let st = &self.stats;
         if st.candidates.capped_buckets > 0 {
             let _ = writeln!(
                 s,
@@ -320,6 +282,11 @@ impl Summary {
             self.read_time.as_secs_f64(),
             (self.total_time - self.read_time).as_secs_f64()
         );
+    }
+
+    /// Skipped records, warnings and unsigned documents by class, with examples, and the input
+    /// errors.
+    fn render_examples(&self, s: &mut String) {
         for (title, map) in [
             ("skipped", &self.skipped),
             ("warning", &self.warnings),
@@ -341,7 +308,6 @@ impl Summary {
                 let _ = writeln!(s, "    {e}");
             }
         }
-        s
     }
 
     /// The figures `--stats` writes (and `lookalike compare` reads), with the run's settings.
@@ -380,6 +346,68 @@ impl Summary {
         let pipeline: u64 = self.stats.skipped;
         let all: u64 = self.skipped.values().map(|r| r.count).sum();
         all.saturating_sub(pipeline)
+    }
+}
+
+/// The lines of a method's own figures (Broder's algorithm, samples, SimHash tables, the
+/// combined method's filter), when it has them.
+fn render_method(s: &mut String, m: &lookalike::MethodStats) {
+    if let Some(b) = &m.broder {
+        let _ = writeln!(
+            s,
+            "  Broder's algorithm: {} records, {} shingles ({} shared by more than L documents, skipped), {} pairs emitted, {} distinct, {} sorted runs spilled ({:.1} MB)",
+            b.records,
+            b.shingles,
+            b.shingles_skipped,
+            b.pairs_emitted,
+            b.distinct_pairs,
+            b.runs_written,
+            b.bytes_spilled as f64 / 1e6
+        );
+        if b.groups > 0 {
+            let _ = writeln!(
+                s,
+                "  frequent-shingle groups: {} documents mostly made of frequent shingles, {} distinct groups, {} candidate pairs{}",
+                b.saturated,
+                b.groups,
+                b.group_pairs,
+                if b.groups_over_bound > 0 {
+                    format!(
+                        " ({} groups over --max-pairs-per-group compared with anchors, {} pairs not compared)",
+                        b.groups_over_bound, b.group_pairs_skipped
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    if m.short_samples > 0 {
+        let _ = writeln!(
+            s,
+            "  documents too short for a MOD-m sample, sampled by their {} smallest shingle hashes (they meet other short documents only): {}",
+            lookalike::method::SHORT_SAMPLE,
+            m.short_samples
+        );
+    }
+    if m.empty_samples > 0 {
+        let _ = writeln!(
+            s,
+            "  documents with an empty sample (too short for the sample; they meet no other document): {}",
+            m.empty_samples
+        );
+    }
+    if let Some((blocks, tables)) = m.simhash_tables {
+        let _ = writeln!(s, "  SimHash tables: {blocks} blocks, {tables} tables");
+    }
+    if let Some(c) = m.combined {
+        let _ = writeln!(
+            s,
+            "  SimHash filter: {} LSH candidates, {} dropped (fingerprints too far apart), {} kept",
+            c.lsh_pairs,
+            c.simhash_rejected,
+            c.lsh_pairs - c.simhash_rejected
+        );
     }
 }
 
