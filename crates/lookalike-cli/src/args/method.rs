@@ -241,3 +241,23 @@ impl SimHashArgs {
         self.get("simhash_blocks")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A method option the registry declares but no group of `dedup` shows would not be a flag:
+    /// a new option must be placed in one of them.
+    #[test]
+    fn every_registry_option_is_a_dedup_flag_once() {
+        let groups = [Banding::NAMES, MinHashRest::NAMES, Particular::NAMES];
+        for option in options::all_options() {
+            let n = groups.iter().flat_map(|g| g.iter()).filter(|&&n| n == option.name).count();
+            assert_eq!(n, 1, "{} is in {n} of dedup's flag groups", option.name);
+        }
+        let names: Vec<&str> = options::all_options().iter().map(|o| o.name).collect();
+        for name in groups.iter().flat_map(|g| g.iter()) {
+            assert!(names.contains(name), "{name} is not a registry option");
+        }
+    }
+}
