@@ -70,7 +70,77 @@ fn whatlang_64(t: &str) -> Option<&'static str> {
 /// whatlang with one of its methods alone (the default, `Combined`, runs both), on 2 KiB.
 fn whatlang_method(t: &str, method: whatlang::dev::Method) -> Option<&'static str> {
     // lookalike's mapping of whatlang's ISO 639-3 codes (crates/lookalike/src/text/lang.rs).
-    const ISO: &[(&str, &str)] = &[("epo", "eo"), ("eng", "en"), ("rus", "ru"), ("cmn", "zh"), ("spa", "es"), ("por", "pt"), ("ita", "it"), ("ben", "bn"), ("fra", "fr"), ("deu", "de"), ("ukr", "uk"), ("kat", "ka"), ("ara", "ar"), ("hin", "hi"), ("jpn", "ja"), ("heb", "he"), ("yid", "yi"), ("pol", "pl"), ("amh", "am"), ("jav", "jv"), ("kor", "ko"), ("nob", "nb"), ("dan", "da"), ("swe", "sv"), ("fin", "fi"), ("tur", "tr"), ("nld", "nl"), ("hun", "hu"), ("ces", "cs"), ("ell", "el"), ("bul", "bg"), ("bel", "be"), ("mar", "mr"), ("kan", "kn"), ("ron", "ro"), ("slv", "sl"), ("hrv", "hr"), ("srp", "sr"), ("mkd", "mk"), ("lit", "lt"), ("lav", "lv"), ("est", "et"), ("tam", "ta"), ("vie", "vi"), ("urd", "ur"), ("tha", "th"), ("guj", "gu"), ("uzb", "uz"), ("pan", "pa"), ("aze", "az"), ("ind", "id"), ("tel", "te"), ("pes", "fa"), ("mal", "ml"), ("ori", "or"), ("mya", "my"), ("nep", "ne"), ("sin", "si"), ("khm", "km"), ("aka", "ak"), ("zul", "zu"), ("sna", "sn"), ("afr", "af"), ("lat", "la"), ("slk", "sk"), ("cat", "ca"), ("tgl", "tl"), ("hye", "hy"), ("cym", "cy")];
+    const ISO: &[(&str, &str)] = &[
+        ("epo", "eo"),
+        ("eng", "en"),
+        ("rus", "ru"),
+        ("cmn", "zh"),
+        ("spa", "es"),
+        ("por", "pt"),
+        ("ita", "it"),
+        ("ben", "bn"),
+        ("fra", "fr"),
+        ("deu", "de"),
+        ("ukr", "uk"),
+        ("kat", "ka"),
+        ("ara", "ar"),
+        ("hin", "hi"),
+        ("jpn", "ja"),
+        ("heb", "he"),
+        ("yid", "yi"),
+        ("pol", "pl"),
+        ("amh", "am"),
+        ("jav", "jv"),
+        ("kor", "ko"),
+        ("nob", "nb"),
+        ("dan", "da"),
+        ("swe", "sv"),
+        ("fin", "fi"),
+        ("tur", "tr"),
+        ("nld", "nl"),
+        ("hun", "hu"),
+        ("ces", "cs"),
+        ("ell", "el"),
+        ("bul", "bg"),
+        ("bel", "be"),
+        ("mar", "mr"),
+        ("kan", "kn"),
+        ("ron", "ro"),
+        ("slv", "sl"),
+        ("hrv", "hr"),
+        ("srp", "sr"),
+        ("mkd", "mk"),
+        ("lit", "lt"),
+        ("lav", "lv"),
+        ("est", "et"),
+        ("tam", "ta"),
+        ("vie", "vi"),
+        ("urd", "ur"),
+        ("tha", "th"),
+        ("guj", "gu"),
+        ("uzb", "uz"),
+        ("pan", "pa"),
+        ("aze", "az"),
+        ("ind", "id"),
+        ("tel", "te"),
+        ("pes", "fa"),
+        ("mal", "ml"),
+        ("ori", "or"),
+        ("mya", "my"),
+        ("nep", "ne"),
+        ("sin", "si"),
+        ("khm", "km"),
+        ("aka", "ak"),
+        ("zul", "zu"),
+        ("sna", "sn"),
+        ("afr", "af"),
+        ("lat", "la"),
+        ("slk", "sk"),
+        ("cat", "ca"),
+        ("tgl", "tl"),
+        ("hye", "hy"),
+        ("cym", "cy"),
+    ];
     let opts = whatlang::dev::Options::new().set_method(method);
     let code = whatlang::dev::detect_with_options(head(t, 2048), &opts)?.lang().code();
     Some(ISO.iter().find(|(three, _)| *three == code).map_or(code, |(_, two)| two))
@@ -192,7 +262,9 @@ struct Doc {
 }
 
 fn read(path: &PathBuf, limit: Option<usize>, unlabelled: bool) -> Result<Vec<Doc>> {
-    let reader = std::io::BufReader::new(std::fs::File::open(path).with_context(|| path.display().to_string())?);
+    let reader = std::io::BufReader::new(
+        std::fs::File::open(path).with_context(|| path.display().to_string())?,
+    );
     let mut docs = Vec::new();
     for (n, line) in reader.lines().enumerate() {
         if limit.is_some_and(|l| n >= l) {
@@ -231,8 +303,12 @@ fn report(name: &str, docs: &[Doc], args: &Args) -> String {
     let all: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
     let quick: Vec<Option<&'static str>> =
         docs.iter().map(|d| lang::detect_quick(&d.text).map(|q| q.code)).collect();
-    let unsure: Vec<&str> =
-        docs.iter().zip(&quick).filter(|(_, q)| q.is_none()).map(|(d, _)| d.text.as_str()).collect();
+    let unsure: Vec<&str> = docs
+        .iter()
+        .zip(&quick)
+        .filter(|(_, q)| q.is_none())
+        .map(|(d, _)| d.text.as_str())
+        .collect();
     let labelled = docs.iter().all(|d| d.lang.is_some());
     // Answers of each candidate on every document.
     let answers: Vec<Vec<Option<&'static str>>> =
@@ -278,14 +354,13 @@ fn report(name: &str, docs: &[Doc], args: &Args) -> String {
         } else {
             (
                 (0..docs.len()).filter(|&i| answers[k][i] == answers[0][i]).count(),
-                (0..docs.len()).filter(|&i| quick[i].is_none() && answers[k][i] == answers[0][i]).count(),
+                (0..docs.len())
+                    .filter(|&i| quick[i].is_none() && answers[k][i] == answers[0][i])
+                    .count(),
             )
         };
-        let with_quick_pct = if labelled {
-            100.0 * with_quick as f64 / n
-        } else {
-            100.0 * with_quick as f64 / nu
-        };
+        let with_quick_pct =
+            if labelled { 100.0 * with_quick as f64 / n } else { 100.0 * with_quick as f64 / nu };
         let _ = writeln!(
             out,
             "| {cname} | {:.2}% | {:.2} | {:.3} | {with_quick_pct:.2}% | {:.2} | {:.3} |",
@@ -313,7 +388,8 @@ fn report(name: &str, docs: &[Doc], args: &Args) -> String {
             let mut v: Vec<_> = m.into_iter().collect();
             v.sort_by(|a, b| b.1.cmp(&a.1));
             let top: Vec<String> = v.iter().take(12).map(|(k, c)| format!("{k} {c}")).collect();
-            let _ = writeln!(out, "\n{cname}, fallback answers unlike whatlang's: {}", top.join(", "));
+            let _ =
+                writeln!(out, "\n{cname}, fallback answers unlike whatlang's: {}", top.join(", "));
         }
         return out;
     }
@@ -323,7 +399,10 @@ fn report(name: &str, docs: &[Doc], args: &Args) -> String {
     for (i, d) in docs.iter().enumerate() {
         langs.entry(d.lang.as_deref().unwrap_or("?")).or_default().push(i);
     }
-    let _ = write!(out, "\nQuick pass + candidate, right per language (alone in brackets):\n\n| language | docs | quick answered |");
+    let _ = write!(
+        out,
+        "\nQuick pass + candidate, right per language (alone in brackets):\n\n| language | docs | quick answered |"
+    );
     for (cname, _) in &cands {
         let _ = write!(out, " {cname} |");
     }
