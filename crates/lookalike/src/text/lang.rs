@@ -31,11 +31,13 @@ pub const DETECT_PREFIX: usize = 2048;
 pub struct Detected {
     /// ISO 639-1 code where one exists, else ISO 639-3 (`"en"`, `"uk"`, `"zh"`, `"yid"`).
     pub code: &'static str,
-    /// Confidence in [0, 1]: whatlang's, or for the quick pass's Latin answers one minus the
+    /// Confidence in [0, 1]: the detector's (CLD2: the share of the text in the answer's
+    /// language; whatlang: its own), or for the quick pass's Latin answers one minus the
     /// runner-up's share of the winner's stopword score.
     pub confidence: f64,
-    /// whatlang's judgement of whether the guess is reliable; for the quick pass's answers, true
-    /// unless its lean rule gave the answer (prose among code, few stopwords).
+    /// The detector's judgement (CLD2's or whatlang's) of whether the guess is reliable; for the
+    /// quick pass's answers, true unless its lean rule gave the answer (prose among code, few
+    /// stopwords).
     pub reliable: bool,
 }
 
@@ -94,7 +96,7 @@ impl DetectCache {
     }
 }
 
-/// The quick pass of [`detect`] alone: `None` whenever it would leave the text to whatlang
+/// The quick pass of [`detect`] alone: `None` whenever it would leave the text to CLD2
 /// (benchmarks measure how often it answers).
 pub fn detect_quick(text: &str) -> Option<Detected> {
     quick::detect(prefix(text))
