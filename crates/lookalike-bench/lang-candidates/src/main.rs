@@ -386,7 +386,7 @@ fn report(name: &str, docs: &[Doc], args: &Args) -> String {
                 }
             }
             let mut v: Vec<_> = m.into_iter().collect();
-            v.sort_by(|a, b| b.1.cmp(&a.1));
+            v.sort_by_key(|e| std::cmp::Reverse(e.1));
             let top: Vec<String> = v.iter().take(12).map(|(k, c)| format!("{k} {c}")).collect();
             let _ =
                 writeln!(out, "\n{cname}, fallback answers unlike whatlang's: {}", top.join(", "));
@@ -419,9 +419,9 @@ fn report(name: &str, docs: &[Doc], args: &Args) -> String {
             idx.len(),
             100.0 * idx.iter().filter(|&&i| quick[i].is_some()).count() as f64 / m
         );
-        for k in 0..cands.len() {
-            let c = idx.iter().filter(|&&i| right(quick[i].or(answers[k][i]), &docs[i])).count();
-            let a = idx.iter().filter(|&&i| right(answers[k][i], &docs[i])).count();
+        for ans in &answers {
+            let c = idx.iter().filter(|&&i| right(quick[i].or(ans[i]), &docs[i])).count();
+            let a = idx.iter().filter(|&&i| right(ans[i], &docs[i])).count();
             let _ = write!(out, " {:.1}% ({:.1}%) |", 100.0 * c as f64 / m, 100.0 * a as f64 / m);
         }
         let _ = writeln!(out);
