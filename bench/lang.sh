@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Language detection benchmark: lookalike's `detect` (a quick pass, whatlang when it is unsure)
+# Language detection benchmark: lookalike's `detect` (a quick pass, CLD2 when it is unsure)
 # against whatlang alone, on documents whose language is known. Accuracy per language, how often
 # the two disagree, and µs per document of each in the same run (one thread).
 # Run by hand, not in CI.
 #
-#   bench/lang.sh [--corpus JSONL]... [--docs N] [--out FILE]
+#   bench/lang.sh [--corpus JSONL]... [--docs N] [--out FILE] [--keep DIR] [--bin PATH]
+#                 [--corpora-only]
 #
 # Corpora (each skipped when its source is not installed):
 # - man pages: every page under /usr/share/man/<lang>/ rendered with `man -l`, labelled by the
@@ -15,6 +16,10 @@
 #   documents mix English with the label's language);
 # - every --corpus given (e.g. bench/work/corpus-20000-s1.jsonl, the e2e corpus).
 # --docs: documents of the handbook corpus (default 8000).
+# --keep DIR: write the man-page, snippet and handbook corpora to DIR (man.jsonl,
+# snippets.jsonl, handbook.jsonl) and reuse them when they are there, so that other programs
+# (crates/lookalike-bench/lang-candidates) read the same labelled sets; --corpora-only stops
+# there. --bin PATH: the lookalike-bench to run (nothing is built).
 # Writes bench/results/lang-<date>.md.
 set -euo pipefail
 
@@ -23,14 +28,20 @@ RESULTS="$ROOT/bench/results"
 DOCS=8000
 OUT=""
 EXTRA=()
+KEEP=""
+BIN=""
+ONLY=0
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --corpus) EXTRA+=("$2"); shift 2 ;;
     --docs) DOCS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
+    --keep) KEEP="$2"; shift 2 ;;
+    --bin) BIN="$2"; shift 2 ;;
+    --corpora-only) ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "lang.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -39,29 +50,55 @@ done
 log() { echo "[lang $(date +%H:%M:%S)] $*" >&2; }
 
 cd "$ROOT"
-log "building lookalike-bench (release)"
-cargo build --release --locked -p lookalike-bench >&2
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-BENCH="$TARGET/release/lookalike-bench"
+if [[ -n $BIN ]]; then
+  BENCH="$BIN"
+else
+  log "building lookalike-bench (release)"
+  cargo build --release --locked -p lookalike-bench >&2
+  TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+  BENCH="$TARGET/release/lookalike-bench"
+fi
 
 OUT="${OUT:-$RESULTS/lang-$(date +%Y-%m-%d).md}"
 mkdir -p "$(dirname "$OUT")"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+if [[ -n $KEEP ]]; then
+  mkdir -p "$KEEP"
+  TMP="$(cd "$KEEP" && pwd)"
+else
+  TMP="$(mktemp -d)"
+  trap 'rm -rf "$TMP"' EXIT
+fi
 
 corpora=()
-if command -v man >/dev/null && [ -d /usr/share/man ]; then
+if [[ -s $TMP/man.jsonl && -s $TMP/snippets.jsonl ]]; then
+  log "reusing $TMP/man.jsonl and $TMP/snippets.jsonl"
+  corpora+=("man pages:$TMP/man.jsonl")
+  corpora+=("man-page snippets (60 to 700 characters):$TMP/snippets.jsonl")
+elif command -v man >/dev/null && [ -d /usr/share/man ]; then
   log "rendering man pages"
-  for dir in /usr/share/man/*/; do
-    lang="$(basename "$dir")"
-    case "$lang" in man*) continue ;; esac
-    find "$dir" -type f | sort | while read -r page; do
-      # A page that does not render (a .so link to another section) is left out.
-      text="$(MANWIDTH=100 man -l "$page" 2>/dev/null | col -b 2>/dev/null || true)"
-      [ "${#text}" -ge 200 ] || continue
-      LANG_LABEL="$lang" ID="$page" python3 -c 'import json,os,sys; print(json.dumps({"id": os.environ["ID"], "lang": os.environ["LANG_LABEL"].lower().replace("_", "-"), "text": sys.stdin.read()}, ensure_ascii=False))' <<<"$text"
-    done
-  done >"$TMP/man.jsonl"
+  # Rendered $(nproc) pages at a time, written in path order.
+  python3 - "$(nproc)" >"$TMP/man.jsonl" <<'PY'
+import concurrent.futures, glob, json, os, subprocess, sys
+env = dict(os.environ, MANWIDTH="100")
+def render(page):
+    # A page that does not render (a .so link to another section) is left out.
+    man = subprocess.run(["man", "-l", page], capture_output=True, env=env)
+    col = subprocess.run(["col", "-b"], input=man.stdout, capture_output=True)
+    return col.stdout.decode("utf-8", "replace").rstrip("\n")
+pages = []
+for d in sorted(glob.glob("/usr/share/man/*/")):
+    lang = os.path.basename(d.rstrip("/"))
+    if lang.startswith("man"):
+        continue
+    for root, _, files in os.walk(d):
+        pages += [(lang, os.path.join(root, f)) for f in files]
+pages.sort()
+with concurrent.futures.ThreadPoolExecutor(int(sys.argv[1])) as pool:
+    for (lang, page), text in zip(pages, pool.map(render, (p for _, p in pages))):
+        if len(text) >= 200:
+            label = lang.lower().replace("_", "-")
+            print(json.dumps({"id": page, "lang": label, "text": text + "\n"}, ensure_ascii=False))
+PY
   if [ -s "$TMP/man.jsonl" ]; then
     corpora+=("man pages:$TMP/man.jsonl")
     # Short texts: up to four pieces of 60 to 700 characters from each page, at random offsets
@@ -84,7 +121,10 @@ PY
     corpora+=("man-page snippets (60 to 700 characters):$TMP/snippets.jsonl")
   fi
 fi
-if [ -d /usr/share/doc/debian-handbook/html ]; then
+if [[ -s $TMP/handbook.jsonl ]]; then
+  log "reusing $TMP/handbook.jsonl"
+  corpora+=("Debian Administrator's Handbook, $DOCS generated documents:$TMP/handbook.jsonl")
+elif [ -d /usr/share/doc/debian-handbook/html ]; then
   log "handbook corpus ($DOCS documents)"
   src=()
   for dir in /usr/share/doc/debian-handbook/html/*/; do
@@ -96,9 +136,13 @@ if [ -d /usr/share/doc/debian-handbook/html ]; then
 fi
 for c in "${EXTRA[@]}"; do corpora+=("$(basename "$c"):$c"); done
 [ ${#corpora[@]} -gt 0 ] || { echo "lang.sh: no corpus (no man pages, no handbook, no --corpus)" >&2; exit 1; }
+if [[ $ONLY == 1 ]]; then
+  log "corpora in $TMP"
+  exit 0
+fi
 
 {
-  echo "# Language detection: quick pass + whatlang against whatlang alone — $(date +%Y-%m-%d)"
+  echo "# Language detection: quick pass + CLD2 against whatlang alone — $(date +%Y-%m-%d)"
   echo
   echo "Machine: $(nproc) cores, $(uname -m); commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (uncommitted changes)')."
   echo "\`detect\` is what \`dedup --report\`/\`--output\` and \`extract\` report as \`lang\`; \"right\" is agreement"
