@@ -2,11 +2,10 @@
 //! alone, on corpora whose documents carry their language (`lookalike-bench gen-corpus` writes
 //! `{"id", "lang", "text"}` lines, the language taken from the source folder).
 //!
-//! For each document both [`lookalike::text::lang::detect`] (the quick pass, CLD2 when it is
-//! unsure; whatlang before 2026-11-28) and [`lookalike::text::lang::detect_whatlang`] run; the
-//! report gives, per language, how often each is right, how often the quick pass answered
-//! alone, and where the two disagree; and the time per document of each, measured in the same
-//! run on one thread.
+//! For each document both [`lookalike::text::lang::detect`] (the quick pass, whatlang when it
+//! is unsure) and [`lookalike::text::lang::detect_whatlang`] run; the report gives, per
+//! language, how often each is right, how often the quick pass answered alone, and where the
+//! two disagree; and the time per document of each, measured in the same run on one thread.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -32,8 +31,8 @@ pub struct LangBenchArgs {
     /// Print (to stderr) the start of up to this many documents where the two answers differ.
     #[arg(long, default_value_t = 0)]
     pub show: usize,
-    /// Print (to stderr) the start of up to this many documents the quick pass leaves to its
-    /// fallback, with whatlang's answer: the cases that cost the most time.
+    /// Print (to stderr) the start of up to this many documents the quick pass leaves to
+    /// whatlang, with whatlang's answer: the cases that cost the most time.
     #[arg(long, default_value_t = 0)]
     pub show_unsure: usize,
     /// Also time whatlang alone on the first 64, 256, 1024 and 2048 bytes of each document: how
@@ -172,7 +171,7 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
     let _ = writeln!(out, "| detector | µs per document | ÷ whatlang |\n|---|---|---|");
     for (name, t) in [
         ("whatlang alone (`detect_whatlang`)", t_whatlang),
-        ("quick pass, CLD2 when unsure (`detect`)", t_detect),
+        ("quick pass, whatlang when unsure (`detect`)", t_detect),
         ("quick pass alone (`detect_quick`, None when unsure)", t_quick),
     ] {
         let _ = writeln!(out, "| {name} | {:.2} | {:.3} |", t * 1e6 / n, t / t_whatlang);

@@ -366,7 +366,8 @@ impl DedupRun<'_> {
         &self,
         candidates: &[Candidate],
     ) -> Result<(Vec<NearPair>, VerificationStats), Error> {
-        let (near, mut verification) = self.similarity().verify_pairs(candidates, &self.progress)?;
+        let (near, mut verification) =
+            self.similarity().verify_pairs(candidates, &self.progress)?;
         for (a, b, _) in &mut verification.rejected_sample {
             (*a, *b) = (self.heads[a.index()], self.heads[b.index()]);
         }

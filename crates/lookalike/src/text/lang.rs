@@ -4,13 +4,9 @@
 //! Detection looks at the first [`DETECT_PREFIX`] bytes of the text, which is enough for a
 //! reliable guess and keeps the cost independent of document length. One cheap pass answers the
 //! clear-cut cases (Latin text by its stopwords, Ukrainian and Russian by their own letters,
-//! Chinese and Japanese by the share of kana); Google's CLD2 (the `cld2` crate, 83 languages)
-//! answers the rest. CLD2 replaced whatlang there on 2026-11-28: on the labelled sets of
-//! `bench/lang.sh` it was right more often (87.2% against 78.4% of man pages, 86.1% against
-//! 78.5% of the handbook, 78.0% against 76.4% of snippets) at a half to a seventh of whatlang's
-//! cost per call (bench/results/lang-2026-11-28.md). whatlang stays for comparison
-//! ([`detect_whatlang`]). Codes are ISO 639-1 where the language has one (`en`, `ru`, `uk`, `zh`,
-//! `ja`), ISO 639-3 otherwise.
+//! Chinese and Japanese by the share of kana); whatlang's trigram and script model
+//! (70 languages) answers the rest. Codes are ISO 639-1 where the language has one (`en`, `ru`,
+//! `uk`, `zh`, `ja`), ISO 639-3 otherwise.
 //!
 //! Stopword lists come from the Stopwords ISO collection (the `stop-words` crate), normalized
 //! with [`crate::text::normalize`] so that they compare equal to document tokens. Methods that need
@@ -31,13 +27,11 @@ pub const DETECT_PREFIX: usize = 2048;
 pub struct Detected {
     /// ISO 639-1 code where one exists, else ISO 639-3 (`"en"`, `"uk"`, `"zh"`, `"yid"`).
     pub code: &'static str,
-    /// Confidence in [0, 1]: the detector's (CLD2: the share of the text in the answer's
-    /// language; whatlang: its own), or for the quick pass's Latin answers one minus the
+    /// Confidence in [0, 1]: whatlang's, or for the quick pass's Latin answers one minus the
     /// runner-up's share of the winner's stopword score.
     pub confidence: f64,
-    /// The detector's judgement (CLD2's or whatlang's) of whether the guess is reliable; for the
-    /// quick pass's answers, true unless its lean rule gave the answer (prose among code, few
-    /// stopwords).
+    /// whatlang's judgement of whether the guess is reliable; for the quick pass's answers, true
+    /// unless its lean rule gave the answer (prose among code, few stopwords).
     pub reliable: bool,
 }
 
@@ -46,12 +40,12 @@ pub struct Detected {
 ///
 /// Clear-cut texts (Latin text whose stopwords name one language, also when they are few among
 /// code and names, Ukrainian or Russian by their own letters, Chinese or Japanese by the share
-/// of kana) are answered by one cheap pass over the prefix; everything else by CLD2
-/// ([`detect_cld2`]). See `bench/lang.sh` for how often the answers differ from whatlang's and
-/// which is right.
+/// of kana) are answered by one cheap pass over the prefix; everything else by whatlang
+/// ([`detect_whatlang`]). See `bench/lang.sh` for how
+/// often the two answers differ and which is right.
 pub fn detect(text: &str) -> Option<Detected> {
     let prefix = prefix(text);
-    quick::detect(prefix).or_else(|| detect_cld2(prefix))
+    quick::detect(prefix).or_else(|| detect_whatlang(prefix))
 }
 
 /// [`detect`] with a memory of the prefixes it has seen. Detection looks only at a text's first
@@ -96,45 +90,14 @@ impl DetectCache {
     }
 }
 
-/// The quick pass of [`detect`] alone: `None` whenever it would leave the text to CLD2
+/// The quick pass of [`detect`] alone: `None` whenever it would leave the text to whatlang
 /// (benchmarks measure how often it answers).
 pub fn detect_quick(text: &str) -> Option<Detected> {
     quick::detect(prefix(text))
 }
 
-/// CLD2's answer alone on the first [`DETECT_PREFIX`] bytes: what [`detect`] falls back to when
-/// its quick pass is not sure. `None` when CLD2 finds no language (`un`: too little text, or
-/// none of its languages).
-pub fn detect_cld2(text: &str) -> Option<Detected> {
-    let found =
-        cld2::detect_language_ext(prefix(text), cld2::Format::Text, &cld2::Hints::default());
-    let code = cld2_code(found.language?.0)?;
-    Some(Detected {
-        code,
-        // The share of the text's letters in the answer's language.
-        confidence: f64::from(found.scores[0].percent.min(100)) / 100.0,
-        reliable: found.reliability == cld2::Reliability::Reliable,
-    })
-}
-
-/// A CLD2 language code as [`Detected::code`] spells it: CLD2's codes are ISO 639-1 where one
-/// exists (ISO 639-2/3 otherwise), with four old ones (`iw`, `in`, `jw`, `no`), script or
-/// region suffixes (`zh-Hant`, `sr-ME`) and `un` for unknown; its `xx-…` codes are scripts, not
-/// languages.
-fn cld2_code(code: &'static str) -> Option<&'static str> {
-    let base = code.split('-').next().unwrap_or(code);
-    Some(match base {
-        "un" | "xx" | "xxx" | "" => return None,
-        "iw" => "he",
-        "in" => "id",
-        "jw" => "jv",
-        "no" => "nb",
-        _ => base,
-    })
-}
-
-/// whatlang's answer alone on the first [`DETECT_PREFIX`] bytes: what [`detect`] fell back to
-/// before CLD2 (benchmarks compare the two).
+/// whatlang's answer alone on the first [`DETECT_PREFIX`] bytes: what [`detect`] falls back to
+/// when its quick pass is not sure (benchmarks compare the two).
 pub fn detect_whatlang(text: &str) -> Option<Detected> {
     let info = whatlang::detect(prefix(text))?;
     Some(Detected {
@@ -343,50 +306,6 @@ mod tests {
             assert_eq!(detect(text).map(|d| d.code), Some(code), "{text}");
         }
         assert_eq!(detect(""), None);
-    }
-
-    /// Texts the quick pass leaves (too few stopwords, or letters that Ukrainian and Russian
-    /// share) go to CLD2, which tells Ukrainian from Russian, and mixed Japanese and English
-    /// pages by their Japanese.
-    #[test]
-    fn the_fallback_is_cld2_and_tells_ukrainian_from_russian() {
-        let cases = [
-            // Ukrainian and Russian headlines: no letter of only one of them in the first.
-            ("Новини науки: нова модель пошуку дублікатів", "uk"),
-            ("Новости науки: новая модель поиска дубликатов", "ru"),
-            (
-                "Ця програма шукає схожі документи у великих колекціях текстів і показує групи \
-                 майже однакових сторінок.",
-                "uk",
-            ),
-            (
-                "Эта программа ищет похожие документы в больших коллекциях текстов и показывает \
-                 группы почти одинаковых страниц.",
-                "ru",
-            ),
-            (
-                "NAME\n       ls - ディレクトリの内容をリスト表示する\nSYNOPSIS\n       ls [OPTION]... \
-                 [FILE]...\n説明\n       FILE の情報を表示する (デフォルトはカレントディレクトリ)。",
-                "ja",
-            ),
-            ("Die Erkennung von Duplikaten ist eine wichtige Aufgabe für Suchmaschinen.", "de"),
-        ];
-        for (text, code) in cases {
-            assert_eq!(detect_cld2(text).map(|d| d.code), Some(code), "{text}");
-            // Where the quick pass has no answer, `detect` gives CLD2's.
-            if detect_quick(text).is_none() {
-                assert_eq!(detect(text), detect_cld2(text), "{text}");
-            }
-        }
-        // No language in it: no answer.
-        assert_eq!(detect_cld2("12345 67890 +-*/ ()"), None);
-        assert_eq!(cld2_code("zh-Hant"), Some("zh"));
-        assert_eq!(cld2_code("iw"), Some("he"));
-        assert_eq!(cld2_code("no"), Some("nb"));
-        assert_eq!(cld2_code("un"), None);
-        let d = detect_cld2("Поиск нечетких дубликатов веб-документов является важной задачей.")
-            .unwrap();
-        assert!(d.confidence > 0.5 && d.confidence <= 1.0, "{d:?}");
     }
 
     #[test]

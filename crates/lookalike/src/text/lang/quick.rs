@@ -1,6 +1,5 @@
 //! The quick path of language detection: one pass over the prefix that answers the common,
-//! clear-cut cases itself and leaves everything else to the fallback (CLD2 since 2026-11-28,
-//! whatlang before; "left to whatlang" below means left to the fallback).
+//! clear-cut cases itself and leaves everything else to whatlang.
 //!
 //! whatlang counts a Latin text's trigrams, then looks 300 trigrams of each of 37 Latin profiles
 //! up, which even the shortest text pays: more than the rest of the text path costs per document
