@@ -3,12 +3,12 @@
 //!
 //! An index answers each document as it arrives, so only what can be decided per document, in
 //! arrival order, is accepted:
-//! - methods whose keys depend on the document alone: `minhash` (LSH bands), `simhash` with `none`
-//!   or `tf` weights (Manku's permuted tables) and `partitioned` (list fingerprints). The methods
-//!   that need collection statistics (`i-match`, `i-match-rand`, `tf-ridf`, `refwords`, SimHash with
-//!   `tfidf` weights) are refused: their keys would change as documents arrive. The sampling
-//!   methods, super-shingles, combined, long sentences, SpotSigs and exact are refused too (not
-//!   built yet; the refusal says so);
+//! - methods whose keys depend on the document alone, as each method's registry entry says
+//!   (`MethodSpec::index`): `minhash` (LSH bands), `simhash` with `none` or `tf` weights (Manku's
+//!   permuted tables) and `partitioned` (list fingerprints). The methods that need collection
+//!   statistics (`i-match`, `i-match-rand`, `tf-ridf`, `refwords`, SimHash with `tfidf` weights)
+//!   are refused: their keys would change as documents arrive. The other methods are refused too
+//!   (not built yet; the refusal says so);
 //! - exact verification with the Jaccard measure;
 //! - `center` clusters with `--keep first`: a document's cluster then depends only on the
 //!   documents before it (it joins the earliest representative it matches, or becomes one), so
@@ -16,6 +16,7 @@
 //!   collection.
 
 use lookalike::lexical::partitioned::PartitionConfig;
+use lookalike::method::options::{self, InIndex};
 use lookalike::sketch::simhash::{SimFeatures, Weighting};
 use lookalike::{
     ClusterMode, DedupConfig, Keep, LshParams, Measure, MethodConfig, MethodKind, MinHashConfig,
@@ -134,6 +135,37 @@ impl IndexSettings {
                  on documents added later",
             );
         }
+        // "an index supports minhash, simhash (tf or no weights) and partitioned".
+        let supported = || {
+            let names: Vec<String> = options::index_methods()
+                .iter()
+                .map(|&k| match k {
+                    MethodKind::SimHash => format!("{k} (tf or no weights)"),
+                    _ => k.to_string(),
+                })
+                .collect();
+            let list = match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => names.concat(),
+            };
+            format!("an index supports {list}")
+        };
+        match kind.spec().index {
+            InIndex::Yes => {}
+            InIndex::CollectionStatistics => {
+                return refuse(&format!(
+                    "method {kind} signs documents with collection statistics (a lexicon chosen \
+                     from the whole collection), which change as documents arrive; {}",
+                    supported()
+                ));
+            }
+            InIndex::NotYet => {
+                return refuse(&format!(
+                    "method {kind} is not available in an index yet; {}",
+                    supported()
+                ));
+            }
+        }
         let mut s = IndexSettings {
             method: kind,
             threshold: c.threshold,
@@ -170,27 +202,11 @@ impl IndexSettings {
                 });
             }
             MethodConfig::Partitioned(p) => s.partitioned = Some(*p),
-            MethodConfig::IMatch(_)
-            | MethodConfig::IMatchRand(_)
-            | MethodConfig::TfRidf(_)
-            | MethodConfig::RefWords(_) => {
+            // The registry said the method is held (above): its settings are one of these.
+            other => {
                 return refuse(&format!(
-                    "method {kind} signs documents with collection statistics (a lexicon chosen \
-                     from the whole collection), which change as documents arrive; an index \
-                     supports minhash, simhash (tf or no weights) and partitioned"
-                ));
-            }
-            MethodConfig::SuperShingles(_)
-            | MethodConfig::ModM(_)
-            | MethodConfig::MinS(_)
-            | MethodConfig::Broder(_)
-            | MethodConfig::Combined(_)
-            | MethodConfig::LongSentences(_)
-            | MethodConfig::SpotSigs(_)
-            | MethodConfig::Exact => {
-                return refuse(&format!(
-                    "method {kind} is not available in an index yet; an index supports minhash, \
-                     simhash (tf or no weights) and partitioned"
+                    "method {} is marked as held by an index but has no index settings",
+                    other.kind()
                 ));
             }
         }
@@ -287,6 +303,24 @@ mod tests {
             let c = DedupConfig { method: MethodConfig::from(kind), ..DedupConfig::default() };
             let e = IndexSettings::from_config(&c).unwrap_err().to_string();
             assert!(e.contains("collection statistics"), "{kind}: {e}");
+        }
+        // What the registry says an index holds, and the refusal of the others.
+        assert_eq!(
+            options::index_methods(),
+            [MethodKind::MinHash, MethodKind::SimHash, MethodKind::Partitioned]
+        );
+        for &kind in MethodKind::ALL {
+            let c = DedupConfig { method: MethodConfig::from(kind), ..DedupConfig::default() };
+            match (kind.spec().index, IndexSettings::from_config(&c)) {
+                (InIndex::Yes, Ok(s)) => assert_eq!(s.method, kind),
+                (InIndex::CollectionStatistics | InIndex::NotYet, Err(e)) => assert!(
+                    e.to_string().ends_with(
+                        "an index supports minhash, simhash (tf or no weights) and partitioned"
+                    ),
+                    "{kind}: {e}"
+                ),
+                (held, other) => panic!("{kind}: {held:?} but {other:?}"),
+            }
         }
         let c = DedupConfig { cluster: ClusterMode::Connected, ..DedupConfig::default() };
         assert!(IndexSettings::from_config(&c).unwrap_err().to_string().contains("center"));

@@ -75,13 +75,12 @@ pub enum IndexCommand {
     Verify(IndexDirArgs),
 }
 
-/// The methods an index can hold, the only values `--method` takes in `index` and `serve` (so
-/// that their `--help` lists these, not every method of `dedup`).
-const INDEX_METHODS: [MethodKind; 3] =
-    [MethodKind::MinHash, MethodKind::SimHash, MethodKind::Partitioned];
-
+/// The methods an index can hold (the registry's), the only values `--method` takes in `index`
+/// and `serve` (so that their `--help` lists these, not every method of `dedup`).
 fn index_method() -> impl TypedValueParser<Value = MethodKind> {
-    let values = INDEX_METHODS.iter().filter_map(ValueEnum::to_possible_value);
+    let values = lookalike::method::options::index_methods()
+        .into_iter()
+        .filter_map(|k| k.to_possible_value());
     PossibleValuesParser::new(values).try_map(|name: String| MethodKind::from_str(&name, false))
 }
 

@@ -40,4 +40,5 @@ pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec 
     kind: super::MethodKind::Broder,
     options: super::samples::OPTIONS,
     config: |v| Ok(crate::config::MethodConfig::Broder(super::samples::config_of(v))),
+    index: super::options::InIndex::NotYet,
 };

@@ -22,7 +22,7 @@
 //! (bench/results/combined-2026-11-24.md).
 
 use super::minhash::{self, MinHash, verify_short};
-use super::options::MethodSpec;
+use super::options::{InIndex, MethodSpec};
 use super::simhash::{self, SimDoc, SimHash};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{CombinedConfig, MethodConfig};
@@ -159,4 +159,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
             features: v.get("features"),
         }))
     },
+    index: InIndex::NotYet,
 };

@@ -1,6 +1,6 @@
 //! [`Exact`]: exact copies only.
 
-use super::options::MethodSpec;
+use super::options::{InIndex, MethodSpec};
 use super::{CandidateReport, DocView, Head, Method, MethodKind, Slot};
 use crate::config::MethodConfig;
 use crate::error::Error;
@@ -43,5 +43,9 @@ impl Method for Exact {
 }
 
 /// Exact copies in the registry: no options.
-pub(super) static SPEC: MethodSpec =
-    MethodSpec { kind: MethodKind::Exact, options: &[], config: |_| Ok(MethodConfig::Exact) };
+pub(super) static SPEC: MethodSpec = MethodSpec {
+    kind: MethodKind::Exact,
+    options: &[],
+    config: |_| Ok(MethodConfig::Exact),
+    index: InIndex::NotYet,
+};

@@ -2,7 +2,7 @@
 //! lexicons (Kołcz, Chowdhury & Alspector 2004).
 
 use super::keys::{self, Signer, StatSigned};
-use super::options::{MethodOption, MethodSpec, OptionValues};
+use super::options::{InIndex, MethodOption, MethodSpec, OptionValues};
 use super::{Context, MethodKind};
 use crate::config::{IMatchSettings, MethodConfig};
 use crate::error::{ConfigError, Error};
@@ -121,6 +121,7 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
     kind: MethodKind::IMatch,
     options: &[&keys::LEXICON, &NIDF_LOW, &NIDF_HIGH, &MIN_TERMS],
     config: |v| Ok(MethodConfig::IMatch(settings_of(v))),
+    index: InIndex::CollectionStatistics,
 };
 
 /// I-Match with randomized lexicons in the registry.
@@ -128,6 +129,7 @@ pub(super) static SPEC_RAND: MethodSpec = MethodSpec {
     kind: MethodKind::IMatchRand,
     options: &[&keys::LEXICON, &NIDF_LOW, &NIDF_HIGH, &MIN_TERMS, &EXTRA_LEXICONS, &DROP_FRACTION],
     config: |v| Ok(MethodConfig::IMatchRand(settings_of(v))),
+    index: InIndex::CollectionStatistics,
 };
 
 /// The I-Match settings from the option values.

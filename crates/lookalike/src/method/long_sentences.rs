@@ -1,7 +1,7 @@
 //! [`LongSentences`]: long-sentence signatures (Zelenkov & Segalovich 2007).
 
 use super::keys::{self, DocSigned, DocSigner};
-use super::options::{MethodOption, MethodSpec};
+use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{Context, DocView, MethodKind};
 use crate::config::MethodConfig;
 use crate::error::ConfigError;
@@ -63,4 +63,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
             ..d
         }))
     },
+    index: InIndex::NotYet,
 };

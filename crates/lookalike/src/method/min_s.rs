@@ -44,4 +44,5 @@ pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec 
     kind: super::MethodKind::MinS,
     options: super::samples::OPTIONS,
     config: |v| Ok(crate::config::MethodConfig::MinS(super::samples::config_of(v))),
+    index: super::options::InIndex::NotYet,
 };

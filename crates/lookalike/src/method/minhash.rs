@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use super::options::{MethodOption, MethodSpec, OptionValues};
+use super::options::{InIndex, MethodOption, MethodSpec, OptionValues};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, Slot};
 use crate::candidates::lsh::{ErrorWeights, LshParams, band_candidates, decode_pair};
 use crate::config::{MethodConfig, MinHashConfig};
@@ -204,6 +204,7 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
     kind: MethodKind::MinHash,
     options: &[&NUM_PERM, &BANDS, &ROWS, &FP_WEIGHT, &FN_WEIGHT, &MAX_BUCKET, &SCHEME],
     config: |v| Ok(MethodConfig::MinHash(config_of(v)?)),
+    index: InIndex::Yes,
 };
 
 /// MinHash's settings from the option values (shared with the combined method).

@@ -27,7 +27,7 @@
 //! job shuffles.
 //!
 //! Adding a method: a file here with a type implementing [`Method`] and its registry entry (a
-//! `MethodSpec` and the options it owns), one line in [`options::METHODS`], a variant of
+//! `MethodSpec`: the options it owns, its settings from them, whether an index holds it), one line in [`options::METHODS`], a variant of
 //! [`MethodKind`] (its name) and of [`MethodConfig`] (its settings), and an arm in
 //! `MethodConfig::build`, [`MethodConfig::kind`], [`MethodKind::name`] and `From<MethodKind> for
 //! MethodConfig`; the compiler points at every arm (no `_ =>` arm), and a registry test at a

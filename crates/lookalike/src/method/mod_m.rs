@@ -46,4 +46,5 @@ pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec 
     kind: super::MethodKind::ModM,
     options: super::samples::OPTIONS,
     config: |v| Ok(crate::config::MethodConfig::ModM(super::samples::config_of(v))),
+    index: super::options::InIndex::NotYet,
 };

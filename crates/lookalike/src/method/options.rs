@@ -163,6 +163,25 @@ pub struct MethodSpec {
     pub options: &'static [&'static MethodOption],
     /// Its settings from the option values (absent values take the method's defaults).
     pub config: fn(&OptionValues) -> Result<MethodConfig, String>,
+    /// Whether an incremental index (`lookalike index`, `lookalike.Index`) can hold it.
+    pub index: InIndex,
+}
+
+/// Whether an index, which decides each document as it arrives, can hold a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InIndex {
+    /// Its keys depend on the document alone: an index holds it.
+    Yes,
+    /// It signs documents with statistics of the whole collection, which change as documents
+    /// arrive: an index cannot hold it.
+    CollectionStatistics,
+    /// An index could hold it, but does not yet.
+    NotYet,
+}
+
+/// The methods an index can hold, in [`METHODS`] order.
+pub fn index_methods() -> Vec<MethodKind> {
+    METHODS.iter().filter(|s| s.index == InIndex::Yes).map(|s| s.kind).collect()
 }
 
 /// Every method's spec, once; [`MethodKind::spec`] finds one.

@@ -1,7 +1,7 @@
 //! [`Partitioned`]: partitioned fingerprints (Pugh, US patent 6,658,423).
 
 use super::keys::{self, DocSigned, DocSigner};
-use super::options::{MethodOption, MethodSpec};
+use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{Context, DocView, MethodKind};
 use crate::config::MethodConfig;
 use crate::error::{ConfigError, Error};
@@ -79,4 +79,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
             ..d
         }))
     },
+    index: InIndex::Yes,
 };

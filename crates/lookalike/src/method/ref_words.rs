@@ -2,7 +2,7 @@
 //! as Zelenkov & Segalovich 2007 describe it).
 
 use super::keys;
-use super::options::{MethodOption, MethodSpec};
+use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{MethodConfig, RefWordsSettings};
 use crate::error::{ConfigError, Error};
@@ -176,4 +176,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
             lexicon: v.lexicon(),
         }))
     },
+    index: InIndex::CollectionStatistics,
 };

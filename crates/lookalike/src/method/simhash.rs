@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::options::{MethodOption, MethodSpec, Value};
+use super::options::{InIndex, MethodOption, MethodSpec, Value};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::candidates::hamming::{TableConfig, hamming_candidates};
 use crate::config::{MethodConfig, SimHashConfig};
@@ -249,4 +249,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
             blocks: v.get("simhash_blocks"),
         }))
     },
+    index: InIndex::Yes,
 };

@@ -1,6 +1,6 @@
 //! [`SpotSigs`]: spot signatures (Theobald, Siddharth & Paepcke 2008).
 
-use super::options::{MethodOption, MethodSpec};
+use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{MethodConfig, SpotSigsConfig};
 use crate::error::{ConfigError, Error};
@@ -105,4 +105,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
     kind: MethodKind::SpotSigs,
     options: &[&SPOT_CHAIN],
     config: |v| Ok(MethodConfig::SpotSigs(SpotSigsConfig { chain: v.get("spot_chain") })),
+    index: InIndex::NotYet,
 };

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::minhash::{scheme_name, sketch_heads, verify_short};
-use super::options::{MethodOption, MethodSpec};
+use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, Slot};
 use crate::config::{MethodConfig, SuperShinglesConfig};
 use crate::error::{ConfigError, Error};
@@ -137,4 +137,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
             scheme: v.get("minhash").unwrap_or_default(),
         }))
     },
+    index: InIndex::NotYet,
 };

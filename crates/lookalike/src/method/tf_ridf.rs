@@ -1,7 +1,7 @@
 //! [`TfRidf`]: TF*RIDF signatures (Zelenkov & Segalovich 2007).
 
 use super::keys::{self, Signer, StatSigned};
-use super::options::{MethodOption, MethodSpec};
+use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{Context, MethodKind};
 use crate::config::{MethodConfig, TfRidfSettings};
 use crate::error::{ConfigError, Error};
@@ -73,4 +73,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
             lexicon: v.lexicon(),
         }))
     },
+    index: InIndex::CollectionStatistics,
 };
