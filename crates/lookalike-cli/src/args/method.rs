@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, FromArgMatches};
 use lookalike::Measure;
-use lookalike::method::options::{self, OptionValues};
+use lookalike::method::options::{self, OptionValues, Value};
 use lookalike::sketch::simhash::DEFAULT_MAX_DISTANCE;
 use lookalike::sketch::supershingles::SuperShingleConfig;
 
@@ -72,13 +72,9 @@ impl<G: FlagGroup> FromArgMatches for MethodFlags<G> {
             if matches.value_source(option.name) != Some(ValueSource::CommandLine) {
                 continue;
             }
-            if let Some(text) = matches.get_one::<String>(option.name) {
-                self.values.set(option, text).map_err(|e| {
-                    clap::Error::raw(
-                        clap::error::ErrorKind::ValueValidation,
-                        format!("invalid value '{text}' for '{}': {e}\n", option.flag()),
-                    )
-                })?;
+            // Parsed once, by the argument's own parser (`MethodOption::arg`).
+            if let Some(value) = matches.get_one::<Value>(option.name) {
+                self.values.insert(option, value.clone());
             }
         }
         Ok(())

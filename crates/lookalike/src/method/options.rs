@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use clap::builder::PossibleValue;
+use clap::builder::{PossibleValue, TypedValueParser};
 
 use super::MethodKind;
 use crate::config::MethodConfig;
@@ -128,8 +128,8 @@ impl MethodOption {
             .collect()
     }
 
-    /// The option as a clap argument (id = [`MethodOption::name`]), its values checked by
-    /// [`MethodOption::parse`] and kept as text.
+    /// The option as a clap argument (id = [`MethodOption::name`]), its values read by
+    /// [`MethodOption::parse`] and kept as the parsed [`Value`].
     pub fn arg(&'static self) -> clap::Arg {
         let mut arg = clap::Arg::new(self.name)
             .long(self.flag()[2..].to_owned())
@@ -147,8 +147,11 @@ impl MethodOption {
             arg = arg.requires(other);
         }
         match self.choices {
-            Some(choices) => arg.value_parser(clap::builder::PossibleValuesParser::new(choices())),
-            None => arg.value_parser(move |s: &str| (self.parse)(s).map(|_| s.to_owned())),
+            Some(choices) => arg.value_parser(
+                clap::builder::PossibleValuesParser::new(choices())
+                    .try_map(move |s: String| (self.parse)(&s)),
+            ),
+            None => arg.value_parser(move |s: &str| (self.parse)(s)),
         }
     }
 }
@@ -260,9 +263,14 @@ impl fmt::Debug for OptionValues {
 impl OptionValues {
     /// Sets `option` from its text; the error says what a value looks like.
     pub fn set(&mut self, option: &'static MethodOption, text: &str) -> Result<(), String> {
-        let value = (option.parse)(text)?;
-        self.given.insert(option.name, value);
+        self.insert(option, (option.parse)(text)?);
         Ok(())
+    }
+
+    /// Sets `option` to a value its parser made (as the clap argument of
+    /// [`MethodOption::arg`] holds it).
+    pub fn insert(&mut self, option: &'static MethodOption, value: Value) {
+        self.given.insert(option.name, value);
     }
 
     /// The value of the option `name`, if given.
