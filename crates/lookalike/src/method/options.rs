@@ -375,6 +375,29 @@ mod tests {
         assert_eq!(METHODS.len(), MethodKind::ALL.len());
     }
 
+    /// A method's name is written where each derive needs it (clap's value, serde's rename on
+    /// `MethodKind` and on `MethodConfig`, `MethodKind::name`): they must agree, and `ALL` must
+    /// list every variant.
+    #[test]
+    fn a_method_is_spelled_the_same_everywhere() {
+        assert_eq!(MethodKind::value_variants(), MethodKind::ALL);
+        for &kind in MethodKind::ALL {
+            let name = kind.name();
+            let clap = kind.to_possible_value().expect("no hidden method");
+            assert_eq!(clap.get_name(), name);
+            assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(name));
+            let back: MethodKind = serde_json::from_value(serde_json::json!(name)).unwrap();
+            assert_eq!(back, kind);
+            // `{"NAME": {settings}}`, or "NAME" for a method without settings.
+            let tag = match serde_json::to_value(MethodConfig::from(kind)).unwrap() {
+                serde_json::Value::Object(m) => m.keys().cloned().collect::<Vec<_>>(),
+                serde_json::Value::String(s) => vec![s],
+                other => panic!("{kind}: {other}"),
+            };
+            assert_eq!(tag, [name], "{kind}: MethodConfig's tag");
+        }
+    }
+
     #[test]
     fn every_option_parses_its_default_and_every_method_builds_from_its_own() {
         for spec in METHODS {
