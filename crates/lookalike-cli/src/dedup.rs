@@ -199,10 +199,10 @@ fn read<'r>(
         progress.reading(intake.summary.records, intake.summary.bytes, started.elapsed());
         Ok(())
     };
-    let removal = if crate::boilerplate::enabled(&args.boilerplate, &plan.opts, &inputs) {
+    let removal = if args.boilerplate.options().enabled(&plan.opts, &inputs) {
         let dir_name = spill_dir_name(args.spill_dir.as_deref());
         let two = crate::read::TwoPasses {
-            args: &args.boilerplate,
+            options: args.boilerplate.options(),
             dir: run_dir,
             dir_name: &dir_name,
             limits: BatchLimits::default(),
@@ -269,7 +269,7 @@ fn first_payload(
 /// A page of the second pass of boilerplate removal: its language, and its `--output` line when
 /// one is written.
 fn cleaned_record(
-    second: crate::boilerplate::Second,
+    second: lookalike_io::boilerplate::Second,
     lang_of: &impl Fn(&Document) -> Option<&'static str>,
     want_payload: bool,
 ) -> DecodedRecord {

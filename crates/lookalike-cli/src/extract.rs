@@ -136,18 +136,18 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
         Ok(())
     };
     let each = |batch| print(batch).with_context(|| format!("cannot write {name}"));
-    if crate::boilerplate::enabled(&args.boilerplate, &opts, &expanded.inputs) {
+    if args.boilerplate.options().enabled(&opts, &expanded.inputs) {
         // As `dedup` does: every page's blocks counted per site first, the texts held in a
         // temporary file, then each page printed without its site's template.
         let temp = std::env::temp_dir();
         let two = crate::read::TwoPasses {
-            args: &args.boilerplate,
+            options: args.boilerplate.options(),
             dir: &temp,
             dir_name: &temp.display().to_string(),
             limits: BatchLimits::records(256),
             batch: 256,
             keep: |_: &RawRecord, _: &Decoded| None,
-            cleaned: |s: crate::boilerplate::Second| {
+            cleaned: |s: lookalike_io::boilerplate::Second| {
                 let lang = match &s.decoded {
                     Decoded::Doc { doc, .. } => langs.detect(&doc.text).map(|l| l.code),
                     Decoded::Skip { .. } => None,

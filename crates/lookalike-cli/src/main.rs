@@ -4,7 +4,6 @@
 //! the HTTP server. Arguments are in `args/`, which imports no command module.
 
 mod args;
-mod boilerplate;
 mod compare;
 mod config;
 mod dedup;

@@ -10,8 +10,7 @@ use lookalike_io::{
 };
 use rayon::prelude::*;
 
-use crate::args::BoilerplateArgs;
-use crate::boilerplate::{First, HASHER, Removal, Second, SitePass, page_of};
+use lookalike_io::boilerplate::{BoilerplateOptions, Removal, Second, SitePass, first};
 
 /// Reads `inputs` and hands every batch, in input order, to `each`; `decode` makes each record
 /// the command's item, on the workers.
@@ -33,7 +32,7 @@ pub fn batches<T: Send>(
 /// Site boilerplate removal as a command runs it: where its temporary file goes, and what the
 /// command makes of a record on either pass.
 pub struct TwoPasses<'a, K, C> {
-    pub args: &'a BoilerplateArgs,
+    pub options: BoilerplateOptions,
     /// The folder of the temporary file.
     pub dir: &'a Path,
     /// The folder as messages name it.
@@ -67,14 +66,13 @@ where
     let temp_error = |what: &str| {
         format!("cannot {what} the temporary file of --boilerplate in {}", two.dir_name)
     };
-    let mut pass = SitePass::new(two.args, two.dir).with_context(|| temp_error("create"))?;
+    let mut pass = SitePass::new(&two.options, two.dir).with_context(|| temp_error("create"))?;
     let mode = pass.mode();
     let first = |rec: &RawRecord, decoded: Decoded| {
-        let page = HASHER.with_borrow_mut(|h| page_of(mode, rec, &decoded, h));
         let payload = (two.keep)(rec, &decoded);
-        First { decoded, origin: rec.origin(), format: rec.format, payload, page }
+        first(mode, rec, decoded, payload)
     };
-    let pass_opts = crate::boilerplate::read_options(two.args, opts);
+    let pass_opts = two.options.read_options(opts);
     let batches = DecodedBatches::spawn(inputs, pass_opts, two.limits, first)
         .context("cannot start the reader thread")?;
     let mut read = 0u64;

@@ -11,7 +11,7 @@ use lookalike::{DedupConfig, DedupStats, LshParams};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::boilerplate::Removal;
+use lookalike_io::boilerplate::Removal;
 
 /// The `--stats` JSON of a run. Every field is required when read, but two that run files written
 /// before them lack (the page reads those files): `files_ignored` and `boilerplate` (both added

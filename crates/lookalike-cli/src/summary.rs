@@ -45,7 +45,7 @@ pub struct Summary {
     /// The phases after reading, with their seconds, in order.
     pub stages: Vec<(String, f64)>,
     /// What site boilerplate removal did, when it ran.
-    pub boilerplate: Option<crate::boilerplate::Removal>,
+    pub boilerplate: Option<lookalike_io::boilerplate::Removal>,
 }
 
 /// The class of a reason: its text up to the first colon ("invalid JSON: ..." → "invalid JSON").

@@ -59,6 +59,7 @@
 #![warn(missing_docs)]
 
 mod batches;
+pub mod boilerplate;
 mod charset;
 mod decode;
 mod encoding;

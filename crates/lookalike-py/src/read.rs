@@ -5,17 +5,22 @@
 //! fields, WARC responses, Parquet rows) in parallel, in input order ([`DecodedBatches`]). Every
 //! record is one row, also when it holds no document: then `text` is null and `skipped` says why
 //! (an unreadable line, a WARC request record, a binary payload, a file that could not be read).
-//! Ids are made unique over the stream as the CLI makes them ([`UniqueIds`]).
+//! Ids are made unique over the stream as the CLI makes them ([`UniqueIds`]). Site boilerplate
+//! removal runs as in `lookalike dedup` (`boilerplate="auto"`: web pages), in two passes over a
+//! temporary file ([`lookalike_io::boilerplate`]), so that `lookalike.dedup(lookalike.read(...))`
+//! compares the texts the CLI compares.
 
 use std::sync::Arc;
 
-use arrow_array::builder::StringBuilder;
+use arrow_array::builder::{StringBuilder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_pyarrow::IntoPyArrow;
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use lookalike::boilerplate::BoilerplateRule;
+use lookalike_io::boilerplate::{BoilerplateMode, BoilerplateOptions, Cleaned, Second, SitePass};
 use lookalike_io::{
-    BatchLimits, Decoded, DecodedBatches, Extract, Format, InputError, Origin, RawRecord,
-    ReadOptions, UniqueIds, expand_inputs,
+    BatchLimits, BoilerplateRemoved, Decoded, DecodedBatches, Extract, Format, InputError, Origin,
+    RawRecord, ReadOptions, UniqueIds, expand_inputs,
 };
 use pyo3::prelude::*;
 
@@ -31,10 +36,18 @@ struct Row {
     charset: Option<&'static str>,
     warning: Option<String>,
     skipped: Option<String>,
+    boilerplate: Option<BoilerplateRemoved>,
 }
 
 fn to_row(rec: &RawRecord, decoded: Decoded) -> Row {
-    let origin = rec.origin();
+    row(rec.origin(), decoded, None)
+}
+
+fn cleaned_row(second: Second) -> Row {
+    row(second.origin, second.decoded, second.removed)
+}
+
+fn row(origin: Origin, decoded: Decoded, boilerplate: Option<BoilerplateRemoved>) -> Row {
     match decoded {
         Decoded::Doc { doc, warning, charset, title, .. } => Row {
             id: doc.id,
@@ -44,6 +57,7 @@ fn to_row(rec: &RawRecord, decoded: Decoded) -> Row {
             charset: Some(charset),
             warning,
             skipped: None,
+            boilerplate,
         },
         Decoded::Skip { id, reason } => Row {
             id,
@@ -53,6 +67,7 @@ fn to_row(rec: &RawRecord, decoded: Decoded) -> Row {
             charset: None,
             warning: None,
             skipped: Some(reason),
+            boilerplate,
         },
     }
 }
@@ -67,14 +82,21 @@ fn error_row(e: InputError) -> Row {
         charset: None,
         warning: None,
         skipped: Some(e.message),
+        boilerplate: None,
     }
 }
 
 type Batches = DecodedBatches<fn(&RawRecord, Decoded) -> Row>;
 
+/// Where the rows come from: the reader, or the second pass of boilerplate removal.
+enum Rows {
+    Read(Batches),
+    Cleaned(Box<Cleaned>),
+}
+
 /// The stream handed to pyarrow.
 struct Stream {
-    batches: Batches,
+    rows: Rows,
     ids: UniqueIds,
     schema: SchemaRef,
 }
@@ -95,12 +117,16 @@ fn schema() -> SchemaRef {
         Field::new("charset", DataType::Utf8, true),
         Field::new("warning", DataType::Utf8, true),
         Field::new("skipped", DataType::Utf8, true),
+        Field::new("boilerplate_source", DataType::Utf8, true),
+        Field::new("boilerplate_removed_bytes", DataType::UInt64, true),
+        Field::new("boilerplate_before_bytes", DataType::UInt64, true),
     ]))
 }
 
 impl Stream {
     fn batch(&mut self, rows: Vec<Row>) -> Result<RecordBatch, ArrowError> {
-        let mut b: Vec<StringBuilder> = (0..7).map(|_| StringBuilder::new()).collect();
+        let mut b: Vec<StringBuilder> = (0..8).map(|_| StringBuilder::new()).collect();
+        let mut n: Vec<UInt64Builder> = (0..2).map(|_| UInt64Builder::new()).collect();
         for mut r in rows {
             if r.skipped.is_none()
                 && let Some(new) = self.ids.make_unique(&r.id, &r.origin)
@@ -114,9 +140,13 @@ impl Stream {
             b[4].append_option(r.charset);
             b[5].append_option(r.warning.as_deref());
             b[6].append_option(r.skipped.as_deref());
+            b[7].append_option(r.boilerplate.map(|r| r.source));
+            n[0].append_option(r.boilerplate.map(|r| r.removed_bytes));
+            n[1].append_option(r.boilerplate.map(|r| r.before_bytes));
         }
-        let columns: Vec<ArrayRef> =
+        let mut columns: Vec<ArrayRef> =
             b.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef).collect();
+        columns.extend(n.iter_mut().map(|n| Arc::new(n.finish()) as ArrayRef));
         RecordBatch::try_new(self.schema.clone(), columns)
     }
 }
@@ -125,8 +155,20 @@ impl Iterator for Stream {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let batch = self.batches.next()?;
-        let rows = batch.into_iter().map(|r| r.unwrap_or_else(error_row)).collect();
+        let rows = match &mut self.rows {
+            Rows::Read(batches) => {
+                batches.next()?.into_iter().map(|r| r.unwrap_or_else(error_row)).collect()
+            }
+            Rows::Cleaned(cleaned) => match cleaned.next_batch() {
+                Ok(batch) => {
+                    batch?.into_iter().map(|r| r.map_or_else(error_row, cleaned_row)).collect()
+                }
+                Err(e) => {
+                    let message = format!("cannot read the temporary file of boilerplate: {e}");
+                    return Some(Err(ArrowError::IoError(message, e)));
+                }
+            },
+        };
         Some(self.batch(rows))
     }
 }
@@ -137,15 +179,23 @@ impl RecordBatchReader for Stream {
     }
 }
 
-/// read(paths, id_field="id", text_field="text", extract="main", format=None, batch_size=4096)
+/// read(paths, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None, boilerplate_min_pages=4, boilerplate_min_share=0.02, temp_dir=None)
 /// --
 ///
 /// Reads files, directories and globs (text, HTML, JSONL, WARC, Parquet, gzip) as
 /// `lookalike dedup` reads them; returns a `pyarrow.RecordBatchReader` of rows (id, text,
-/// title, origin, charset, warning, skipped). Raises `OSError` when an argument names nothing
+/// title, origin, charset, warning, skipped, boilerplate_source, boilerplate_removed_bytes,
+/// boilerplate_before_bytes). Site boilerplate removal (`boilerplate`: "auto" for web pages,
+/// "all", "off") reads every input before the first batch, holding the texts in a temporary
+/// file in `temp_dir` (the system's by default). Raises `OSError` when an argument names nothing
 /// readable, `ValueError` for a bad option.
 #[pyfunction]
-#[pyo3(signature = (paths, id_field="id", text_field="text", extract="main", format=None, batch_size=4096))]
+#[pyo3(signature = (
+    paths, id_field="id", text_field="text", extract="main", format=None, batch_size=4096,
+    boilerplate="auto", site_field=None, boilerplate_min_pages=None, boilerplate_min_share=None,
+    temp_dir=None,
+))]
+#[allow(clippy::too_many_arguments)]
 pub fn read<'py>(
     py: Python<'py>,
     paths: Vec<String>,
@@ -154,6 +204,11 @@ pub fn read<'py>(
     extract: &str,
     format: Option<&str>,
     batch_size: usize,
+    boilerplate: &str,
+    site_field: Option<String>,
+    boilerplate_min_pages: Option<u32>,
+    boilerplate_min_share: Option<f64>,
+    temp_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if paths.is_empty() {
         return Err(value_err("no paths to read"));
@@ -167,6 +222,19 @@ pub fn read<'py>(
         })?),
         None => None,
     };
+    let defaults = BoilerplateRule::default();
+    let rule = BoilerplateRule {
+        min_pages: boilerplate_min_pages.unwrap_or(defaults.min_pages),
+        min_share: boilerplate_min_share.unwrap_or(defaults.min_share),
+    };
+    if !(0.0..=1.0).contains(&rule.min_share) {
+        return Err(value_err(format!(
+            "boilerplate_min_share {} is not a share between 0 and 1",
+            rule.min_share
+        )));
+    }
+    let mode: BoilerplateMode = boilerplate.parse().map_err(value_err)?;
+    let boilerplate = BoilerplateOptions { mode, rule, site_field };
     let opts = ReadOptions {
         id_field: id_field.to_owned(),
         text_field: text_field.to_owned(),
@@ -178,15 +246,47 @@ pub fn read<'py>(
     if expanded.inputs.is_empty() {
         return Err(io_err(format!("no readable input in {}", paths.join(", "))));
     }
-    let map: fn(&RawRecord, Decoded) -> Row = to_row;
-    let batches = DecodedBatches::spawn(
-        expanded.inputs,
-        opts,
-        BatchLimits { records: batch_size.max(1), ..BatchLimits::default() },
-        map,
-    )
-    .map_err(io_err)?;
-    let stream = Stream { batches, ids: UniqueIds::default(), schema: schema() };
+    let limits = BatchLimits { records: batch_size.max(1), ..BatchLimits::default() };
+    let rows = if boilerplate.enabled(&opts, &expanded.inputs) {
+        let dir = temp_dir.unwrap_or_else(std::env::temp_dir);
+        let cleaned =
+            py.detach(|| first_pass(expanded.inputs, opts, &boilerplate, &dir, limits))?;
+        Rows::Cleaned(Box::new(cleaned))
+    } else {
+        let map: fn(&RawRecord, Decoded) -> Row = to_row;
+        Rows::Read(DecodedBatches::spawn(expanded.inputs, opts, limits, map).map_err(io_err)?)
+    };
+    let stream = Stream { rows, ids: UniqueIds::default(), schema: schema() };
     let boxed: Box<dyn RecordBatchReader + Send> = Box::new(stream);
     boxed.into_pyarrow(py)
+}
+
+/// Boilerplate removal's first pass over every input: the site statistics counted, the texts
+/// held in a temporary file in `dir`; gives the second pass.
+fn first_pass(
+    inputs: Vec<lookalike_io::Input>,
+    opts: ReadOptions,
+    boilerplate: &BoilerplateOptions,
+    dir: &std::path::Path,
+    limits: BatchLimits,
+) -> PyResult<Cleaned> {
+    let temp = |what: &str, e: std::io::Error| {
+        io_err(format!(
+            "cannot {what} the temporary file of boilerplate removal in {}: {e}",
+            dir.display()
+        ))
+    };
+    let mut pass = SitePass::new(boilerplate, dir).map_err(|e| temp("create", e))?;
+    let mode = pass.mode();
+    let first = move |rec: &RawRecord, decoded: Decoded| {
+        lookalike_io::boilerplate::first(mode, rec, decoded, None)
+    };
+    let batches = DecodedBatches::spawn(inputs, boilerplate.read_options(opts), limits, first)
+        .map_err(io_err)?;
+    for batch in batches {
+        for item in batch {
+            pass.hold(item).map_err(|e| temp("write", e))?;
+        }
+    }
+    pass.finish(limits.records).map_err(|e| temp("read", e))
 }

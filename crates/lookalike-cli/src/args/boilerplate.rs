@@ -1,20 +1,10 @@
 //! Site boilerplate removal: the options of every subcommand that compares pages (`dedup`,
 //! `extract`).
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use lookalike::boilerplate::BoilerplateRule;
-
-/// Which documents site boilerplate removal cleans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum BoilerplateMode {
-    /// Web pages: HTML files, WARC responses and docreader pages (the default).
-    #[default]
-    Auto,
-    /// Every document, plain text and JSONL/Parquet records too (their lines are the blocks).
-    All,
-    /// No removal: each page's text as the extractor gives it.
-    Off,
-}
+pub use lookalike_io::boilerplate::BoilerplateMode;
+use lookalike_io::boilerplate::BoilerplateOptions;
 
 /// Site boilerplate removal options.
 #[derive(Debug, Args, Clone)]
@@ -54,6 +44,15 @@ impl BoilerplateArgs {
         BoilerplateRule {
             min_pages: self.boilerplate_min_pages,
             min_share: self.boilerplate_min_share,
+        }
+    }
+
+    /// The options as the readers take them.
+    pub fn options(&self) -> BoilerplateOptions {
+        BoilerplateOptions {
+            mode: self.boilerplate,
+            rule: self.rule(),
+            site_field: self.site_field.clone(),
         }
     }
 }

@@ -291,12 +291,7 @@ impl RunData {
 
 /// The host of a URL id (`http`, `https`), lower-cased; `None` for other ids.
 pub fn host(id: &str) -> Option<String> {
-    let lower = id.get(..8).map(str::to_ascii_lowercase)?;
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return None;
-    }
-    let url = url::Url::parse(id).ok()?;
-    url.host_str().map(str::to_owned)
+    lookalike_io::boilerplate::url_host(id)
 }
 
 #[cfg(test)]

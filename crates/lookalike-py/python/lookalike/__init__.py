@@ -13,8 +13,10 @@ Three layers:
   option of ``lookalike dedup``; returns a ``DedupResult`` (Arrow tables of documents and pairs);
 * ``paragraphs(data, ...)``: paragraph-level dedup (``lookalike paragraphs``): every text with the
   lines seen earlier in the collection removed, the table's other columns kept;
-* ``read(paths)``: the CLI's readers (WARC, HTML, JSONL, Parquet, gzip; charset detection and
-  main-content extraction) as a ``pyarrow.RecordBatchReader``.
+* ``read(paths)``: the CLI's readers (WARC, HTML, JSONL, Parquet, gzip; charset detection,
+  main-content extraction and site boilerplate removal, as ``lookalike dedup`` does them) as a
+  ``pyarrow.RecordBatchReader``: ``dedup(read(paths).read_all())`` compares the texts the CLI
+  compares.
 
 ``Index(path)`` is the persistent index of ``lookalike index`` (the same directory and answers):
 ``check`` a document against it, ``add`` it, ``remove`` it by id.

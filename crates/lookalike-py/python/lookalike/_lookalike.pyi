@@ -184,6 +184,11 @@ def read(
     extract: str = "main",
     format: str | None = None,
     batch_size: int = 4096,
+    boilerplate: str = "auto",
+    site_field: str | None = None,
+    boilerplate_min_pages: int | None = None,
+    boilerplate_min_share: float | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
 ) -> pa.RecordBatchReader: ...
 def dedup_texts(
     texts: list[str | None],
