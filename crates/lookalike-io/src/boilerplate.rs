@@ -536,40 +536,84 @@ fn clean(
 ) -> Second {
     let Held { first, sites, .. } = held;
     let First { mut decoded, origin, format, payload, .. } = first;
-    let mut removed = None;
-    let mut only_template = false;
-    if let (false, Decoded::Doc { doc, title, extraction, .. }) = (sites.is_empty(), &mut decoded) {
-        let from = match *extraction {
-            e if e == ExtractMethod::Main.as_str() => MainFrom::Scored,
-            e if e == ExtractMethod::MainElement.as_str() => MainFrom::Marked,
-            _ => MainFrom::Absent,
-        };
-        let (visible, title) = (visible.as_deref(), title.as_deref());
-        let c = template.clean_page(&sites, &doc.text, from, visible, title, hasher);
-        removed = Some(BoilerplateRemoved {
-            source: c.source.as_str(),
-            removed_bytes: c.removed_bytes as u64,
-            before_bytes: c.before_bytes as u64,
-        });
-        only_template = c.only_template;
-        if c.only_template {
-            let reason = "nothing of its own: every line repeats across its site's pages (site \
-                          boilerplate; --boilerplate off compares it)"
-                .to_owned();
-            decoded = Decoded::Skip { id: std::mem::take(&mut doc.id), reason };
-        } else {
-            doc.text = c.text;
-        }
-    }
+    let page = clean_decoded(template, &sites, &mut decoded, visible.as_deref(), hasher);
     Second {
         decoded,
         origin,
         format,
         payload,
-        removed,
+        removed: page.map(|p| p.removed),
         site: sites.first().copied(),
-        only_template,
+        only_template: page.is_some_and(|p| p.only_template),
     }
+}
+
+/// What [`clean_decoded`] did to a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageCleaned {
+    /// The text kept, and the bytes removed.
+    pub removed: BoilerplateRemoved,
+    /// Every line of the page was template: the record became a [`Decoded::Skip`].
+    pub only_template: bool,
+}
+
+/// The reason a page with nothing of its own is skipped for.
+pub const ONLY_TEMPLATE: &str = "nothing of its own: every line repeats across its site's pages \
+                                 (site boilerplate; --boilerplate off compares it)";
+
+/// Cleans one decoded page of its sites' template, in place (a page with nothing of its own
+/// becomes a [`Decoded::Skip`] with the reason [`ONLY_TEMPLATE`]): what the second pass does to
+/// each record. `sites` are the page's sites' numbers in `template` (nearest first; empty: the
+/// record is not cleaned), `visible` its visible text when it was decoded with
+/// [`BoilerplateOptions::read_options`].
+pub fn clean_decoded(
+    template: &Template,
+    sites: &[SiteId],
+    decoded: &mut Decoded,
+    visible: Option<&str>,
+    hasher: &mut BlockHasher,
+) -> Option<PageCleaned> {
+    let (false, Decoded::Doc { doc, title, extraction, .. }) = (sites.is_empty(), &mut *decoded)
+    else {
+        return None;
+    };
+    let (text, cleaned) =
+        clean_text(template, sites, &doc.text, extraction, visible, title.as_deref(), hasher);
+    match text {
+        Some(text) => doc.text = text,
+        None => {
+            let id = std::mem::take(&mut doc.id);
+            *decoded = Decoded::Skip { id, reason: ONLY_TEMPLATE.to_owned() };
+        }
+    }
+    Some(cleaned)
+}
+
+/// [`clean_decoded`] on the parts of a page held apart (a table's columns): its text, how it
+/// was extracted ([`ExtractMethod::as_str`]), its visible text and title. Gives the text to
+/// compare, or `None` when the page has nothing of its own and is skipped.
+pub fn clean_text(
+    template: &Template,
+    sites: &[SiteId],
+    text: &str,
+    extraction: &str,
+    visible: Option<&str>,
+    title: Option<&str>,
+    hasher: &mut BlockHasher,
+) -> (Option<String>, PageCleaned) {
+    let from = match extraction {
+        e if e == ExtractMethod::Main.as_str() => MainFrom::Scored,
+        e if e == ExtractMethod::MainElement.as_str() => MainFrom::Marked,
+        _ => MainFrom::Absent,
+    };
+    let c = template.clean_page(sites, text, from, visible, title, hasher);
+    let removed = BoilerplateRemoved {
+        source: c.source.as_str(),
+        removed_bytes: c.removed_bytes as u64,
+        before_bytes: c.before_bytes as u64,
+    };
+    let cleaned = PageCleaned { removed, only_template: c.only_template };
+    ((!c.only_template).then_some(c.text), cleaned)
 }
 
 #[cfg(test)]

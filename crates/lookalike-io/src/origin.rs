@@ -117,7 +117,7 @@ pub struct UniqueIds {
 impl UniqueIds {
     /// Registers the id of the next record, found at `origin`: `None` when it is unique so far
     /// (it is kept), else the new id, unique, to use instead.
-    pub fn make_unique(&mut self, id: &str, origin: &Origin) -> Option<String> {
+    pub fn make_unique(&mut self, id: &str, origin: &impl fmt::Display) -> Option<String> {
         if self.seen.insert(raw_fingerprint(id.as_bytes())) {
             return None;
         }

@@ -28,15 +28,15 @@ use crate::errors::{io_err, value_err};
 
 /// One record, decoded.
 #[derive(Debug)]
-struct Row {
-    id: String,
-    text: Option<String>,
-    title: Option<String>,
-    origin: Origin,
-    charset: Option<&'static str>,
-    warning: Option<String>,
-    skipped: Option<String>,
-    boilerplate: Option<BoilerplateRemoved>,
+pub(crate) struct Row {
+    pub(crate) id: String,
+    pub(crate) text: Option<String>,
+    pub(crate) title: Option<String>,
+    pub(crate) origin: Origin,
+    pub(crate) charset: Option<&'static str>,
+    pub(crate) warning: Option<String>,
+    pub(crate) skipped: Option<String>,
+    pub(crate) boilerplate: Option<BoilerplateRemoved>,
 }
 
 fn to_row(rec: &RawRecord, decoded: Decoded) -> Row {
@@ -47,7 +47,11 @@ fn cleaned_row(second: Second) -> Row {
     row(second.origin, second.decoded, second.removed)
 }
 
-fn row(origin: Origin, decoded: Decoded, boilerplate: Option<BoilerplateRemoved>) -> Row {
+pub(crate) fn row(
+    origin: Origin,
+    decoded: Decoded,
+    boilerplate: Option<BoilerplateRemoved>,
+) -> Row {
     match decoded {
         Decoded::Doc { doc, warning, charset, title, .. } => Row {
             id: doc.id,
@@ -72,7 +76,7 @@ fn row(origin: Origin, decoded: Decoded, boilerplate: Option<BoilerplateRemoved>
     }
 }
 
-fn error_row(e: InputError) -> Row {
+pub(crate) fn error_row(e: InputError) -> Row {
     let origin = e.origin();
     Row {
         id: e.lost.clone().unwrap_or_else(|| origin.to_string()),
@@ -108,7 +112,7 @@ impl std::fmt::Debug for Stream {
 }
 
 /// The schema of `read`'s batches.
-fn schema() -> SchemaRef {
+pub(crate) fn schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("id", DataType::Utf8, false),
         Field::new("text", DataType::Utf8, true),
@@ -124,31 +128,43 @@ fn schema() -> SchemaRef {
 }
 
 impl Stream {
-    fn batch(&mut self, rows: Vec<Row>) -> Result<RecordBatch, ArrowError> {
-        let mut b: Vec<StringBuilder> = (0..8).map(|_| StringBuilder::new()).collect();
-        let mut n: Vec<UInt64Builder> = (0..2).map(|_| UInt64Builder::new()).collect();
-        for mut r in rows {
+    fn batch(&mut self, mut rows: Vec<Row>) -> Result<RecordBatch, ArrowError> {
+        for r in &mut rows {
             if r.skipped.is_none()
                 && let Some(new) = self.ids.make_unique(&r.id, &r.origin)
             {
                 r.id = new;
             }
-            b[0].append_value(&r.id);
-            b[1].append_option(r.text.as_deref());
-            b[2].append_option(r.title.as_deref());
-            b[3].append_value(r.origin.to_string());
-            b[4].append_option(r.charset);
-            b[5].append_option(r.warning.as_deref());
-            b[6].append_option(r.skipped.as_deref());
-            b[7].append_option(r.boilerplate.map(|r| r.source));
-            n[0].append_option(r.boilerplate.map(|r| r.removed_bytes));
-            n[1].append_option(r.boilerplate.map(|r| r.before_bytes));
         }
-        let mut columns: Vec<ArrayRef> =
-            b.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef).collect();
-        columns.extend(n.iter_mut().map(|n| Arc::new(n.finish()) as ArrayRef));
-        RecordBatch::try_new(self.schema.clone(), columns)
+        rows_batch(self.schema.clone(), &rows, Vec::new())
     }
+}
+
+/// The rows in [`schema`]'s columns, then `extra` columns (the schema must name them last).
+pub(crate) fn rows_batch(
+    schema: SchemaRef,
+    rows: &[Row],
+    extra: Vec<ArrayRef>,
+) -> Result<RecordBatch, ArrowError> {
+    let mut b: Vec<StringBuilder> = (0..8).map(|_| StringBuilder::new()).collect();
+    let mut n: Vec<UInt64Builder> = (0..2).map(|_| UInt64Builder::new()).collect();
+    for r in rows {
+        b[0].append_value(&r.id);
+        b[1].append_option(r.text.as_deref());
+        b[2].append_option(r.title.as_deref());
+        b[3].append_value(r.origin.to_string());
+        b[4].append_option(r.charset);
+        b[5].append_option(r.warning.as_deref());
+        b[6].append_option(r.skipped.as_deref());
+        b[7].append_option(r.boilerplate.map(|r| r.source));
+        n[0].append_option(r.boilerplate.map(|r| r.removed_bytes));
+        n[1].append_option(r.boilerplate.map(|r| r.before_bytes));
+    }
+    let mut columns: Vec<ArrayRef> =
+        b.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef).collect();
+    columns.extend(n.iter_mut().map(|n| Arc::new(n.finish()) as ArrayRef));
+    columns.extend(extra);
+    RecordBatch::try_new(schema, columns)
 }
 
 impl Iterator for Stream {
@@ -213,35 +229,17 @@ pub fn read<'py>(
     if paths.is_empty() {
         return Err(value_err("no paths to read"));
     }
-    let extract: Extract = extract.parse().map_err(value_err)?;
-    let format: Option<Format> = match format {
-        Some(f) => Some(f.parse().map_err(|_| {
-            value_err(format!(
-                "unknown format {f:?}: expected text, html, jsonl, warc, parquet or docreader"
-            ))
-        })?),
-        None => None,
-    };
-    let defaults = BoilerplateRule::default();
-    let rule = BoilerplateRule {
-        min_pages: boilerplate_min_pages.unwrap_or(defaults.min_pages),
-        min_share: boilerplate_min_share.unwrap_or(defaults.min_share),
-    };
-    if !(0.0..=1.0).contains(&rule.min_share) {
-        return Err(value_err(format!(
-            "boilerplate_min_share {} is not a share between 0 and 1",
-            rule.min_share
-        )));
-    }
-    let mode: BoilerplateMode = boilerplate.parse().map_err(value_err)?;
-    let boilerplate = BoilerplateOptions { mode, rule, site_field };
-    let opts = ReadOptions {
-        id_field: id_field.to_owned(),
-        text_field: text_field.to_owned(),
-        format,
+    let (opts, boilerplate) = ReadSettings {
+        id_field,
+        text_field,
         extract,
-        ..ReadOptions::default()
-    };
+        format,
+        boilerplate,
+        site_field,
+        boilerplate_min_pages,
+        boilerplate_min_share,
+    }
+    .parse()?;
     let expanded = py.detach(|| expand_inputs(&paths)).map_err(io_err)?;
     if expanded.inputs.is_empty() {
         return Err(io_err(format!("no readable input in {}", paths.join(", "))));
@@ -259,6 +257,54 @@ pub fn read<'py>(
     let stream = Stream { rows, ids: UniqueIds::default(), schema: schema() };
     let boxed: Box<dyn RecordBatchReader + Send> = Box::new(stream);
     boxed.into_pyarrow(py)
+}
+
+/// The reading options `read` and the Ray reader take, as Python gives them.
+#[derive(Debug)]
+pub struct ReadSettings<'a> {
+    pub id_field: &'a str,
+    pub text_field: &'a str,
+    pub extract: &'a str,
+    pub format: Option<&'a str>,
+    pub boilerplate: &'a str,
+    pub site_field: Option<String>,
+    pub boilerplate_min_pages: Option<u32>,
+    pub boilerplate_min_share: Option<f64>,
+}
+
+impl ReadSettings<'_> {
+    /// The reader's options and boilerplate removal's, checked.
+    pub fn parse(self) -> PyResult<(ReadOptions, BoilerplateOptions)> {
+        let extract: Extract = self.extract.parse().map_err(value_err)?;
+        let format: Option<Format> = match self.format {
+            Some(f) => Some(f.parse().map_err(|_| {
+                value_err(format!(
+                    "unknown format {f:?}: expected text, html, jsonl, warc, parquet or docreader"
+                ))
+            })?),
+            None => None,
+        };
+        let defaults = BoilerplateRule::default();
+        let rule = BoilerplateRule {
+            min_pages: self.boilerplate_min_pages.unwrap_or(defaults.min_pages),
+            min_share: self.boilerplate_min_share.unwrap_or(defaults.min_share),
+        };
+        if !(0.0..=1.0).contains(&rule.min_share) {
+            return Err(value_err(format!(
+                "boilerplate_min_share {} is not a share between 0 and 1",
+                rule.min_share
+            )));
+        }
+        let mode: BoilerplateMode = self.boilerplate.parse().map_err(value_err)?;
+        let opts = ReadOptions {
+            id_field: self.id_field.to_owned(),
+            text_field: self.text_field.to_owned(),
+            format,
+            extract,
+            ..ReadOptions::default()
+        };
+        Ok((opts, BoilerplateOptions { mode, rule, site_field: self.site_field }))
+    }
 }
 
 /// Boilerplate removal's first pass over every input: the site statistics counted, the texts

@@ -276,8 +276,10 @@ impl BlockCounts {
     }
 }
 
-/// The template blocks of every site, frozen after the first pass.
-#[derive(Debug, Default)]
+/// The template blocks of every site, frozen after the first pass. Serializable, so that a
+/// distributed job counts on one process and cleans pages on others (the Python package's Ray
+/// reader).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Template {
     rule: BoilerplateRule,
     sites: HashMap<String, SiteId>,

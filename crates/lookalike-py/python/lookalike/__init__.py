@@ -21,7 +21,8 @@ Three layers:
 ``Index(path)`` is the persistent index of ``lookalike index`` (the same directory and answers):
 ``check`` a document against it, ``add`` it, ``remove`` it by id.
 
-``lookalike.ray.dedup(ds, ...)`` runs the MinHash pipeline on a ``ray.data.Dataset``.
+``lookalike.ray.dedup(ds, ...)`` runs the MinHash pipeline on a ``ray.data.Dataset``;
+``lookalike.ray.read(paths)`` reads files into one with ``read``'s rows, in parallel tasks.
 
 Every call releases the GIL while Rust works (on all cores, with rayon). Bad settings raise
 ``ValueError``, unreadable files ``OSError``, wrong types ``TypeError``.

@@ -466,3 +466,6 @@ def dedup(
         pairs=ray.data.from_arrow(pairs),
         stats={**json.loads(stats), "components": "distributed" if distributed else "single"},
     )
+
+
+from .ray_read import read  # noqa: E402  (lookalike.ray.read; imports this module's helpers)
