@@ -226,19 +226,21 @@ impl RecordBatchReader for Part {
     }
 }
 
-/// read_part(paths, part, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None)
+/// read_part(paths, part, cleaning, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None)
 /// --
 ///
 /// The records of `paths` (expanded input files, in order) as `read` gives them, ids not yet
-/// made unique, each row numbered (`__part` = `part`, `__row` from 0); with site boilerplate
-/// removal, pages are not cleaned yet and carry what the template pass needs.
+/// made unique, each row numbered (`__part` = `part`, `__row` from 0); with `cleaning` (site
+/// boilerplate removal runs on the whole input: `boilerplate_applies`), pages are not cleaned
+/// yet and carry what the template pass needs.
 #[pyfunction]
-#[pyo3(signature = (paths, part, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None))]
+#[pyo3(signature = (paths, part, cleaning, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn read_part<'py>(
     py: Python<'py>,
     paths: Vec<String>,
     part: i32,
+    cleaning: bool,
     id_field: &str,
     text_field: &str,
     extract: &str,
@@ -247,7 +249,7 @@ pub fn read_part<'py>(
     boilerplate: &str,
     site_field: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (opts, options) = ReadSettings {
+    let settings = ReadSettings {
         id_field,
         text_field,
         extract,
@@ -256,10 +258,22 @@ pub fn read_part<'py>(
         site_field,
         boilerplate_min_pages: None,
         boilerplate_min_share: None,
-    }
-    .parse()?;
-    let inputs = inputs(&paths);
-    let cleaning = options.enabled(&opts, &inputs);
+    };
+    let stream = part_stream(&paths, part, cleaning, settings, batch_size)?;
+    let boxed: Box<dyn RecordBatchReader + Send> = Box::new(stream);
+    boxed.into_pyarrow(py)
+}
+
+/// [`read_part`]'s stream.
+fn part_stream(
+    paths: &[String],
+    part: i32,
+    cleaning: bool,
+    settings: ReadSettings<'_>,
+    batch_size: usize,
+) -> PyResult<Part> {
+    let (opts, options) = settings.parse()?;
+    let inputs = inputs(paths);
     let opts = if cleaning { options.read_options(opts) } else { opts };
     let mode = options.mode;
     let map: ToFirst = if cleaning {
@@ -275,9 +289,7 @@ pub fn read_part<'py>(
     };
     let limits = BatchLimits { records: batch_size.max(1), ..BatchLimits::default() };
     let batches = DecodedBatches::spawn(inputs, opts, limits, map).map_err(io_err)?;
-    let stream = Part { batches, part, next_row: 0, cleaning, schema: part_schema(cleaning) };
-    let boxed: Box<dyn RecordBatchReader + Send> = Box::new(stream);
-    boxed.into_pyarrow(py)
+    Ok(Part { batches, part, next_row: 0, cleaning, schema: part_schema(cleaning) })
 }
 
 /// SiteCounts(boilerplate_min_pages=None, boilerplate_min_share=None)
@@ -579,25 +591,28 @@ pub fn rename_rows(
     batch: PyArrowType<RecordBatch>,
     renames: PyArrowType<RecordBatch>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
-    let (batch, renames) = (batch.0, renames.0);
-    let part = column(&renames, PART)?
+    rename_batch(&batch.0, &renames.0).map(PyArrowType)
+}
+
+fn rename_batch(batch: &RecordBatch, renames: &RecordBatch) -> PyResult<RecordBatch> {
+    let part = column(renames, PART)?
         .as_primitive_opt::<Int32Type>()
         .ok_or_else(|| value_err("__part: not int32"))?;
-    let row = column(&renames, ROW)?
+    let row = column(renames, ROW)?
         .as_primitive_opt::<Int64Type>()
         .ok_or_else(|| value_err("__row: not int64"))?;
-    let new = column(&renames, "id")?
+    let new = column(renames, "id")?
         .as_string_opt::<i32>()
         .ok_or_else(|| value_err("id: not a string column"))?;
     let by_row: HashMap<(i32, i64), &str> =
         (0..renames.num_rows()).map(|i| ((part.value(i), row.value(i)), new.value(i))).collect();
-    let bpart = column(&batch, PART)?
+    let bpart = column(batch, PART)?
         .as_primitive_opt::<Int32Type>()
         .ok_or_else(|| value_err("__part: not int32"))?;
-    let brow = column(&batch, ROW)?
+    let brow = column(batch, ROW)?
         .as_primitive_opt::<Int64Type>()
         .ok_or_else(|| value_err("__row: not int64"))?;
-    let id = column(&batch, "id")?
+    let id = column(batch, "id")?
         .as_string_opt::<i32>()
         .ok_or_else(|| value_err("id: not a string column"))?;
     let mut ids = StringBuilder::new();
@@ -615,9 +630,163 @@ pub fn rename_rows(
             if f.name() == "id" {
                 Ok(Arc::new(ids.finish()) as ArrayRef)
             } else {
-                column(&batch, f.name()).cloned()
+                column(batch, f.name()).cloned()
             }
         })
         .collect::<PyResult<Vec<_>>>()?;
-    RecordBatch::try_new(out, columns).map(PyArrowType).map_err(arrow_err)
+    RecordBatch::try_new(out, columns).map_err(arrow_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use arrow_select::concat::concat_batches;
+
+    use super::*;
+    use crate::kernels::testutil::Rng;
+    use crate::read::open;
+
+    /// Pages of a few sites (folders), each with its sidebar and footer, some pages copied into
+    /// other folders, and JSONL files whose ids repeat across files.
+    fn collection(dir: &Path, rng: &mut Rng) {
+        const WORDS: &[&str] = &[
+            "river", "stone", "light", "paper", "garden", "window", "silver", "market", "winter",
+            "engine", "forest", "signal", "harbor", "canvas", "orbit", "meadow", "lantern",
+        ];
+        let mut words = |n: usize| -> String {
+            (0..n).map(|_| WORDS[rng.below(WORDS.len())]).collect::<Vec<_>>().join(" ")
+        };
+        for site in 0..3 {
+            let folder = dir.join(format!("site{site}"));
+            std::fs::create_dir_all(folder.join("deep")).unwrap();
+            let nav: String = (0..12).map(|_| format!("<li>{}</li>", words(4))).collect();
+            let footer = words(8);
+            for page in 0..9 {
+                let body = words(30);
+                let html = format!(
+                    "<html><title>P{page}</title><body><nav><ul>{nav}</ul></nav>\
+                     <div><h1>Page {page}</h1><p>{body}</p></div><footer>{footer}</footer></body></html>"
+                );
+                let sub = if page % 3 == 0 { folder.join("deep") } else { folder.clone() };
+                std::fs::write(sub.join(format!("p{page}.html")), html).unwrap();
+            }
+            // A page with nothing of its own (skipped) and a page that is not HTML.
+            let bare = format!(
+                "<html><body><nav><ul>{nav}</ul></nav><footer>{footer}</footer></body></html>"
+            );
+            std::fs::write(folder.join("bare.html"), bare).unwrap();
+            std::fs::write(folder.join("notes.txt"), words(20)).unwrap();
+        }
+        for f in 0..3 {
+            let lines: String = (0..5)
+                .map(|i| format!("{{\"id\":\"d{}\",\"text\":\"{}\"}}\n", i % 3, words(12)))
+                .collect();
+            std::fs::write(dir.join(format!("f{f}.jsonl")), lines + "not json\n").unwrap();
+        }
+    }
+
+    fn settings<'a>(boilerplate: &'a str, extract: &'static str) -> ReadSettings<'a> {
+        ReadSettings {
+            id_field: "id",
+            text_field: "text",
+            extract,
+            format: None,
+            boilerplate,
+            site_field: None,
+            boilerplate_min_pages: None,
+            boilerplate_min_share: None,
+        }
+    }
+
+    fn all(
+        batches: impl Iterator<Item = Result<RecordBatch, ArrowError>>,
+        schema: SchemaRef,
+    ) -> RecordBatch {
+        let batches: Vec<RecordBatch> = batches.map(|b| b.unwrap()).collect();
+        concat_batches(&schema, &batches).unwrap()
+    }
+
+    /// The kernels run as `lookalike.ray.read` runs them, the parts in order on one thread.
+    fn ray_read(
+        paths: &[String],
+        groups: &[usize],
+        boilerplate: &str,
+        extract: &'static str,
+    ) -> RecordBatch {
+        let (opts, options) = settings(boilerplate, extract).parse().unwrap();
+        let cleaning = options.enabled(&opts, &inputs(paths));
+        let mut parts = Vec::new();
+        let mut start = 0;
+        for (part, &len) in groups.iter().enumerate() {
+            let group = &paths[start..start + len];
+            start += len;
+            let stream =
+                part_stream(group, part as i32, cleaning, settings(boilerplate, extract), 3)
+                    .unwrap();
+            parts.push(all(stream, part_schema(cleaning)));
+        }
+        let mut counts = BlockCounts::default();
+        if cleaning {
+            for p in &parts {
+                count_batch(&mut counts, p).unwrap();
+            }
+            let template = counts.finish(options.rule);
+            let bytes = serde_json::to_vec(&template).unwrap();
+            let template = template_of(&bytes).unwrap();
+            parts = parts.iter().map(|p| clean_batch(&template, p).unwrap()).collect();
+        }
+        let mut names = UniqueNames::default();
+        let renames: Vec<RecordBatch> = parts.iter().map(|p| names.renames(p).unwrap()).collect();
+        let renames = concat_batches(&renames_schema(), &renames).unwrap();
+        let out: Vec<RecordBatch> =
+            parts.iter().map(|p| rename_batch(p, &renames).unwrap()).collect();
+        concat_batches(&schema(), &out).unwrap()
+    }
+
+    #[test]
+    fn the_parts_in_any_grouping_give_reads_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = Rng::new(7);
+        collection(dir.path(), &mut rng);
+        let root = dir.path().display().to_string();
+        let paths: Vec<String> = expand_inputs(std::slice::from_ref(&root))
+            .unwrap()
+            .inputs
+            .into_iter()
+            .map(|i| match i {
+                Input::Path(p) => p.display().to_string(),
+                Input::Stdin => unreachable!("no stdin here"),
+            })
+            .collect();
+        assert_eq!(paths.len(), 3 * 11 + 3);
+        for (boilerplate, extract) in
+            [("auto", "main"), ("auto", "text"), ("off", "text"), ("all", "text")]
+        {
+            let (opts, options) = settings(boilerplate, extract).parse().unwrap();
+            let limits = BatchLimits::records(5);
+            let stream =
+                open(std::slice::from_ref(&root), opts, &options, limits, dir.path()).unwrap();
+            let expected = all(stream, schema());
+            assert_eq!(expected.num_rows(), 3 * 11 + 3 * 6);
+            for _ in 0..4 {
+                // Cut the files into 1 to 6 contiguous groups of random sizes.
+                let n = 1 + rng.below(6);
+                let mut cuts: Vec<usize> = (0..n - 1).map(|_| rng.below(paths.len() + 1)).collect();
+                cuts.push(0);
+                cuts.push(paths.len());
+                cuts.sort_unstable();
+                let groups: Vec<usize> = cuts.windows(2).map(|w| w[1] - w[0]).collect();
+                let got = ray_read(&paths, &groups, boilerplate, extract);
+                assert_eq!(got, expected, "{boilerplate} {extract} {groups:?}");
+            }
+            if boilerplate != "off" {
+                let skipped = expected.column_by_name("skipped").unwrap().as_string::<i32>();
+                assert!(
+                    skipped.iter().flatten().any(|r| r == ONLY_TEMPLATE),
+                    "{boilerplate} {extract}"
+                );
+            }
+        }
+    }
 }

@@ -99,7 +99,7 @@ enum Rows {
 }
 
 /// The stream handed to pyarrow.
-struct Stream {
+pub(crate) struct Stream {
     rows: Rows,
     ids: UniqueIds,
     schema: SchemaRef,
@@ -240,23 +240,33 @@ pub fn read<'py>(
         boilerplate_min_share,
     }
     .parse()?;
-    let expanded = py.detach(|| expand_inputs(&paths)).map_err(io_err)?;
+    let limits = BatchLimits { records: batch_size.max(1), ..BatchLimits::default() };
+    let dir = temp_dir.unwrap_or_else(std::env::temp_dir);
+    let stream = py.detach(|| open(&paths, opts, &boilerplate, limits, &dir))?;
+    let boxed: Box<dyn RecordBatchReader + Send> = Box::new(stream);
+    boxed.into_pyarrow(py)
+}
+
+/// `read`'s stream over `paths`: with site boilerplate removal, its first pass is done when this
+/// returns (the texts held in a temporary file in `dir`).
+pub(crate) fn open(
+    paths: &[String],
+    opts: ReadOptions,
+    boilerplate: &BoilerplateOptions,
+    limits: BatchLimits,
+    dir: &std::path::Path,
+) -> PyResult<Stream> {
+    let expanded = expand_inputs(paths).map_err(io_err)?;
     if expanded.inputs.is_empty() {
         return Err(io_err(format!("no readable input in {}", paths.join(", "))));
     }
-    let limits = BatchLimits { records: batch_size.max(1), ..BatchLimits::default() };
     let rows = if boilerplate.enabled(&opts, &expanded.inputs) {
-        let dir = temp_dir.unwrap_or_else(std::env::temp_dir);
-        let cleaned =
-            py.detach(|| first_pass(expanded.inputs, opts, &boilerplate, &dir, limits))?;
-        Rows::Cleaned(Box::new(cleaned))
+        Rows::Cleaned(Box::new(first_pass(expanded.inputs, opts, boilerplate, dir, limits)?))
     } else {
         let map: fn(&RawRecord, Decoded) -> Row = to_row;
         Rows::Read(DecodedBatches::spawn(expanded.inputs, opts, limits, map).map_err(io_err)?)
     };
-    let stream = Stream { rows, ids: UniqueIds::default(), schema: schema() };
-    let boxed: Box<dyn RecordBatchReader + Send> = Box::new(stream);
-    boxed.into_pyarrow(py)
+    Ok(Stream { rows, ids: UniqueIds::default(), schema: schema() })
 }
 
 /// The reading options `read` and the Ray reader take, as Python gives them.

@@ -259,6 +259,7 @@ def boilerplate_applies(paths: list[str], format: str | None = None, boilerplate
 def read_part(
     paths: list[str],
     part: int,
+    cleaning: bool,
     id_field: str = "id",
     text_field: str = "text",
     extract: str = "main",

@@ -49,9 +49,9 @@ def _groups(paths: list[str], tasks: int) -> list[list[str]]:
     return groups
 
 
-def _read(batch: pa.Table, options: dict[str, Any]) -> Iterator[pa.Table]:
+def _read(batch: pa.Table, cleaning: bool, options: dict[str, Any]) -> Iterator[pa.Table]:
     for item in batch.to_pylist():
-        reader = _lookalike.read_part(item["paths"], item["part"], **options)
+        reader = _lookalike.read_part(item["paths"], item["part"], cleaning, **options)
         for b in reader:
             if b.num_rows:
                 yield pa.Table.from_batches([b])
@@ -160,7 +160,7 @@ def read(
         items = [{"part": i, "paths": g} for i, g in enumerate(groups)]
         ds = (
             ray.data.from_items(items, override_num_blocks=len(items))
-            .map_batches(_read, batch_format="pyarrow", batch_size=1, fn_kwargs=dict(options=options))
+            .map_batches(_read, batch_format="pyarrow", batch_size=1, fn_kwargs=dict(cleaning=cleaning, options=options))
             .materialize()
         )
         if cleaning:

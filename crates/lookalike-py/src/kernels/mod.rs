@@ -44,7 +44,7 @@ pub mod sketch;
 pub mod verify;
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use buckets::bucket_edges;
 pub use components::Components;
