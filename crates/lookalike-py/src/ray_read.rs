@@ -333,21 +333,39 @@ impl SiteCounts {
     }
 }
 
+/// A column of a type, or a `ValueError` naming it.
+fn typed<'a, T: 'a>(
+    batch: &'a RecordBatch,
+    name: &str,
+    what: &str,
+    cast: impl FnOnce(&'a ArrayRef) -> Option<T>,
+) -> PyResult<T> {
+    cast(column(batch, name)?).ok_or_else(|| value_err(format!("{name}: not {what}")))
+}
+
+fn strings<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a arrow_array::StringArray> {
+    typed(batch, name, "a string column", |a| a.as_string_opt::<i32>())
+}
+
+/// The row numbers of a batch.
+fn rows_of<'a>(
+    batch: &'a RecordBatch,
+) -> PyResult<(&'a arrow_array::Int32Array, &'a arrow_array::Int64Array)> {
+    Ok((
+        typed(batch, PART, "int32", |a| a.as_primitive_opt::<Int32Type>())?,
+        typed(batch, ROW, "int64", |a| a.as_primitive_opt::<Int64Type>())?,
+    ))
+}
+
 fn column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {
     batch.column_by_name(name).ok_or_else(|| value_err(format!("the batch has no column {name:?}")))
 }
 
 /// The counting of the CLI's first pass ([`lookalike_io::boilerplate::SitePass::hold`]).
 fn count_batch(counts: &mut BlockCounts, batch: &RecordBatch) -> PyResult<()> {
-    let sites = column(batch, "__sites")?
-        .as_list_opt::<i32>()
-        .ok_or_else(|| value_err("__sites: not a list"))?;
-    let blocks = column(batch, "__blocks")?
-        .as_binary_opt::<i32>()
-        .ok_or_else(|| value_err("__blocks: not binary"))?;
-    let identity = column(batch, "__identity")?
-        .as_primitive_opt::<UInt64Type>()
-        .ok_or_else(|| value_err("__identity: not uint64"))?;
+    let sites = typed(batch, "__sites", "a list", |a| a.as_list_opt::<i32>())?;
+    let blocks = typed(batch, "__blocks", "binary", |a| a.as_binary_opt::<i32>())?;
+    let identity = typed(batch, "__identity", "uint64", |a| a.as_primitive_opt::<UInt64Type>())?;
     for i in 0..batch.num_rows() {
         if sites.is_null(i) {
             continue;
@@ -406,16 +424,10 @@ pub fn clean_part(
 }
 
 fn clean_batch(template: &Template, batch: &RecordBatch) -> PyResult<RecordBatch> {
-    let strings = |name: &str| -> PyResult<_> {
-        column(batch, name)?
-            .as_string_opt::<i32>()
-            .ok_or_else(|| value_err(format!("{name}: not a string column")))
-    };
+    let strings = |name: &str| strings(batch, name);
     let (text, title, skipped) = (strings("text")?, strings("title")?, strings("skipped")?);
     let (extraction, visible) = (strings("__extraction")?, strings("__visible")?);
-    let sites = column(batch, "__sites")?
-        .as_list_opt::<i32>()
-        .ok_or_else(|| value_err("__sites: not a list"))?;
+    let sites = typed(batch, "__sites", "a list", |a| a.as_list_opt::<i32>())?;
     let n = batch.num_rows();
     let mut texts = StringBuilder::new();
     let mut reasons = StringBuilder::new();
@@ -549,18 +561,9 @@ fn renames_schema() -> SchemaRef {
 
 impl UniqueNames {
     fn renames(&mut self, batch: &RecordBatch) -> PyResult<RecordBatch> {
-        let strings = |name: &str| -> PyResult<_> {
-            column(batch, name)?
-                .as_string_opt::<i32>()
-                .ok_or_else(|| value_err(format!("{name}: not a string column")))
-        };
+        let strings = |name: &str| strings(batch, name);
         let (id, origin, skipped) = (strings("id")?, strings("origin")?, strings("skipped")?);
-        let part = column(batch, PART)?
-            .as_primitive_opt::<Int32Type>()
-            .ok_or_else(|| value_err("__part: not int32"))?;
-        let row = column(batch, ROW)?
-            .as_primitive_opt::<Int64Type>()
-            .ok_or_else(|| value_err("__row: not int64"))?;
+        let (part, row) = rows_of(batch)?;
         let (mut parts, mut rows, mut ids) =
             (Int32Builder::new(), Int64Builder::new(), StringBuilder::new());
         for i in 0..batch.num_rows() {
@@ -595,26 +598,12 @@ pub fn rename_rows(
 }
 
 fn rename_batch(batch: &RecordBatch, renames: &RecordBatch) -> PyResult<RecordBatch> {
-    let part = column(renames, PART)?
-        .as_primitive_opt::<Int32Type>()
-        .ok_or_else(|| value_err("__part: not int32"))?;
-    let row = column(renames, ROW)?
-        .as_primitive_opt::<Int64Type>()
-        .ok_or_else(|| value_err("__row: not int64"))?;
-    let new = column(renames, "id")?
-        .as_string_opt::<i32>()
-        .ok_or_else(|| value_err("id: not a string column"))?;
+    let (part, row) = rows_of(renames)?;
+    let new = strings(renames, "id")?;
     let by_row: HashMap<(i32, i64), &str> =
         (0..renames.num_rows()).map(|i| ((part.value(i), row.value(i)), new.value(i))).collect();
-    let bpart = column(batch, PART)?
-        .as_primitive_opt::<Int32Type>()
-        .ok_or_else(|| value_err("__part: not int32"))?;
-    let brow = column(batch, ROW)?
-        .as_primitive_opt::<Int64Type>()
-        .ok_or_else(|| value_err("__row: not int64"))?;
-    let id = column(batch, "id")?
-        .as_string_opt::<i32>()
-        .ok_or_else(|| value_err("id: not a string column"))?;
+    let (bpart, brow) = rows_of(batch)?;
+    let id = strings(batch, "id")?;
     let mut ids = StringBuilder::new();
     for i in 0..batch.num_rows() {
         match by_row.get(&(bpart.value(i), brow.value(i))) {
