@@ -348,9 +348,7 @@ fn strings<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a arrow_array::
 }
 
 /// The row numbers of a batch.
-fn rows_of<'a>(
-    batch: &'a RecordBatch,
-) -> PyResult<(&'a arrow_array::Int32Array, &'a arrow_array::Int64Array)> {
+fn rows_of(batch: &RecordBatch) -> PyResult<(&arrow_array::Int32Array, &arrow_array::Int64Array)> {
     Ok((
         typed(batch, PART, "int32", |a| a.as_primitive_opt::<Int32Type>())?,
         typed(batch, ROW, "int64", |a| a.as_primitive_opt::<Int64Type>())?,
