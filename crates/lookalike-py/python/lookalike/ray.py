@@ -495,16 +495,20 @@ def _quiet(ctx: Any, verbose: bool) -> Iterator[None]:
     if verbose:
         yield
         return
-    logger = logging.getLogger("ray.data")
-    level = logger.level
+    # Turning the bars off makes Ray Data warn that they are off: that warning's logger too.
+    levels = {"ray.data": logging.WARNING, "ray.data._internal.progress": logging.ERROR}
+    loggers = {logging.getLogger(name): level for name, level in levels.items()}
+    before = {logger: logger.level for logger in loggers}
     bars = {a: getattr(ctx, a) for a in ("enable_progress_bars", "enable_operator_progress_bars") if hasattr(ctx, a)}
-    logger.setLevel(logging.WARNING)
+    for logger, level in loggers.items():
+        logger.setLevel(level)
     for a in bars:
         setattr(ctx, a, False)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in before.items():
+            logger.setLevel(level)
         for a, v in bars.items():
             setattr(ctx, a, v)
 
@@ -535,12 +539,12 @@ def dedup(
     ``bands``/``rows``, ``shingle``, ``seed``, ``cjk``, ``max_pairs_per_group``,
     ``fp_weight``/``fn_weight``, ``minhash``, and each method's own: ``max_distance``,
     ``weights``, ``lists``, ...) are those of ``lookalike.dedup`` and the CLI.
-    ``num_partitions``: blocks of each hash shuffle (default: the dataset's block count, at
-    least 1). ``union_find_memory``: bytes to reserve for the clustering task (Ray's ``memory``
-    resource), so that it lands on a node that has them. ``components``: ``"single"`` (the
-    clustering task's union-find), ``"distributed"`` (``connected_components`` on Ray; needs
-    ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
-    ``DISTRIBUTED_EDGES`` near edges). ``progress``: one line on standard error as each stage
+    ``num_partitions``: partitions of each shuffle (default: the dataset's block count, at
+    least 1). ``union_find_memory``: bytes to reserve for the clustering (Ray's ``memory``
+    resource): it then runs in a Ray actor placed on a node that has them, not on the driver.
+    ``components``: ``"single"`` (the clustering's union-find), ``"distributed"``
+    (``connected_components`` on Ray; needs ``cluster="connected"``) or ``"auto"``
+    (distributed with ``cluster="connected"`` above ``DISTRIBUTED_EDGES`` near edges). ``progress``: one line on standard error as each stage
     starts, with the time since the job began. ``verbose``: Ray Data's own INFO logs and
     progress bars (``python/examples/ray_dedup.py`` on 500 documents printed 133 lines with
     them, its read and write included; by default only their warnings and errors are shown while
@@ -571,6 +575,7 @@ def dedup(
     ctx.execution_options.preserve_order = True
     say = _Progress("lookalike.ray.dedup", progress)
     quiet = contextlib.ExitStack()
+    clusterer: _Local | _Remote | None = None
     try:
         quiet.enter_context(_quiet(ctx, verbose))
         say(f"method {method}: numbering the rows")
@@ -604,7 +609,7 @@ def dedup(
             actor = ray.remote(_Clusterer)
             if union_find_memory:
                 actor = actor.options(memory=union_find_memory)
-            clusterer: Any = _Remote(actor.remote(total, settings))
+            clusterer = _Remote(actor.remote(total, settings))
         else:
             clusterer = _Local(_Clusterer(total, settings))
         clusterer.call("add_edges", buckets)
@@ -623,8 +628,9 @@ def dedup(
             sims, _ = _verify(asked, documents, total, text, partitions, True, settings)
             clusterer.call("add_similarities", sims)
         table, pairs, stats = clusterer.call("finish")
-        clusterer.close()
     finally:
+        if clusterer is not None:
+            clusterer.close()
         quiet.close()
         ctx.execution_options.preserve_order = preserve
     say(f"done: {total} documents")
