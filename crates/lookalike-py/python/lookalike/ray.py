@@ -73,7 +73,6 @@ pipeline did not finish in 400 s with one CPU).
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import logging
 import sys
@@ -187,79 +186,51 @@ def _spread(keys, partitions: int):
     return (x % np.uint64(partitions)).astype(np.int64)
 
 
-def _sketch_split(table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int) -> list:
-    """A block's key rows split by key among ``partitions`` (a list of tables): all rows of a key
-    in the same partition, whatever the block."""
+def _sketch_split(table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int):
+    """A block's key rows split by key among ``partitions`` (a tuple of tables; one table when
+    ``partitions`` is 1): all rows of a key in the same partition, whatever the block."""
     import numpy as np
 
     rows = _sketch(table, text, documents, settings)
     if partitions == 1:
-        return [rows]
+        return rows
     part = _spread(rows["key"].to_numpy(), partitions)
     order = np.argsort(part, kind="stable")
     bounds = np.searchsorted(part[order], np.arange(partitions + 1))
-    return [rows.take(order[bounds[p] : bounds[p + 1]]) for p in range(partitions)]
+    return tuple(rows.take(order[bounds[p] : bounds[p + 1]]) for p in range(partitions))
 
 
-def _number_split(
-    block: pa.Table, offset: int, text: str, id: str | None, total: int, settings: dict[str, Any], partitions: int
-) -> tuple:
-    """``_number``'s documents and ids of a block, then its key rows split among ``partitions``
-    (``_sketch_split``): one task, one pass over the block."""
-    documents, ids = _number(block, offset, text, id)
-    return (documents, ids, *_sketch_split(documents, text, total, settings, partitions))
+def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
+    """The buckets of one partition, from its pieces of every block."""
+    return _bucket(pa.concat_tables(parts), settings)
 
 
-def _bucket_parts(settings: dict[str, Any], partitions: int, *parts: pa.Table) -> tuple:
-    """The buckets of one partition, from its pieces of every block, and ``_candidates`` of them
-    (the bucket table, the candidate pairs, the requests for their texts, the pair count)."""
-    buckets = _bucket(pa.concat_tables(parts) if parts else pa.table({}), settings)
-    return (buckets, *_candidates(buckets, partitions))
-
-
-#: The key shuffle runs as Ray tasks (a task per block numbers its rows and splits its key rows
-#: among the partitions, a task per partition takes its pieces: blocks × partitions objects,
-#: ~1.5 KB of key rows per document at MinHash's defaults in the object store at once) when there
-#: are at most this many documents; above it, in Ray Data's hash ``repartition`` (streamed, with
-#: its back-pressure).
+#: The key shuffle runs as Ray tasks (a task per block splits its key rows among the partitions,
+#: a task per partition takes its pieces: blocks × partitions objects, ~1.5 KB of key rows per
+#: document at MinHash's defaults in the object store at once) when there are at most this many
+#: documents; above it, in Ray Data's hash ``repartition`` (streamed, with its back-pressure).
 TASK_SHUFFLE_DOCUMENTS = 1_000_000
 
 
-def _keys_and_buckets(
-    refs: list, counts: list, text: str, id: str | None, partitions: int, settings: dict[str, Any]
-) -> tuple[list, list, list, list]:
-    """Numbering, sketch, key shuffle and buckets of the input blocks ``refs`` of ``counts`` rows:
-    object references of the documents (``text``, ``INDEX``) and ids (``id``, ``INDEX``) of each
-    block, of the bucket table of each partition, and of its candidates (``_candidates``'s
-    three)."""
+def _keys_and_buckets(documents: list, total: int, text: str, partitions: int, settings: dict[str, Any]) -> list:
+    """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
+    per partition."""
     import ray
 
-    total, offsets = sum(counts), [0, *itertools.accumulate(counts)][:-1]
     if total <= TASK_SHUFFLE_DOCUMENTS:
-        number = ray.remote(_number_split).options(num_returns=2 + partitions)
-        out = [number.remote(r, o, text, id, total, settings, partitions) for r, o in zip(refs, offsets)]
-        bucket = ray.remote(_bucket_parts).options(num_returns=4)
-        stage = [bucket.remote(settings, partitions, *[o[2 + i] for o in out]) for i in range(partitions)]
-        return [o[0] for o in out], [o[1] for o in out], [b[0] for b in stage], [b[1:] for b in stage]
-    number = ray.remote(_number).options(num_returns=2)
-    out = [number.remote(r, o, text, id) for r, o in zip(refs, offsets)]
-    documents = [d for d, _ in out]
-    buckets = (
+        split = ray.remote(_sketch_split).options(num_returns=partitions)
+        pieces = [split.remote(r, text, total, settings, partitions) for r in documents]
+        if partitions == 1:
+            pieces = [[p] for p in pieces]
+        bucket = ray.remote(_bucket_parts)
+        return [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
+    return (
         ray.data.from_arrow_refs(documents)
         .map_batches(_sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, documents=total, settings=settings))
         .repartition(partitions, keys=["key"])
         .map_batches(_bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings))
         .to_arrow_refs()
     )
-    return documents, [i for _, i in out], buckets, _split(buckets, partitions)
-
-
-def _split(pairs: list, partitions: int) -> list:
-    """``_candidates`` of each table of ``pairs`` (object references), a task each."""
-    import ray
-
-    candidates = ray.remote(_candidates).options(num_returns=3)
-    return [candidates.remote(r, partitions) for r in pairs]
 
 
 def _candidates(table: pa.Table, partitions: int) -> tuple[pa.Table, pa.Table, int]:
@@ -334,14 +305,14 @@ def _verify_one(all: bool, settings: dict[str, Any], pairs: list, texts: list) -
 VERIFY_ONE_TASK_DOCUMENTS = 100_000
 
 
-def _verify(split: list, documents: list, n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]):
-    """Exact verification of pairs of documents: ``split`` holds, for each block of pairs, the
-    object references of its ``_candidates`` (its distinct pairs, the requests for their texts,
-    their count), ``documents`` those of the (``text``, ``INDEX``) blocks. Returns the near edges
-    (every pair with ``all``) as a list of object references of tables, in a fixed order, and
-    their count.
+def _verify(pairs: list, documents: list, n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]):
+    """Exact verification of pairs of documents: ``pairs`` are object references of tables with
+    ``a`` and ``b`` (and ``kind``: the candidate rows only), ``documents`` those of the (``text``,
+    ``INDEX``) blocks. Returns the near edges (every pair with ``all``) as a list of object
+    references of tables, in a fixed order, and their count.
 
-    The driver marks the requested documents in a bitmap (n/8 bytes), which filters the
+    Each block of pairs gives its distinct pairs and the requests for their texts (a task per
+    block); the driver marks the requested documents in a bitmap (n/8 bytes), which filters the
     texts where they are. With at most ``VERIFY_ONE_TASK_DOCUMENTS`` requested documents, the
     pairs and the requested texts meet in one task. Above it, a join partitioned by document:
     each pair goes to the partition of its first document; each requested text goes once to every
@@ -349,6 +320,8 @@ def _verify(split: list, documents: list, n: int, text: str, partitions: int, al
     is recomputed."""
     import ray
 
+    candidates = ray.remote(_candidates).options(num_returns=3)
+    split = [candidates.remote(r, partitions) for r in pairs]
     wanted, requests = [w for w, _, _ in split], [q for _, q, _ in split]
     if not sum(ray.get([c for _, _, c in split])):
         return [ray.put(_verify_block(_JOIN.empty_table(), all, settings))], 0
@@ -616,14 +589,21 @@ def dedup(
             if col is not None and col not in names:
                 raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
         counts = [c for c, _ in shapes]
-        total = sum(counts)
-        partitions = num_partitions or max(1, len(refs))
-        say(f"{total} documents in {len(refs)} blocks: sketching, shuffling keys into {partitions} partitions")
-        documents, ids, buckets, split = _keys_and_buckets(refs, counts, text, id, partitions, settings)
+        number = ray.remote(_number).options(num_returns=2)
+        documents, ids, total = [], [], 0
+        for r, c in zip(refs, counts):
+            d, i = number.remote(r, total, text, id)
+            documents.append(d)
+            ids.append(i)
+            total += c
         del refs
+        partitions = num_partitions or max(1, len(documents))
+        say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
+
+        buckets = _keys_and_buckets(documents, total, text, partitions, settings)
         ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
         say("verifying the candidate pairs")
-        near, edges = _verify(split, documents, total, text, partitions, False, settings)
+        near, edges = _verify(buckets, documents, total, text, partitions, False, settings)
         say("clustering")
         if union_find_memory or edges > DRIVER_EDGES:
             actor = ray.remote(_Clusterer)
@@ -644,7 +624,7 @@ def dedup(
         clusterer.call("add_ids", ids, id)
         asked = clusterer.call("cluster")
         if asked.num_rows:
-            asked = _split([ray.put(pa.Table.from_batches([asked]))], partitions)
+            asked = [ray.put(pa.Table.from_batches([asked]))]
             sims, _ = _verify(asked, documents, total, text, partitions, True, settings)
             clusterer.call("add_similarities", sims)
         table, pairs, stats = clusterer.call("finish")
