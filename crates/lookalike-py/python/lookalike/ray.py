@@ -63,11 +63,11 @@ samples counted per pair over the collection), SpotSigs (an inverted index) — 
 fingerprints whose C(lists, k) subset keys exceed 4096 per document. Partitioned fingerprints
 with k > 1 shuffle one 64-bit key per k-subset of a document's list fingerprints: equal to the
 library's candidates up to 64-bit hash collisions. The ids, the per-document state and the near edges must fit the memory of
-the one clustering task, also with ``components="distributed"``, which removes the union-find
+the clustering (the driver, or one actor), also with ``components="distributed"``, which removes the union-find
 and the graph from it but not the pair listing (see ``bench/results/scaling-model-2026-11-24.md``).
-A local Ray with ``num_cpus=1`` works (the keys-only pipeline: 20,000 documents in 47.6 s with a
-debug build of the extension, 45.1 s with ``num_cpus=2`` on the same loaded machine; the first
-pipeline did not finish in 400 s with one CPU).
+A local Ray with ``num_cpus=1`` works: 20,000 documents in 5.6 s (5.5 CPU s, the read of a JSON
+file included) with a release build, where the job with five Ray Data executions took 21.2 s
+(``bench/results/ray-cost-2026-11-28.md``).
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def _sketch_split(table: pa.Table, text: str, documents: int, settings: dict[str
 
 def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
     """The buckets of one partition, from its pieces of every block."""
-    return _bucket(pa.concat_tables(parts), settings)
+    return _bucket(pa.concat_tables(parts) if parts else pa.table({}), settings)
 
 
 #: The key shuffle runs as Ray tasks (a task per block splits its key rows among the partitions,
