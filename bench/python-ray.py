@@ -1,10 +1,16 @@
 """The CLI, lookalike.dedup and lookalike.ray.dedup (local Ray with 1 and 2 CPUs) on one corpus,
 in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clusters everywhere.
 
-    python bench/python-ray.py CLI CORPUS.jsonl [DOCS]
+    python bench/python-ray.py CLI CORPUS.jsonl [DOCS] [--cpus 1,2] [--baseline MODULE[,MODULE]] [--repeat R]
 
 CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
-every line) takes the first lines only. Every measurement runs in a child process of its own:
+every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default 1 and 2).
+`--baseline MODULE`: also runs `MODULE.dedup` (an importable copy of an earlier
+`lookalike/ray.py`, on `PYTHONPATH`, importing `lookalike._lookalike`) as `ray-baseline-cpus-N`,
+alternating with the current job, so that both are measured in the same run under the same load
+(`--baseline A,B`: several, as `ray-A-cpus-N` and `ray-B-cpus-N`).
+`--repeat R`: each Ray row R times (the table shows the run with the median wall time).
+Every measurement runs in a child process of its own:
 
 * `cli-threads-N`: `lookalike dedup CORPUS --threads N --pairs P --clusters C` (reading and
   writing included). CPU and peak RSS from `wait4` (the process and its threads).
@@ -16,7 +22,9 @@ every line) takes the first lines only. Every measurement runs in a child proces
   and the whole job; CPU seconds are those of the driver and every process Ray started (raylet,
   GCS, workers), sampled every 0.2 s with psutil (a process that ends keeps its last sample);
   peak memory is the largest sum of their PSS (proportional set size: the object store's shared
-  pages counted once) seen by the sampler.
+  pages counted once) seen by the sampler; `processes`: how many processes it saw (the
+  driver, Ray's daemons and every worker started during the job). `stages`: the seconds of each stage of the job, from
+  its progress lines (the stage's line to the next one).
 
 Prints one JSON line per task and a Markdown table; checks that every task found the same pairs
 (similarities to 6 decimals) and the same clusters as the CLI, and exits 1 if one did not.
@@ -127,21 +135,52 @@ def task_dedup(corpus: str, out: str) -> dict:
     return {"seconds": round(seconds, 2), "docs": table.num_rows, "pairs": result.pairs.num_rows}
 
 
-def task_ray(corpus: str, out: str, cpus: int) -> dict:
+class StageLines:
+    """Standard error, with the time each of the job's progress lines was written: the stages
+    are the intervals between them (`before` the first, from the start of the timing: reading
+    the dataset's schema, checking the settings)."""
+
+    def __init__(self, stream):
+        self.stream, self.lines = stream, []
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            if line.startswith("lookalike.ray.dedup: ") and line.endswith(" s)"):
+                message = line[len("lookalike.ray.dedup: "):].rpartition(" (")[0]
+                before, _, after = message.partition(": ")
+                name = after if after and (before.startswith("method") or before[0].isdigit()) else before
+                self.lines.append((name.split(",")[0], time.perf_counter()))
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def stages(self, start: float, end: float) -> dict[str, float]:
+        times = [t for _, t in self.lines] + [end]
+        out = {"before": round(times[0] - start, 2)} if self.lines else {}
+        return out | {name: round(times[i + 1] - t, 2) for i, (name, t) in enumerate(self.lines)}
+
+
+def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
+    import importlib
+
     import pyarrow as pa
     import ray
 
-    import lookalike.ray
-
+    job = importlib.import_module(module)
     start = time.perf_counter()
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     ray.data.DataContext.get_current().enable_progress_bars = False
     init = time.perf_counter() - start
+    lines = StageLines(sys.stderr)
+    sys.stderr = lines
     with TreeSampler() as sampler:
         start = time.perf_counter()
         ds = ray.data.read_json(corpus, override_num_blocks=2 * cpus)
-        result = lookalike.ray.dedup(ds, text="text", id="id", num_partitions=2 * cpus)
-        seconds = time.perf_counter() - start
+        result = job.dedup(ds, text="text", id="id", num_partitions=2 * cpus)
+        end = time.perf_counter()
+        seconds = end - start
+    sys.stderr = lines.stream
     documents = pa.concat_tables(ray.get(result.dataset.to_arrow_refs()))
     pairs = pa.concat_tables(ray.get(result.pairs.to_arrow_refs()))
     ray.shutdown()
@@ -153,6 +192,8 @@ def task_ray(corpus: str, out: str, cpus: int) -> dict:
         "peak_mb": round(sampler.peak / 1e6),
         "docs": documents.num_rows,
         "pairs": pairs.num_rows,
+        "stages": lines.stages(start, end),
+        "processes": len(sampler.cpu),
     }
 
 
@@ -172,11 +213,25 @@ def measured(args: list[str], env: dict[str, str]) -> tuple[float, float, int, s
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--task":
         task, corpus, out = sys.argv[2], sys.argv[3], sys.argv[4]
-        result = task_dedup(corpus, out) if task == "dedup" else task_ray(corpus, out, int(task))
+        module = sys.argv[5] if len(sys.argv) > 5 else "lookalike.ray"
+        result = task_dedup(corpus, out) if task == "dedup" else task_ray(corpus, out, int(task), module)
         print(json.dumps(result))
         return 0
-    cli, corpus = sys.argv[1], sys.argv[2]
-    docs = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    args = sys.argv[1:]
+    cpu_list, baseline, repeat = [1, 2], None, 1
+    for flag in ("--cpus", "--baseline", "--repeat"):
+        if flag in args:
+            i = args.index(flag)
+            value = args[i + 1]
+            del args[i : i + 2]
+            if flag == "--cpus":
+                cpu_list = [int(c) for c in value.split(",")]
+            elif flag == "--baseline":
+                baseline = value
+            else:
+                repeat = int(value)
+    cli, corpus = args[0], args[1]
+    docs = int(args[2]) if len(args) > 2 else None
     work = Path(tempfile.mkdtemp(prefix="python-ray-"))
     if docs is not None:
         head = work / "corpus.jsonl"
@@ -202,14 +257,24 @@ def main() -> int:
         canon[name] = json.loads(out.read_text())
         rows.append({"task": name, **json.loads(stdout), "cpu_seconds": round(cpu, 2), "peak_mb": round(rss / 1e6)})
         print(json.dumps(rows[-1]), flush=True)
-    for cpus in (1, 2):
-        name = f"ray-cpus-{cpus}"
-        out = work / f"{name}.json"
-        env = {**os.environ, "RAYON_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}
-        _, _, _, stdout = measured([sys.executable, __file__, "--task", str(cpus), corpus, str(out)], env)
-        canon[name] = json.loads(out.read_text())
-        rows.append({"task": name, **json.loads(stdout)})
-        print(json.dumps(rows[-1]), flush=True)
+    jobs = [("ray", "lookalike.ray")]
+    if baseline:
+        modules = baseline.split(",")
+        jobs += [("ray-baseline" if len(modules) == 1 else f"ray-{m}", m) for m in modules]
+    for cpus in cpu_list:
+        runs: dict[str, list] = {}
+        for _ in range(repeat):
+            for label, module in jobs:
+                name = f"{label}-cpus-{cpus}"
+                out = work / f"{name}.json"
+                env = {**os.environ, "RAYON_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}
+                args = [sys.executable, __file__, "--task", str(cpus), corpus, str(out), module]
+                _, _, _, stdout = measured(args, env)
+                canon[name] = json.loads(out.read_text())
+                runs.setdefault(name, []).append({"task": name, **json.loads(stdout)})
+                print(json.dumps(runs[name][-1]), flush=True)
+        for name, got in runs.items():
+            rows.append(sorted(got, key=lambda r: r["seconds"])[len(got) // 2])
 
     reference = canon["cli-threads-1"]
     ok = True
@@ -223,9 +288,10 @@ def main() -> int:
         ratio = r["seconds"] / by[f"cli-threads-{cores}"]["seconds"]
         print(f"| {r['task']} | {r['seconds']:.2f} | {r['cpu_seconds']:.2f} | {r['peak_mb']:,} | {r['pairs']:,} "
               f"| {len(canon[r['task']]['clusters']):,} | {'yes' if equal else 'NO'} | {ratio:.1f}× |")
-    for cpus in (1, 2):
-        r = by[f"ray-cpus-{cpus}"]
-        print(f"ray-cpus-{cpus}: ray.init {r['init_seconds']} s (not in the wall time)")
+    for r in rows:
+        if "stages" in r:
+            stages = ", ".join(f"{k} {v:.2f}" for k, v in r["stages"].items())
+            print(f"{r['task']}: ray.init {r['init_seconds']} s (not in the wall time); stages (s): {stages}")
     for f in work.iterdir():
         f.unlink()
     work.rmdir()

@@ -64,6 +64,59 @@ def test_three_way_parity_at_any_partition_count(ray_cluster, cli, corpus, tmp_p
     assert result.stats["components"] == components
 
 
+#: The size rules' other side, forced (None: the default): the key shuffle in Ray Data's
+#: repartition instead of Ray tasks, the verification join (two shuffles) instead of the one
+#: verification task, the clustering actor instead of the driver; with ``center-refine`` the
+#: similarities the clustering asks for take the same path.
+LARGE_PATHS = [
+    (None, 0, 0, -1),
+    ("center-refine", None, 0, -1),
+    (None, None, 0, None),
+    (None, None, None, -1),
+]
+
+
+@pytest.mark.parametrize("cluster, task_shuffle, one_task, driver", LARGE_PATHS)
+def test_ray_size_rules_both_sides_same_as_the_cli(
+    ray_cluster, cli, corpus, tmp_path, monkeypatch, cluster, task_shuffle, one_task, driver
+):
+    """The key shuffle in tasks or in Ray Data, verification in one task or in the join,
+    clustering on the driver or in the actor: each side of TASK_SHUFFLE_DOCUMENTS,
+    VERIFY_ONE_TASK_DOCUMENTS and DRIVER_EDGES gives lookalike.dedup's tables and the CLI's pairs
+    and clusters (the defaults, on this corpus, are tasks, one task and the driver)."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    assert min(lray.TASK_SHUFFLE_DOCUMENTS, lray.VERIFY_ONE_TASK_DOCUMENTS, lray.DRIVER_EDGES) >= 400
+    for name, value in (
+        ("TASK_SHUFFLE_DOCUMENTS", task_shuffle),
+        ("VERIFY_ONE_TASK_DOCUMENTS", one_task),
+        ("DRIVER_EDGES", driver),
+    ):
+        if value is not None:
+            monkeypatch.setattr(lray, name, value)
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, *(["--cluster", cluster] if cluster else []))
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", cluster=cluster)
+    ds = ray.data.from_arrow(table).repartition(3)
+    result = lray.dedup(ds, text="text", id="id", cluster=cluster, num_partitions=4)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) > 10
+
+
+def test_ray_without_candidates(ray_cluster):
+    """No pair shares a key: nothing to verify, every document alone, as lookalike.dedup says."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    texts = ["alpha beta gamma delta epsilon", "one two three four five six", "seven eight nine ten"]
+    ds = ray.data.from_arrow(pa.table({"text": texts}))
+    for cluster in (None, "connected"):
+        result = lray.dedup(ds, id=None, cluster=cluster, num_partitions=2)
+        assert collect(ray, result.dataset).equals(lookalike.dedup(texts, cluster=cluster).table)
+        assert collect(ray, result.pairs).num_rows == 0
+
+
 def test_ray_supershingles_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
     """Super-shingles on Ray: candidates share a mega-shingle (the core's keys), verified
     exactly; the CLI's clusters and pairs."""

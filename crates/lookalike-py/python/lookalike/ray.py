@@ -4,13 +4,18 @@ sentences, partitioned fingerprints, exact), with Rust kernels doing the work.
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels/``, one file per
 stage)::
 
-    ds ─► index ─► map_batches(sketch_keys) ─► repartition(keys=["key"]) ─► map_batches(bucket_edges)
+    ds ─► number ─► map_batches(sketch_keys) ─► repartition(keys=["key"]) ─► map_batches(bucket_edges)
       (global        (per document: one exact row,      (hash shuffle of keys      (exact groups and
        input order)   one row per band; keys only)        only: ~1 KB/document)      candidate pairs)
 
-       ─► verification join ─► Components (one task: the edges clustered as the library does)
+       ─► verification (one task, or a join) ─► clustering (the driver, or one actor)
 
-* ``index``: every row gets its global input position (block row counts, then offsets), so
+The job runs two Ray Data executions when the input is small enough for the verification to
+run in one task (``ds`` itself, and the sketch, key shuffle and buckets); the other steps are Ray
+tasks over the blocks' object references, or run on the driver.
+
+* ``number``: every row gets its global input position (block row counts, then offsets; a task
+  per block splits it into its documents, ``text`` and the position, and its ids), so
   ``keep="first"`` and every tie are decided as the CLI decides them.
 * ``sketch_keys`` (``map_batches``): normalization, shingles and the method's keys of each
   document; it emits only (key, document, text fingerprint) rows: the keys are the library's
@@ -22,19 +27,25 @@ stage)::
 * ``bucket_edges`` (``map_batches`` over whole blocks): each exact group's head, and the
   candidate pairs between the heads of a bucket's distinct texts (the library's listing rule;
   SimHash and combined keep the pairs within their Hamming distance k).
-* The verification join (``_verify``): each candidate pair goes to the verification partition
-  of its first document (``candidate_pairs``); the texts meet their requests in a
-  ``repartition(keys=["doc"])`` and each requested text goes once to every partition that asked
-  for it (``route_texts``); after a ``repartition(keys=["dest"])``, ``verify_pairs`` recomputes
-  the shingle sets there and keeps the pairs whose exact Jaccard reaches the threshold.
-* ``Components`` (a Ray actor): the edges streamed into one Rust task (4 bytes per document, 8
+* Verification (``_verify``): a task per bucket block lists its distinct candidate pairs and the
+  requests for their texts (``candidate_pairs``); the driver marks the requested documents in a
+  bitmap (n/8 bytes), and a task per document block keeps the texts it marks. When at most
+  ``VERIFY_ONE_TASK_DOCUMENTS`` documents are requested, one task recomputes their shingle sets
+  and keeps the pairs whose exact Jaccard reaches the threshold (``verify_pairs``). Above it, a
+  join partitioned by document: each pair goes to the verification partition of its first
+  document; the texts meet their requests in a ``repartition(keys=["doc"])`` and each requested
+  text goes once to every partition that asked for it (``route_texts``); after a
+  ``repartition(keys=["dest"])``, ``verify_pairs`` runs on each partition.
+* Clustering (``Components``): the edges streamed into one Rust object (4 bytes per document, 8
   with ``keep="longest"``, plus the near edges and the ids), clustered with the library's cluster
-  modes. ``connected`` and ``center-refine`` can put a member with a representative it has no
-  verified pair with: the actor asks for those similarities, which the same verification join
+  modes: on the driver, which receives the result table in any case, when there are at most
+  ``DRIVER_EDGES`` near edges and no ``union_find_memory`` was asked for; otherwise in a Ray
+  actor. ``connected`` and ``center-refine`` can put a member with a representative it has no
+  verified pair with: the clustering asks for those similarities, which the same verification
   computes (exact, whatever the threshold).
 * ``components="distributed"`` (or ``"auto"`` above ``DISTRIBUTED_EDGES`` near edges), with
   ``cluster="connected"``: the components come from ``connected_components`` (large-star and
-  small-star rounds on Ray Datasets) instead of the actor's union-find.
+  small-star rounds on Ray Datasets) instead of the clustering's union-find.
 
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
@@ -52,11 +63,11 @@ samples counted per pair over the collection), SpotSigs (an inverted index) — 
 fingerprints whose C(lists, k) subset keys exceed 4096 per document. Partitioned fingerprints
 with k > 1 shuffle one 64-bit key per k-subset of a document's list fingerprints: equal to the
 library's candidates up to 64-bit hash collisions. The ids, the per-document state and the near edges must fit the memory of
-the one clustering task, also with ``components="distributed"``, which removes the union-find
+the clustering (the driver, or one actor), also with ``components="distributed"``, which removes the union-find
 and the graph from it but not the pair listing (see ``bench/results/scaling-model-2026-11-24.md``).
-A local Ray with ``num_cpus=1`` works (the keys-only pipeline: 20,000 documents in 47.6 s with a
-debug build of the extension, 45.1 s with ``num_cpus=2`` on the same loaded machine; the first
-pipeline did not finish in 400 s with one CPU).
+A local Ray with ``num_cpus=1`` works: 20,000 documents in 5.6 s (5.5 CPU s, the read of a JSON
+file included) with a release build, where the job with five Ray Data executions took 21.2 s
+(``bench/results/ray-cost-2026-11-28.md``).
 """
 
 from __future__ import annotations
@@ -75,7 +86,16 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from . import _lookalike
 
-__all__ = ["RayDedupResult", "dedup", "connected_components", "INDEX", "DISTRIBUTED_EDGES"]
+__all__ = [
+    "RayDedupResult",
+    "dedup",
+    "connected_components",
+    "INDEX",
+    "DISTRIBUTED_EDGES",
+    "DRIVER_EDGES",
+    "TASK_SHUFFLE_DOCUMENTS",
+    "VERIFY_ONE_TASK_DOCUMENTS",
+]
 
 #: The column holding each row's global input position while the job runs.
 INDEX = "__lookalike_index"
@@ -101,13 +121,20 @@ def _settings(method, threshold, keep, cluster, options) -> dict[str, Any]:
     return dict(method=method, threshold=threshold, keep=keep, cluster=cluster, **options)
 
 
-def _block_rows(block: pa.Table) -> int:
-    return block.num_rows
-
-
-def _with_index(block: pa.Table, offset: int) -> pa.Table:
+def _number(block: pa.Table, offset: int, text: str, id: str | None) -> tuple[pa.Table, pa.Table]:
+    """A block's rows numbered from ``offset``: its documents (``text``, ``INDEX``) and its ids
+    (``id``, ``INDEX``; with ``id=None`` the positions as strings, in a column ``id``)."""
     index = pa.array(range(offset, offset + block.num_rows), type=pa.int64())
-    return block.append_column(INDEX, index)
+    documents = pa.table({text: block[text], INDEX: index})
+    ids = pa.table({id: block[id], INDEX: index}) if id is not None else pa.table(
+        {"id": pa.compute.cast(index, pa.string()), INDEX: index}
+    )
+    return documents, ids
+
+
+def _shape(block: pa.Table) -> tuple[int, list[str]]:
+    """A block's row count and column names."""
+    return block.num_rows, block.column_names
 
 
 def _one_batch(table: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
@@ -144,14 +171,73 @@ def _bucket(table: pa.Table, settings: dict[str, Any]) -> pa.Table:
     return pa.Table.from_batches([_lookalike.bucket_edges(_one_batch(table, empty.schema), **settings)])
 
 
-def _pairs(table: pa.Table, partitions: int, part: int) -> pa.Table:
-    """Candidate pairs (``part`` 0) or the requests for their texts (``part`` 1)."""
-    out = [
-        _lookalike.candidate_pairs(b, partitions)[part] for b in table.to_batches() if b.num_rows
-    ]
-    if not out:
-        out = [_lookalike.candidate_pairs(_one_batch(pa.table({}), _PAIRS), partitions)[part]]
-    return pa.Table.from_batches(out)
+def _spread(keys, partitions: int):
+    """The partition of each uint64 key (a numpy array) among ``partitions``: splitmix64's
+    finaliser, then the remainder."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        x = keys.astype(np.uint64, copy=True)
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return (x % np.uint64(partitions)).astype(np.int64)
+
+
+def _sketch_split(table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int):
+    """A block's key rows split by key among ``partitions`` (a tuple of tables; one table when
+    ``partitions`` is 1): all rows of a key in the same partition, whatever the block."""
+    import numpy as np
+
+    rows = _sketch(table, text, documents, settings)
+    if partitions == 1:
+        return rows
+    part = _spread(rows["key"].to_numpy(), partitions)
+    order = np.argsort(part, kind="stable")
+    bounds = np.searchsorted(part[order], np.arange(partitions + 1))
+    return tuple(rows.take(order[bounds[p] : bounds[p + 1]]) for p in range(partitions))
+
+
+def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
+    """The buckets of one partition, from its pieces of every block."""
+    return _bucket(pa.concat_tables(parts) if parts else pa.table({}), settings)
+
+
+#: The key shuffle runs as Ray tasks (a task per block splits its key rows among the partitions,
+#: a task per partition takes its pieces: blocks × partitions objects, ~1.5 KB of key rows per
+#: document at MinHash's defaults in the object store at once) when there are at most this many
+#: documents; above it, in Ray Data's hash ``repartition`` (streamed, with its back-pressure).
+TASK_SHUFFLE_DOCUMENTS = 1_000_000
+
+
+def _keys_and_buckets(documents: list, total: int, text: str, partitions: int, settings: dict[str, Any]) -> list:
+    """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
+    per partition."""
+    import ray
+
+    if total <= TASK_SHUFFLE_DOCUMENTS:
+        split = ray.remote(_sketch_split).options(num_returns=partitions)
+        pieces = [split.remote(r, text, total, settings, partitions) for r in documents]
+        if partitions == 1:
+            pieces = [[p] for p in pieces]
+        bucket = ray.remote(_bucket_parts)
+        return [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
+    return (
+        ray.data.from_arrow_refs(documents)
+        .map_batches(_sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, documents=total, settings=settings))
+        .repartition(partitions, keys=["key"])
+        .map_batches(_bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings))
+        .to_arrow_refs()
+    )
+
+
+def _candidates(table: pa.Table, partitions: int) -> tuple[pa.Table, pa.Table, int]:
+    """A block of pairs (the bucket stage's output, or the pairs a cluster mode asks for): its
+    distinct candidate pairs as join rows, the requests for their texts, and the pair count."""
+    wanted, requests = _lookalike.candidate_pairs(_one_batch(table, table.schema), partitions)
+    return pa.Table.from_batches([wanted]), pa.Table.from_batches([requests]), wanted.num_rows
 
 
 def _bitmap(n: int):
@@ -170,6 +256,13 @@ def _mark(bitmap, docs) -> None:
 
     docs = np.asarray(docs, dtype=np.int64)
     np.bitwise_or.at(bitmap, docs >> 3, (0x80 >> (docs & 7)).astype(np.uint8))
+
+
+def _marked(bitmap) -> int:
+    """The number of bits set in ``bitmap``."""
+    import numpy as np
+
+    return int(np.bitwise_count(bitmap).sum(dtype=np.int64))
 
 
 def _texts(table: pa.Table, text: str, needed) -> pa.Table:
@@ -192,33 +285,69 @@ def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Ta
     return pa.Table.from_batches([_lookalike.verify_pairs(_one_batch(table, _JOIN), all, **settings)])
 
 
-def _verify(pairs, documents, n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]):
-    """Exact verification of a Dataset of pairs of documents (``a``, ``b``) by a join with the
-    texts, partitioned by document: each pair goes to the partition of its first document; each
-    text some pair needs (a bitmap of them, n/8 bytes, filters the others out where they are)
-    goes once to every partition holding a pair of it (a repartition by document routes it),
-    where its shingle set is recomputed. Returns the near edges (every pair with ``all``)."""
-    import numpy as np
+def _verify_one(all: bool, settings: dict[str, Any], pairs: list, texts: list) -> tuple[pa.Table, int]:
+    """Verification in one task: the join rows of ``pairs`` and the text rows of ``texts`` (the
+    request schema: ``doc``, ``dest`` -1, ``text``), object references both, in one block.
+    Returns the edges and their count."""
+    import ray
 
-    pairs = pairs.materialize()
-    wanted = pairs.map_batches(_pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=0))
-    requests = pairs.map_batches(
-        _pairs, batch_format="pyarrow", fn_kwargs=dict(partitions=partitions, part=1)
-    ).materialize()
+    rows = [t.cast(_JOIN) for t in ray.get(pairs)] + [
+        pa.table({"dest": t["dest"], "a": t["doc"], "b": t["dest"], "text": t["text"]}, schema=_JOIN)
+        for t in ray.get(texts)
+    ]
+    near = _verify_block(pa.concat_tables(rows), all, settings)
+    return near, near.num_rows
+
+
+#: Verification runs in one task (no shuffle) when the candidate pairs need the texts of at most
+#: this many documents (about 5 KB of text and 2 KB of shingle set each in the benchmark corpus:
+#: ~0.7 GB in that task at the bound); above it, in the two-shuffle join over ``partitions``.
+VERIFY_ONE_TASK_DOCUMENTS = 100_000
+
+
+def _verify(pairs: list, documents: list, n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]):
+    """Exact verification of pairs of documents: ``pairs`` are object references of tables with
+    ``a`` and ``b`` (and ``kind``: the candidate rows only), ``documents`` those of the (``text``,
+    ``INDEX``) blocks. Returns the near edges (every pair with ``all``) as a list of object
+    references of tables, in a fixed order, and their count.
+
+    Each block of pairs gives its distinct pairs and the requests for their texts (a task per
+    block); the driver marks the requested documents in a bitmap (n/8 bytes), which filters the
+    texts where they are. With at most ``VERIFY_ONE_TASK_DOCUMENTS`` requested documents, the
+    pairs and the requested texts meet in one task. Above it, a join partitioned by document:
+    each pair goes to the partition of its first document; each requested text goes once to every
+    partition holding a pair of it (a repartition by document routes it), where its shingle set
+    is recomputed."""
+    import ray
+
+    candidates = ray.remote(_candidates).options(num_returns=3)
+    split = [candidates.remote(r, partitions) for r in pairs]
+    wanted, requests = [w for w, _, _ in split], [q for _, q, _ in split]
+    if not sum(ray.get([c for _, _, c in split])):
+        return [ray.put(_verify_block(_JOIN.empty_table(), all, settings))], 0
     needed = _bitmap(n)
-    for block in requests.select_columns(["doc"]).iter_batches(batch_format="pyarrow", batch_size=None):
-        _mark(needed, block["doc"].to_numpy())
-    texts = documents.map_batches(_texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=needed))
+    for r in requests:
+        _mark(needed, ray.get(r)["doc"].to_numpy())
+    if _marked(needed) <= VERIFY_ONE_TASK_DOCUMENTS:
+        texts, bits = ray.remote(_texts), ray.put(needed)
+        found = [texts.remote(r, text, bits) for r in documents]
+        near, count = ray.remote(_verify_one).options(num_returns=2).remote(all, settings, wanted, found)
+        return [near], ray.get(count)
     routed = (
-        texts.union(requests)
+        ray.data.from_arrow_refs(documents)
+        .map_batches(_texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=needed))
+        .union(ray.data.from_arrow_refs(requests))
         .repartition(partitions, keys=["doc"])
         .map_batches(_route, batch_format="pyarrow", batch_size=None)
     )
-    return (
-        wanted.union(routed)
+    near = (
+        ray.data.from_arrow_refs(wanted)
+        .union(routed)
         .repartition(partitions, keys=["dest"])
         .map_batches(_verify_block, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(all=all, settings=settings))
+        .materialize()
     )
+    return near.to_arrow_refs(), near.count()
 
 
 def _orient(table: pa.Table) -> pa.Table:
@@ -278,38 +407,75 @@ def _changed(block: pa.Table) -> int:
 
 
 class _Clusterer:
-    """The one clustering task (a Ray actor): the edges and the ids streamed into Rust."""
+    """The clustering (on the driver, or in a Ray actor): the edges and the ids, given as lists
+    of object references of tables, streamed into Rust one table at a time."""
 
     def __init__(self, n: int, settings: dict[str, Any]):
         self.components = _lookalike.Components(n, **settings)
 
-    def add_edges(self, edges) -> None:
-        for table in edges.iter_batches(batch_format="pyarrow", batch_size=None):
-            for b in table.to_batches():
-                self.components.add_edges(b)
+    @staticmethod
+    def _batches(refs: list) -> Iterator[pa.RecordBatch]:
+        import ray
 
-    def add_ids(self, ids, id: str | None) -> None:
-        for table in ids.iter_batches(batch_format="pyarrow", batch_size=None):
-            if id is None:
-                table = table.append_column("id", pa.compute.cast(table[INDEX], pa.string()))
-            for b in table.to_batches():
-                self.components.add_ids(b, id or "id", INDEX)
+        for r in refs:
+            yield from ray.get(r).to_batches()
 
-    def add_components(self, components) -> None:
-        for table in components.iter_batches(batch_format="pyarrow", batch_size=None):
-            for b in table.to_batches():
-                self.components.add_components(b)
+    def add_edges(self, edges: list) -> None:
+        for b in self._batches(edges):
+            self.components.add_edges(b)
+
+    def add_ids(self, ids: list, id: str | None) -> None:
+        for b in self._batches(ids):
+            self.components.add_ids(b, id or "id", INDEX)
+
+    def add_components(self, components: list) -> None:
+        for b in self._batches(components):
+            self.components.add_components(b)
 
     def cluster(self) -> pa.RecordBatch:
         return self.components.cluster()
 
-    def add_similarities(self, similarities) -> None:
-        for table in similarities.iter_batches(batch_format="pyarrow", batch_size=None):
-            for b in table.to_batches():
-                self.components.add_similarities(b)
+    def add_similarities(self, similarities: list) -> None:
+        for b in self._batches(similarities):
+            self.components.add_similarities(b)
 
     def finish(self):
         return self.components.finish()
+
+
+#: The clustering runs on the driver (which receives the result table, one row per document, in
+#: any case) when the verified near edges number at most this many and no ``union_find_memory``
+#: was asked for; otherwise in a Ray actor (placed where ``union_find_memory`` is free).
+DRIVER_EDGES = 10_000_000
+
+
+class _Local:
+    """The driver's clusterer, called as the actor is: ``call(method, *args)`` returns the
+    result."""
+
+    def __init__(self, clusterer: _Clusterer):
+        self.clusterer = clusterer
+
+    def call(self, method: str, *args: Any) -> Any:
+        return getattr(self.clusterer, method)(*args)
+
+    def close(self) -> None:
+        pass
+
+
+class _Remote:
+    def __init__(self, actor: Any):
+        self.actor = actor
+
+    def call(self, method: str, *args: Any) -> Any:
+        import ray
+
+        return ray.get(getattr(self.actor, method).remote(*args))
+
+    def close(self) -> None:
+        import ray
+
+        ray.kill(self.actor)
 
 
 class _Progress:
@@ -329,16 +495,20 @@ def _quiet(ctx: Any, verbose: bool) -> Iterator[None]:
     if verbose:
         yield
         return
-    logger = logging.getLogger("ray.data")
-    level = logger.level
+    # Turning the bars off makes Ray Data warn that they are off: that warning's logger too.
+    levels = {"ray.data": logging.WARNING, "ray.data._internal.progress": logging.ERROR}
+    loggers = {logging.getLogger(name): level for name, level in levels.items()}
+    before = {logger: logger.level for logger in loggers}
     bars = {a: getattr(ctx, a) for a in ("enable_progress_bars", "enable_operator_progress_bars") if hasattr(ctx, a)}
-    logger.setLevel(logging.WARNING)
+    for logger, level in loggers.items():
+        logger.setLevel(level)
     for a in bars:
         setattr(ctx, a, False)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in before.items():
+            logger.setLevel(level)
         for a, v in bars.items():
             setattr(ctx, a, v)
 
@@ -369,12 +539,12 @@ def dedup(
     ``bands``/``rows``, ``shingle``, ``seed``, ``cjk``, ``max_pairs_per_group``,
     ``fp_weight``/``fn_weight``, ``minhash``, and each method's own: ``max_distance``,
     ``weights``, ``lists``, ...) are those of ``lookalike.dedup`` and the CLI.
-    ``num_partitions``: blocks of each hash shuffle (default: the dataset's block count, at
-    least 1). ``union_find_memory``: bytes to reserve for the clustering task (Ray's ``memory``
-    resource), so that it lands on a node that has them. ``components``: ``"single"`` (the
-    clustering task's union-find), ``"distributed"`` (``connected_components`` on Ray; needs
-    ``cluster="connected"``) or ``"auto"`` (distributed with ``cluster="connected"`` above
-    ``DISTRIBUTED_EDGES`` near edges). ``progress``: one line on standard error as each stage
+    ``num_partitions``: partitions of each shuffle (default: the dataset's block count, at
+    least 1). ``union_find_memory``: bytes to reserve for the clustering (Ray's ``memory``
+    resource): it then runs in a Ray actor placed on a node that has them, not on the driver.
+    ``components``: ``"single"`` (the clustering's union-find), ``"distributed"``
+    (``connected_components`` on Ray; needs ``cluster="connected"``) or ``"auto"``
+    (distributed with ``cluster="connected"`` above ``DISTRIBUTED_EDGES`` near edges). ``progress``: one line on standard error as each stage
     starts, with the time since the job began. ``verbose``: Ray Data's own INFO logs and
     progress bars (``python/examples/ray_dedup.py`` on 500 documents printed 133 lines with
     them, its read and write included; by default only their warnings and errors are shown while
@@ -399,65 +569,68 @@ def dedup(
         )
     # Settings first: a bad option fails here, before any task runs.
     _lookalike.Components(0, **settings)
-    names = ds.schema().names
-    for col, what in ((text, "text"), (id, "id")):
-        if col is not None and col not in names:
-            raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
 
     ctx = ray.data.DataContext.get_current()
     preserve = ctx.execution_options.preserve_order
     ctx.execution_options.preserve_order = True
     say = _Progress("lookalike.ray.dedup", progress)
     quiet = contextlib.ExitStack()
+    clusterer: _Local | _Remote | None = None
     try:
         quiet.enter_context(_quiet(ctx, verbose))
         say(f"method {method}: numbering the rows")
         # Global input positions: block row counts, then offsets (no data to the driver).
+        # One execution of `ds` (its schema alone can cost one: a JSON read infers it by
+        # reading), then the columns and row counts of its blocks.
         refs = ds.to_arrow_refs()
-        counts = ray.get([ray.remote(_block_rows).remote(r) for r in refs])
-        offsets, total = [], 0
-        for c in counts:
-            offsets.append(total)
+        shapes = ray.get([ray.remote(_shape).remote(r) for r in refs])
+        names = shapes[0][1] if shapes else ds.schema().names
+        for col, what in ((text, "text"), (id, "id")):
+            if col is not None and col not in names:
+                raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
+        counts = [c for c, _ in shapes]
+        number = ray.remote(_number).options(num_returns=2)
+        documents, ids, total = [], [], 0
+        for r, c in zip(refs, counts):
+            d, i = number.remote(r, total, text, id)
+            documents.append(d)
+            ids.append(i)
             total += c
-        add_index = ray.remote(_with_index)
-        indexed = ray.data.from_arrow_refs(
-            [add_index.remote(r, o) for r, o in zip(refs, offsets)]
-        )
-        partitions = num_partitions or max(1, len(refs))
-        say(f"{total} documents in {len(refs)} blocks: sketching, shuffling keys into {partitions} partitions")
+        del refs
+        partitions = num_partitions or max(1, len(documents))
+        say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
 
-        rows = indexed.select_columns([text, INDEX]).map_batches(
-            _sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, documents=total, settings=settings)
-        )
-        shuffled = rows.repartition(partitions, keys=["key"])
-        buckets = shuffled.map_batches(
-            _bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings)
-        ).materialize()
-        documents = indexed.select_columns([text, INDEX])
+        buckets = _keys_and_buckets(documents, total, text, partitions, settings)
+        ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
         say("verifying the candidate pairs")
-        near = _verify(buckets, documents, total, text, partitions, False, settings).materialize()
-        ids = indexed.select_columns([c for c in (id, INDEX) if c is not None])
-        actor = ray.remote(_Clusterer)
-        if union_find_memory:
-            actor = actor.options(memory=union_find_memory)
-        clusterer = actor.remote(total, settings)
+        near, edges = _verify(buckets, documents, total, text, partitions, False, settings)
         say("clustering")
-        ray.get([clusterer.add_edges.remote(buckets), clusterer.add_edges.remote(near)])
+        if union_find_memory or edges > DRIVER_EDGES:
+            actor = ray.remote(_Clusterer)
+            if union_find_memory:
+                actor = actor.options(memory=union_find_memory)
+            clusterer = _Remote(actor.remote(total, settings))
+        else:
+            clusterer = _Local(_Clusterer(total, settings))
+        clusterer.call("add_edges", buckets)
+        clusterer.call("add_edges", near)
         distributed = components == "distributed" or (
-            components == "auto" and connected and near.count() > DISTRIBUTED_EDGES
+            components == "auto" and connected and edges > DISTRIBUTED_EDGES
         )
         if distributed:
-            labels = connected_components(near.select_columns(["a", "b"]), partitions).materialize()
-            ray.get(clusterer.add_components.remote(labels))
-        ray.get(clusterer.add_ids.remote(ids, id))
-        asked = ray.get(clusterer.cluster.remote())
+            edge_ds = ray.data.from_arrow_refs(near).select_columns(["a", "b"])
+            labels = connected_components(edge_ds, partitions).materialize()
+            clusterer.call("add_components", labels.to_arrow_refs())
+        clusterer.call("add_ids", ids, id)
+        asked = clusterer.call("cluster")
         if asked.num_rows:
-            asked = ray.data.from_arrow(pa.Table.from_batches([asked]))
-            sims = _verify(asked, documents, total, text, partitions, True, settings)
-            ray.get(clusterer.add_similarities.remote(sims.materialize()))
-        table, pairs, stats = ray.get(clusterer.finish.remote())
-        ray.kill(clusterer)
+            asked = [ray.put(pa.Table.from_batches([asked]))]
+            sims, _ = _verify(asked, documents, total, text, partitions, True, settings)
+            clusterer.call("add_similarities", sims)
+        table, pairs, stats = clusterer.call("finish")
     finally:
+        if clusterer is not None:
+            clusterer.close()
         quiet.close()
         ctx.execution_options.preserve_order = preserve
     say(f"done: {total} documents")
