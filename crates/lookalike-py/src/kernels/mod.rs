@@ -5,7 +5,9 @@
 //!    global input index, becomes *keys only*: one *exact* row keyed by its normalized-text
 //!    fingerprint, one *band* row per key of the method (band, key, document, text fingerprint),
 //!    or one *skipped* row with the reason. No shingle set travels with the rows.
-//! 2. Ray repartitions the rows by `key` (a hash shuffle: all rows of one key meet in one block).
+//! 2. The rows are partitioned by `key` (all rows of one key meet in one block): by plain Ray
+//!    tasks that split each block by key hash, or by Ray Data's hash repartition for large inputs
+//!    (`ray.py`'s size bounds).
 //! 3. [`buckets`] — [`bucket_edges`] (a `map_batches` task per block): an exact bucket gives
 //!    every document its exact group's head (the first document with that text) and its length;
 //!    a band bucket gives the *candidate* pairs between the heads of its distinct texts, listed
@@ -15,10 +17,12 @@
 //!    document ([`candidate_pairs`]); each text goes, once, to every partition that holds a pair
 //!    of it ([`route_texts`], after a repartition by document); [`verify_pairs`] (after a
 //!    repartition by `dest`) recomputes the shingle sets of the texts it received and keeps the
-//!    pairs whose exact Jaccard reaches the threshold.
-//! 5. [`components`] — [`Components`] (one task): the streamed edges clustered by the library's
-//!    own last steps ([`lookalike::pipeline::tail`]: the same exact groups, pair listing,
-//!    visiting order, cluster modes, representatives and fates as [`lookalike::DedupRun`]).
+//!    pairs whose exact Jaccard reaches the threshold. Below `ray.py`'s bound on requested texts,
+//!    one task gets every requested text and verifies every pair instead (the same functions).
+//! 5. [`components`] — [`Components`] (on the driver, or one task for many edges): the streamed
+//!    edges clustered by the library's own last steps ([`lookalike::pipeline::tail`]: the same
+//!    exact groups, pair listing, visiting order, cluster modes, representatives and fates as
+//!    [`lookalike::DedupRun`]).
 //!    Cluster modes that put a member with a representative it has no verified pair with
 //!    (`connected`, `center-refine`) ask for those similarities (`Components.cluster`), which
 //!    the same verification join computes, before `Components.finish`.
