@@ -513,6 +513,22 @@ def _quiet(ctx: Any, verbose: bool) -> Iterator[None]:
             setattr(ctx, a, v)
 
 
+@contextlib.contextmanager
+def _job(what: str, progress: bool, verbose: bool) -> Iterator[_Progress]:
+    """The settings of a job while it runs: Ray Data keeps blocks in input order, its logs and
+    bars are quiet (unless ``verbose``); gives the job's progress lines (``what: ...``)."""
+    import ray
+
+    ctx = ray.data.DataContext.get_current()
+    preserve = ctx.execution_options.preserve_order
+    ctx.execution_options.preserve_order = True
+    try:
+        with _quiet(ctx, verbose):
+            yield _Progress(what, progress)
+    finally:
+        ctx.execution_options.preserve_order = preserve
+
+
 def dedup(
     ds: Any,
     text: str = "text",
@@ -570,69 +586,62 @@ def dedup(
     # Settings first: a bad option fails here, before any task runs.
     _lookalike.Components(0, **settings)
 
-    ctx = ray.data.DataContext.get_current()
-    preserve = ctx.execution_options.preserve_order
-    ctx.execution_options.preserve_order = True
-    say = _Progress("lookalike.ray.dedup", progress)
-    quiet = contextlib.ExitStack()
     clusterer: _Local | _Remote | None = None
-    try:
-        quiet.enter_context(_quiet(ctx, verbose))
-        say(f"method {method}: numbering the rows")
-        # Global input positions: block row counts, then offsets (no data to the driver).
-        # One execution of `ds` (its schema alone can cost one: a JSON read infers it by
-        # reading), then the columns and row counts of its blocks.
-        refs = ds.to_arrow_refs()
-        shapes = ray.get([ray.remote(_shape).remote(r) for r in refs])
-        names = shapes[0][1] if shapes else ds.schema().names
-        for col, what in ((text, "text"), (id, "id")):
-            if col is not None and col not in names:
-                raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
-        counts = [c for c, _ in shapes]
-        number = ray.remote(_number).options(num_returns=2)
-        documents, ids, total = [], [], 0
-        for r, c in zip(refs, counts):
-            d, i = number.remote(r, total, text, id)
-            documents.append(d)
-            ids.append(i)
-            total += c
-        del refs
-        partitions = num_partitions or max(1, len(documents))
-        say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
+    with _job("lookalike.ray.dedup", progress, verbose) as say:
+        try:
+            say(f"method {method}: numbering the rows")
+            # Global input positions: block row counts, then offsets (no data to the driver).
+            # One execution of `ds` (its schema alone can cost one: a JSON read infers it by
+            # reading), then the columns and row counts of its blocks.
+            refs = ds.to_arrow_refs()
+            shapes = ray.get([ray.remote(_shape).remote(r) for r in refs])
+            names = shapes[0][1] if shapes else ds.schema().names
+            for col, what in ((text, "text"), (id, "id")):
+                if col is not None and col not in names:
+                    raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
+            counts = [c for c, _ in shapes]
+            number = ray.remote(_number).options(num_returns=2)
+            documents, ids, total = [], [], 0
+            for r, c in zip(refs, counts):
+                d, i = number.remote(r, total, text, id)
+                documents.append(d)
+                ids.append(i)
+                total += c
+            del refs
+            partitions = num_partitions or max(1, len(documents))
+            say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
 
-        buckets = _keys_and_buckets(documents, total, text, partitions, settings)
-        ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
-        say("verifying the candidate pairs")
-        near, edges = _verify(buckets, documents, total, text, partitions, False, settings)
-        say("clustering")
-        if union_find_memory or edges > DRIVER_EDGES:
-            actor = ray.remote(_Clusterer)
-            if union_find_memory:
-                actor = actor.options(memory=union_find_memory)
-            clusterer = _Remote(actor.remote(total, settings))
-        else:
-            clusterer = _Local(_Clusterer(total, settings))
-        clusterer.call("add_edges", buckets)
-        clusterer.call("add_edges", near)
-        distributed = components == "distributed" or (
-            components == "auto" and connected and edges > DISTRIBUTED_EDGES
-        )
-        if distributed:
-            edge_ds = ray.data.from_arrow_refs(near).select_columns(["a", "b"])
-            labels = connected_components(edge_ds, partitions).materialize()
-            clusterer.call("add_components", labels.to_arrow_refs())
-        clusterer.call("add_ids", ids, id)
-        asked = clusterer.call("cluster")
-        if asked.num_rows:
-            asked = [ray.put(pa.Table.from_batches([asked]))]
-            sims, _ = _verify(asked, documents, total, text, partitions, True, settings)
-            clusterer.call("add_similarities", sims)
-        table, pairs, stats = clusterer.call("finish")
-    finally:
-        if clusterer is not None:
-            clusterer.close()
-        quiet.close()
-        ctx.execution_options.preserve_order = preserve
+            buckets = _keys_and_buckets(documents, total, text, partitions, settings)
+            ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
+            say("verifying the candidate pairs")
+            near, edges = _verify(buckets, documents, total, text, partitions, False, settings)
+            say("clustering")
+            if union_find_memory or edges > DRIVER_EDGES:
+                actor = ray.remote(_Clusterer)
+                if union_find_memory:
+                    actor = actor.options(memory=union_find_memory)
+                clusterer = _Remote(actor.remote(total, settings))
+            else:
+                clusterer = _Local(_Clusterer(total, settings))
+            clusterer.call("add_edges", buckets)
+            clusterer.call("add_edges", near)
+            distributed = components == "distributed" or (
+                components == "auto" and connected and edges > DISTRIBUTED_EDGES
+            )
+            if distributed:
+                edge_ds = ray.data.from_arrow_refs(near).select_columns(["a", "b"])
+                labels = connected_components(edge_ds, partitions).materialize()
+                clusterer.call("add_components", labels.to_arrow_refs())
+            clusterer.call("add_ids", ids, id)
+            asked = clusterer.call("cluster")
+            if asked.num_rows:
+                asked = [ray.put(pa.Table.from_batches([asked]))]
+                sims, _ = _verify(asked, documents, total, text, partitions, True, settings)
+                clusterer.call("add_similarities", sims)
+            table, pairs, stats = clusterer.call("finish")
+        finally:
+            if clusterer is not None:
+                clusterer.close()
     say(f"done: {total} documents")
     return RayDedupResult(
         dataset=ray.data.from_arrow(table),

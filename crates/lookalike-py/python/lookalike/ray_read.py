@@ -19,7 +19,6 @@ which spills to disk), its blocks in input order; the driver streams the small c
 
 from __future__ import annotations
 
-import contextlib
 import os
 from typing import Any, Iterator
 
@@ -125,7 +124,7 @@ def read(
     """
     import ray
 
-    from .ray import _Progress, _quiet
+    from .ray import _job
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [os.fspath(paths)]
@@ -149,13 +148,7 @@ def read(
         tasks = 2 * max(1, cpus)
     groups = _groups(inputs, max(1, min(tasks, len(inputs))))
 
-    ctx = ray.data.DataContext.get_current()
-    preserve = ctx.execution_options.preserve_order
-    ctx.execution_options.preserve_order = True
-    say = _Progress("lookalike.ray.read", progress)
-    quiet = contextlib.ExitStack()
-    try:
-        quiet.enter_context(_quiet(ctx, verbose))
+    with _job("lookalike.ray.read", progress, verbose) as say:
         say(f"reading {len(inputs)} files in {len(groups)} tasks")
         items = [{"part": i, "paths": g} for i, g in enumerate(groups)]
         ds = (
@@ -191,7 +184,4 @@ def read(
         out = ds.map_batches(
             _rename, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(renames=batch, skipped=skipped)
         ).materialize()
-    finally:
-        quiet.close()
-        ctx.execution_options.preserve_order = preserve
     return out
