@@ -443,9 +443,10 @@ fn clean(
         });
         only_template = c.only_template;
         if c.only_template {
-            let reason = "nothing of its own: every line repeats across its site's pages (site \
-                          boilerplate; --boilerplate off compares it)"
-                .to_owned();
+            let reason = lookalike_io::SkipReason::boilerplate(
+                "nothing of its own: every line repeats across its site's pages (site \
+                 boilerplate; --boilerplate off compares it)",
+            );
             decoded = Decoded::Skip { id: std::mem::take(&mut doc.id), reason };
         } else {
             doc.text = c.text;

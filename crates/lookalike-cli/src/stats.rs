@@ -218,7 +218,7 @@ mod tests {
         for (i, status) in outcome.statuses.iter().enumerate() {
             summary.document(&outcome.ids, DocId(i as u32), status);
         }
-        summary.skip("empty (line 19)", "empty text");
+        summary.skip("empty (line 19)", &lookalike::SkipReason::EmptyText.into());
         summary.records = outcome.ids.len() as u64;
         summary.bytes = 12_345;
         summary.stats = outcome.stats;

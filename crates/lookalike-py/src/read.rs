@@ -15,7 +15,7 @@ use arrow_pyarrow::IntoPyArrow;
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use lookalike_io::{
     BatchLimits, Decoded, DecodedBatches, Extract, Format, InputError, Origin, RawRecord,
-    ReadOptions, UniqueIds, expand_inputs,
+    ReadOptions, SkipReason, UniqueIds, expand_inputs,
 };
 use pyo3::prelude::*;
 
@@ -30,7 +30,7 @@ struct Row {
     origin: Origin,
     charset: Option<&'static str>,
     warning: Option<String>,
-    skipped: Option<String>,
+    skipped: Option<SkipReason>,
 }
 
 fn to_row(rec: &RawRecord, decoded: Decoded) -> Row {
@@ -66,7 +66,7 @@ fn error_row(e: InputError) -> Row {
         origin,
         charset: None,
         warning: None,
-        skipped: Some(e.message),
+        skipped: Some(SkipReason::unreadable(e.message)),
     }
 }
 
@@ -113,7 +113,7 @@ impl Stream {
             b[3].append_value(r.origin.to_string());
             b[4].append_option(r.charset);
             b[5].append_option(r.warning.as_deref());
-            b[6].append_option(r.skipped.as_deref());
+            b[6].append_option(r.skipped.as_ref().map(SkipReason::as_str));
         }
         let columns: Vec<ArrayRef> =
             b.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef).collect();

@@ -54,9 +54,7 @@ pub use verify::{candidate_pairs, pair_dest, route_texts, texts_for_requests, ve
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, UInt8Builder,
-};
+use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, UInt8Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -171,7 +169,7 @@ fn edges_schema() -> SchemaRef {
         Field::new("similarity", DataType::Float64, false),
         Field::new("bytes", DataType::Boolean, false),
         Field::new("len", DataType::Int64, false),
-        Field::new("reason", DataType::Utf8, true),
+        Field::new("reason", DataType::UInt8, true),
     ]))
 }
 
@@ -184,7 +182,8 @@ struct Edge {
     similarity: f64,
     bytes: bool,
     len: i64,
-    reason: Option<String>,
+    /// The code of a skipped document's [`lookalike::SkipReason`].
+    reason: Option<u8>,
 }
 
 impl Edge {
@@ -202,7 +201,7 @@ fn edges_batch(edges: &[Edge]) -> Result<RecordBatch, arrow_schema::ArrowError> 
     let mut similarity = Float64Builder::new();
     let mut bytes = BooleanBuilder::new();
     let mut len = Int64Builder::new();
-    let mut reason = StringBuilder::new();
+    let mut reason = UInt8Builder::new();
     for e in edges {
         kind.append_value(e.kind);
         a.append_value(e.a);
@@ -210,7 +209,7 @@ fn edges_batch(edges: &[Edge]) -> Result<RecordBatch, arrow_schema::ArrowError> 
         similarity.append_value(e.similarity);
         bytes.append_value(e.bytes);
         len.append_value(e.len);
-        reason.append_option(e.reason.as_deref());
+        reason.append_option(e.reason);
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(kind.finish()),
