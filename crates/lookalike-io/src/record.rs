@@ -70,7 +70,8 @@ pub struct WarcHeader {
     /// The `Content-Length` of the block.
     pub length: u64,
     /// Why the record holds no document, when the reader knows it already: `WARC request
-    /// record`, or a size over the reader's limit. Its block is then not stored.
+    /// record` ([`SkipKind::WarcRecordType`](crate::SkipKind::WarcRecordType)), damaged framing,
+    /// or a size over the reader's limit. Its block is then not stored.
     pub skip: Option<SkipReason>,
 }
 
