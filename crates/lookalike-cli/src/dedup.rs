@@ -343,7 +343,7 @@ impl<'r> Intake<'r> {
             let id = skipped.path.display().to_string();
             let origin = Origin::whole(id.as_str());
             let id = rename(&mut self.ids, &id, &origin, &mut self.summary).unwrap_or(id);
-            let reason = SkipReason::not_opened(skipped.reason.clone());
+            let reason = skipped.reason.clone();
             self.summary.skip(&id, &reason);
             self.entries.push(ReportEntry::Skipped { id, reason, origin });
         }

@@ -122,8 +122,8 @@ pub fn run(args: &ParagraphsArgs) -> Result<ExitCode> {
         let id = skipped.path.display().to_string();
         let origin = Origin::whole(id.as_str());
         let id = ids.make_unique(&id, &origin).unwrap_or(id);
-        report_skip(&mut counts, &id, &skipped.reason, args.quiet);
-        let reason = SkipReason::not_opened(skipped.reason.clone());
+        report_skip(&mut counts, &id, skipped.reason.as_str(), args.quiet);
+        let reason = skipped.reason.clone();
         entries.push(Entry::Skipped { id, reason, origin, payload: None });
     }
     write_entries(&mut entries, &doc_ids, &text_field, &mut out, report.as_mut())?;

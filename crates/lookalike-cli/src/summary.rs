@@ -60,7 +60,7 @@ impl Summary {
     pub fn new(inputs: usize, ignored: &[SkippedPath]) -> Self {
         let mut by_reason = BTreeMap::new();
         for file in ignored {
-            *by_reason.entry(file.reason.clone()).or_default() += 1;
+            *by_reason.entry(file.reason.to_string()).or_default() += 1;
         }
         Summary {
             inputs,

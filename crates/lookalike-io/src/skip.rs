@@ -51,7 +51,8 @@ pub enum SkipKind {
 /// use lookalike_io::{SkipKind, SkipReason};
 ///
 /// let request = SkipReason::warc_record_type("request");
-/// assert_eq!((request.kind(), request.as_str()), (SkipKind::WarcRecordType, "WARC request record"));
+/// assert_eq!(request.kind(), SkipKind::WarcRecordType);
+/// assert_eq!(request.to_string(), "WARC request record");
 /// let json = SkipReason::damaged(format!("invalid JSON: {}", "EOF while parsing"));
 /// assert_eq!(json.class(), "invalid JSON");
 /// let core = SkipReason::from(lookalike::SkipReason::NoTokens);
@@ -188,23 +189,92 @@ mod tests {
     #[test]
     fn every_kind_prints_todays_text_and_class() {
         use SkipKind::*;
-        #[rustfmt::skip]
         let table: Vec<(SkipReason, SkipKind, &str, &str)> = vec![
-            (SkipReason::warc_record_type("request"), WarcRecordType, "WARC request record", "WARC request record"),
-            (SkipReason::warc_record_type("warcinfo"), WarcRecordType, "WARC warcinfo record", "WARC warcinfo record"),
-            (SkipReason::damaged("WARC record without a WARC-Type"), Damaged, "WARC record without a WARC-Type", "WARC record without a WARC-Type"),
-            (SkipReason::damaged("invalid JSON: EOF while parsing a string at line 1 column 12"), Damaged, "invalid JSON: EOF while parsing a string at line 1 column 12", "invalid JSON"),
-            (SkipReason::corrupt_gzip_in_record("bad member"), Damaged, "corrupt gzip data in the record: bad member", "corrupt gzip data in the record"),
-            (SkipReason::binary_payload("image/png"), NotADocument, "binary payload: image/png", "binary payload"),
-            (SkipReason::not_a_document("HTTP status: 404 Not Found"), NotADocument, "HTTP status: 404 Not Found", "HTTP status"),
+            (
+                SkipReason::warc_record_type("request"),
+                WarcRecordType,
+                "WARC request record",
+                "WARC request record",
+            ),
+            (
+                SkipReason::warc_record_type("warcinfo"),
+                WarcRecordType,
+                "WARC warcinfo record",
+                "WARC warcinfo record",
+            ),
+            (
+                SkipReason::damaged("WARC record without a WARC-Type"),
+                Damaged,
+                "WARC record without a WARC-Type",
+                "WARC record without a WARC-Type",
+            ),
+            (
+                SkipReason::damaged("invalid JSON: EOF while parsing a string at line 1 column 12"),
+                Damaged,
+                "invalid JSON: EOF while parsing a string at line 1 column 12",
+                "invalid JSON",
+            ),
+            (
+                SkipReason::corrupt_gzip_in_record("bad member"),
+                Damaged,
+                "corrupt gzip data in the record: bad member",
+                "corrupt gzip data in the record",
+            ),
+            (
+                SkipReason::binary_payload("image/png"),
+                NotADocument,
+                "binary payload: image/png",
+                "binary payload",
+            ),
+            (
+                SkipReason::not_a_document("HTTP status: 404 Not Found"),
+                NotADocument,
+                "HTTP status: 404 Not Found",
+                "HTTP status",
+            ),
             (SkipReason::empty("empty payload"), Empty, "empty payload", "empty payload"),
-            (SkipReason::missing_field("no string field 'text' (the record's fields are id)"), MissingField, "no string field 'text' (the record's fields are id)", "no string field 'text' (the record's fields are id)"),
-            (SkipReason::too_large("WARC record larger than the 10-byte limit: 20 bytes"), TooLarge, "WARC record larger than the 10-byte limit: 20 bytes", "WARC record larger than the 10-byte limit"),
-            (SkipReason::unreadable("record 3 at offset 9: malformed protobuf: x"), Unreadable, "record 3 at offset 9: malformed protobuf: x", "record 3 at offset 9"),
-            (SkipReason::not_opened("symbolic link loop: leads back to d"), NotOpened, "symbolic link loop: leads back to d", "symbolic link loop"),
-            (SkipReason::boilerplate("nothing of its own: every line repeats"), Boilerplate, "nothing of its own: every line repeats", "nothing of its own"),
-            (lookalike::SkipReason::EmptyText.into(), Pipeline(lookalike::SkipReason::EmptyText), "empty text", "empty text"),
-            (lookalike::SkipReason::NoTokens.into(), Pipeline(lookalike::SkipReason::NoTokens), "no tokens after normalization", "no tokens after normalization"),
+            (
+                SkipReason::missing_field("no string field 'text' (the record's fields are id)"),
+                MissingField,
+                "no string field 'text' (the record's fields are id)",
+                "no string field 'text' (the record's fields are id)",
+            ),
+            (
+                SkipReason::too_large("WARC record larger than the 10-byte limit: 20 bytes"),
+                TooLarge,
+                "WARC record larger than the 10-byte limit: 20 bytes",
+                "WARC record larger than the 10-byte limit",
+            ),
+            (
+                SkipReason::unreadable("record 3 at offset 9: malformed protobuf: x"),
+                Unreadable,
+                "record 3 at offset 9: malformed protobuf: x",
+                "record 3 at offset 9",
+            ),
+            (
+                SkipReason::not_opened("symbolic link loop: leads back to d"),
+                NotOpened,
+                "symbolic link loop: leads back to d",
+                "symbolic link loop",
+            ),
+            (
+                SkipReason::boilerplate("nothing of its own: every line repeats"),
+                Boilerplate,
+                "nothing of its own: every line repeats",
+                "nothing of its own",
+            ),
+            (
+                lookalike::SkipReason::EmptyText.into(),
+                Pipeline(lookalike::SkipReason::EmptyText),
+                "empty text",
+                "empty text",
+            ),
+            (
+                lookalike::SkipReason::NoTokens.into(),
+                Pipeline(lookalike::SkipReason::NoTokens),
+                "no tokens after normalization",
+                "no tokens after normalization",
+            ),
         ];
         for (reason, kind, text, class) in table {
             assert_eq!(reason.kind(), kind, "{text}");

@@ -50,7 +50,7 @@ pub enum ReportEntry {
         /// The file, as found under its argument.
         path: String,
         /// Why it is not read.
-        reason: String,
+        reason: SkipReason,
     },
 }
 
@@ -168,7 +168,7 @@ impl<W: Write> ReportJsonl<W> {
                 ReportEntry::Ignored { path, reason } => {
                     let origin = Origin::whole(path.as_str());
                     let line = ReportLine::new(&path, "ignored", &origin);
-                    self.line(&ReportLine { reason: Some(&reason), ..line })?
+                    self.line(&ReportLine { reason: Some(reason.as_str()), ..line })?
                 }
                 ReportEntry::Doc { lang, boilerplate, .. } => return Ok(Some((lang, boilerplate))),
             }

@@ -4,7 +4,7 @@
 //! 1. [`sketch`] — [`sketch_keys`] (a `map_batches` task): each document of a batch, with its
 //!    global input index, becomes *keys only*: one *exact* row keyed by its normalized-text
 //!    fingerprint, one *band* row per key of the method (band, key, document, text fingerprint),
-//!    or one *skipped* row with the reason. No shingle set travels with the rows.
+//!    or one *skipped* row with the reason (its `u8` code). No shingle set travels with the rows.
 //! 2. Ray repartitions the rows by `key` (a hash shuffle: all rows of one key meet in one block).
 //! 3. [`buckets`] — [`bucket_edges`] (a `map_batches` task per block): an exact bucket gives
 //!    every document its exact group's head (the first document with that text) and its length;
@@ -71,7 +71,7 @@ use crate::errors::value_err;
 const NEAR: u8 = 0;
 /// An exact-group membership (`a` the head, `b` the document).
 const MEMBER: u8 = 1;
-/// A skipped document (`a`), with the reason.
+/// A skipped document (`a`), with the code of its reason (`u8::from(lookalike::SkipReason)`).
 const SKIP: u8 = 2;
 /// A candidate pair of heads, not yet verified.
 const CANDIDATE: u8 = 3;
