@@ -24,9 +24,10 @@ pub enum SkipKind {
     /// malformed HTTP header.
     Damaged,
     /// A whole record that is not a document: a binary payload or file, a non-2xx HTTP status, a
-    /// WARC response that is not HTTP, a media type that is not a document.
+    /// WARC response that is not HTTP, a media type that is not a document; a file found in a
+    /// folder that is not one (a web page asset, a JSON document).
     NotADocument,
-    /// A record with nothing in it: an empty payload, WARC response or docreader record.
+    /// A record with nothing in it: an empty payload, WARC response, docreader record or file.
     Empty,
     /// A record without the field a document needs: no string text field, no url, or JSON that
     /// is not an object.
