@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
                     Decoded::Doc { doc, .. } => assert!(!doc.id.is_empty()),
                     Decoded::Skip { id, reason } => {
                         assert!(!id.is_empty());
-                        assert!(!reason.is_empty());
+                        assert!(!reason.as_str().is_empty());
                     }
                 }
                 n

@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
                         doc.id
                     }
                     Decoded::Skip { id, reason } => {
-                        assert!(!reason.is_empty());
+                        assert!(!reason.as_str().is_empty());
                         id
                     }
                 };

@@ -16,7 +16,7 @@ use lookalike::{
 };
 use lookalike_io::{
     BatchLimits, ClustersJsonl, Decoded, Expanded, Format, InputError, KeptJsonl, Origin, PairsTsv,
-    PayloadStore, RawRecord, ReadOptions, ReportEntry, ReportJsonl, UniqueIds,
+    PayloadStore, RawRecord, ReadOptions, ReportEntry, ReportJsonl, SkipReason, UniqueIds,
 };
 
 use crate::UsageError;
@@ -239,7 +239,7 @@ fn record_of(
         }
         Decoded::Skip { id, reason } => {
             // WARC records other than responses are records, not documents: not in --output.
-            if want_payload && !crate::extract::is_warc_record_type(reason) {
+            if want_payload && !reason.is_warc_record_type() {
                 payload = Some(skipped_payload(rec, id, reason));
             }
         }
@@ -257,9 +257,8 @@ fn first_payload(
     want_payload: bool,
 ) -> Option<(Vec<u8>, bool)> {
     match decoded {
-        Decoded::Skip { id, reason } => (want_payload
-            && !crate::extract::is_warc_record_type(reason))
-        .then(|| skipped_payload(rec, id, reason)),
+        Decoded::Skip { id, reason } => (want_payload && !reason.is_warc_record_type())
+            .then(|| skipped_payload(rec, id, reason)),
         Decoded::Doc { .. } => {
             (want_payload && is_record_payload(rec.format)).then(|| (rec.bytes.clone(), false))
         }
@@ -344,8 +343,9 @@ impl<'r> Intake<'r> {
             let id = skipped.path.display().to_string();
             let origin = Origin::whole(id.as_str());
             let id = rename(&mut self.ids, &id, &origin, &mut self.summary).unwrap_or(id);
-            self.summary.skip(&id, &skipped.reason);
-            self.entries.push(ReportEntry::Skipped { id, reason: skipped.reason.clone(), origin });
+            let reason = skipped.reason.clone();
+            self.summary.skip(&id, &reason);
+            self.entries.push(ReportEntry::Skipped { id, reason, origin });
         }
     }
 
@@ -378,7 +378,7 @@ impl<'r> Intake<'r> {
             let origin = e.origin();
             let id =
                 rename(&mut self.ids, id, &origin, &mut self.summary).unwrap_or_else(|| id.clone());
-            let reason = e.message.clone();
+            let reason = SkipReason::unreadable(e.message.clone());
             self.entries.push(ReportEntry::Skipped { id, reason, origin });
         }
         self.summary.input_error(e);
@@ -853,7 +853,7 @@ impl Sink for Outputs<'_> {
         match status {
             DocStatus::Skipped { reason } => {
                 let label = label(&ids[doc.index()], &self.origins[doc.index()]);
-                self.summary.skip(&label, reason.as_str());
+                self.summary.skip(&label, &SkipReason::from(*reason));
             }
             _ => self.summary.document(ids, doc, status),
         }
@@ -909,7 +909,7 @@ fn payload_json(id: &str, doc: &Document, title: Option<&str>, lang: Option<&str
 /// The `--output` line of a record the reader skipped: the original record when it is JSON (a
 /// JSONL line, a Parquet row), so that an in-place rewrite keeps it as it was; otherwise
 /// `{id, skipped}`, with the line itself as `raw` for a JSONL line that is not JSON.
-fn skipped_payload(rec: &RawRecord, id: &str, reason: &str) -> (Vec<u8>, bool) {
+fn skipped_payload(rec: &RawRecord, id: &str, reason: &SkipReason) -> (Vec<u8>, bool) {
     let json = is_record_payload(rec.format);
     if json && serde_json::from_slice::<serde::de::IgnoredAny>(&rec.bytes).is_ok() {
         return (rec.bytes.clone(), false);

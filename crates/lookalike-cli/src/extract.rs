@@ -10,12 +10,6 @@ use crate::UsageError;
 use crate::args::ExtractArgs;
 use crate::output::OutputFile;
 
-/// Skips of WARC records that are not responses (requests, metadata, warcinfo): expected, so not
-/// printed one by one in text mode (they are counted).
-pub fn is_warc_record_type(reason: &str) -> bool {
-    reason.starts_with("WARC ") && reason.ends_with(" record")
-}
-
 #[derive(serde::Serialize)]
 struct Line<'a> {
     id: &'a str,
@@ -79,12 +73,13 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
                             charset: None,
                             extraction: None,
                             text: None,
-                            skipped: Some(&reason),
+                            skipped: Some(reason.as_str()),
                             boilerplate: None,
                         };
                         serde_json::to_writer(&mut out, &line)?;
                         out.write_all(b"\n")?;
-                    } else if !is_warc_record_type(&reason) {
+                    } else if !reason.is_warc_record_type() {
+                        // WARC records that are not responses are expected: counted, not listed.
                         if id.contains(&origin.to_string()) {
                             eprintln!("lookalike: skipped {id}: {reason}");
                         } else {

@@ -158,7 +158,7 @@ fn round6(x: f64) -> f64 {
 /// What was read: a document to check, or a record skipped by the readers.
 enum Item {
     Doc(Document, Origin),
-    Skipped { id: String, reason: String, origin: Origin },
+    Skipped { id: String, reason: lookalike_io::SkipReason, origin: Origin },
 }
 
 fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
@@ -199,7 +199,8 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
                     if let Some(id) = &e.lost {
                         let origin = e.origin();
                         let id = ids.make_unique(id, &origin).unwrap_or_else(|| id.clone());
-                        items.push(Item::Skipped { id, reason: e.message.clone(), origin });
+                        let reason = lookalike_io::SkipReason::unreadable(e.message.clone());
+                        items.push(Item::Skipped { id, reason, origin });
                     }
                 }
                 Ok((Decoded::Skip { id, reason }, origin)) => {

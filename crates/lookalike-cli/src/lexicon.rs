@@ -38,7 +38,7 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
         }
         Decoded::Skip { id, reason } => Err((id, reason)),
     };
-    type Counted = Result<TermCounts, (String, String)>;
+    type Counted = Result<TermCounts, (String, lookalike_io::SkipReason)>;
     let each = |counted: Vec<Result<Counted, lookalike_io::InputError>>| {
         for item in counted {
             match item {
@@ -48,7 +48,7 @@ fn build(args: &BuildArgs) -> Result<ExitCode> {
                 }
                 Ok(Err((id, reason))) => {
                     skipped += 1;
-                    if !args.quiet && !crate::extract::is_warc_record_type(&reason) {
+                    if !args.quiet && !reason.is_warc_record_type() {
                         eprintln!("lookalike: skipped {id}: {reason}");
                     }
                 }

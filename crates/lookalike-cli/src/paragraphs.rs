@@ -20,13 +20,13 @@ use lookalike::paragraphs::{
     BloomConfig, DocOutcome, Paragraph, ParagraphConfig, ParagraphDedup, ParagraphHasher,
 };
 use lookalike_io::{
-    BatchLimits, Decoded, DecodedBatches, Format, InputError, Origin, RawRecord, Reader, UniqueIds,
+    BatchLimits, Decoded, DecodedBatches, Format, InputError, Origin, RawRecord, Reader,
+    SkipReason, UniqueIds,
 };
 use rayon::prelude::*;
 
 use crate::UsageError;
 use crate::args::{ParagraphsArgs, SkippedInOutput};
-use crate::extract::is_warc_record_type;
 use crate::output::{self, OutputFile};
 
 /// Skipped records and warnings printed one by one before the rest are only counted.
@@ -57,7 +57,7 @@ enum Entry {
     },
     Skipped {
         id: String,
-        reason: String,
+        reason: SkipReason,
         origin: Origin,
         /// The line --output writes in its place, if any.
         payload: Option<Vec<u8>>,
@@ -122,8 +122,9 @@ pub fn run(args: &ParagraphsArgs) -> Result<ExitCode> {
         let id = skipped.path.display().to_string();
         let origin = Origin::whole(id.as_str());
         let id = ids.make_unique(&id, &origin).unwrap_or(id);
-        report_skip(&mut counts, &id, &skipped.reason, args.quiet);
-        entries.push(Entry::Skipped { id, reason: skipped.reason.clone(), origin, payload: None });
+        report_skip(&mut counts, &id, skipped.reason.as_str(), args.quiet);
+        let reason = skipped.reason.clone();
+        entries.push(Entry::Skipped { id, reason, origin, payload: None });
     }
     write_entries(&mut entries, &doc_ids, &text_field, &mut out, report.as_mut())?;
 
@@ -177,14 +178,14 @@ pub fn run(args: &ParagraphsArgs) -> Result<ExitCode> {
                 }) => {
                     counts.bytes += bytes;
                     let id = ids.make_unique(&id, &origin).unwrap_or(id);
-                    let warc_other = is_warc_record_type(&reason);
+                    let warc_other = reason.is_warc_record_type();
                     if warc_other {
                         counts.warc_other += 1;
                     } else {
-                        report_skip(&mut counts, &id, &reason, args.quiet);
+                        report_skip(&mut counts, &id, reason.as_str(), args.quiet);
                     }
                     let payload = (keep_skipped && !warc_other)
-                        .then(|| skipped_payload(format, raw.as_deref(), &id, &reason));
+                        .then(|| skipped_payload(format, raw.as_deref(), &id, reason.as_str()));
                     entries.push(Entry::Skipped { id, reason, origin, payload });
                 }
                 Ok(Item {
@@ -258,7 +259,7 @@ fn report_skip(counts: &mut Counts, id: &str, reason: &str, quiet: bool) {
 
 /// The entry of a record an input error lost.
 fn lost_entry(id: String, e: &InputError, origin: Origin) -> Entry {
-    Entry::Skipped { id, reason: e.message.clone(), origin, payload: None }
+    Entry::Skipped { id, reason: SkipReason::unreadable(e.message.clone()), origin, payload: None }
 }
 
 /// Whether `--output` writes a record of this format back as it was read (else as
@@ -349,8 +350,10 @@ fn render(entry: &Entry, doc_ids: &[String], text_field: &str, want_report: bool
                 p
             }),
             report: want_report.then(|| {
-                let r =
-                    ReportLine { reason: Some(reason), ..ReportLine::new(id, "skipped", origin) };
+                let r = ReportLine {
+                    reason: Some(reason.as_str()),
+                    ..ReportLine::new(id, "skipped", origin)
+                };
                 json_line(&r)
             }),
         },

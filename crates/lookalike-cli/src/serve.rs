@@ -460,7 +460,7 @@ fn document(
             doc.id = id.unwrap_or_default();
             Ok(Ok(doc))
         }
-        Decoded::Skip { reason, .. } => Ok(Err(reason)),
+        Decoded::Skip { reason, .. } => Ok(Err(reason.to_string())),
     }
 }
 

@@ -14,7 +14,7 @@ pub fn expand_nonempty(inputs: &[String]) -> anyhow::Result<lookalike_io::Expand
     if expanded.inputs.is_empty() {
         let mut by_reason = std::collections::BTreeMap::new();
         for file in &expanded.ignored {
-            *by_reason.entry(file.reason.clone()).or_default() += 1;
+            *by_reason.entry(file.reason.to_string()).or_default() += 1;
         }
         let mut why = if by_reason.is_empty() {
             "no file in them".to_owned()

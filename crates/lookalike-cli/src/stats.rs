@@ -213,12 +213,13 @@ mod tests {
         let mut run = dedup.start().unwrap();
         run.add(docs).unwrap();
         let outcome = run.finish().unwrap();
-        let ignored = [SkippedPath { path: "d/a.png".into(), reason: "binary: image/png".into() }];
+        let reason = lookalike_io::SkipReason::not_a_document("binary: image/png");
+        let ignored = [SkippedPath { path: "d/a.png".into(), reason }];
         let mut summary = Summary::new(1, &ignored);
         for (i, status) in outcome.statuses.iter().enumerate() {
             summary.document(&outcome.ids, DocId(i as u32), status);
         }
-        summary.skip("empty (line 19)", "empty text");
+        summary.skip("empty (line 19)", &lookalike::SkipReason::EmptyText.into());
         summary.records = outcome.ids.len() as u64;
         summary.bytes = 12_345;
         summary.stats = outcome.stats;

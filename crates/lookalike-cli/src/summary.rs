@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use lookalike::{Dedup, DedupStats, DocId, DocStatus};
-use lookalike_io::{InputError, SkippedPath};
+use lookalike_io::{InputError, SkipReason, SkippedPath};
 
 use crate::stats::{RunConfig, RunStats, Stage};
 
@@ -16,6 +16,9 @@ const EXAMPLES: usize = 3;
 struct Reason {
     count: u64,
     examples: Vec<String>,
+    /// The WARC type of a class of WARC records that are not responses (`request`), which are
+    /// expected in every crawl file: counted apart, not listed.
+    warc_type: Option<String>,
 }
 
 impl Reason {
@@ -57,7 +60,7 @@ impl Summary {
     pub fn new(inputs: usize, ignored: &[SkippedPath]) -> Self {
         let mut by_reason = BTreeMap::new();
         for file in ignored {
-            *by_reason.entry(file.reason.clone()).or_default() += 1;
+            *by_reason.entry(file.reason.to_string()).or_default() += 1;
         }
         Summary {
             inputs,
@@ -78,8 +81,12 @@ impl Summary {
         }
     }
 
-    pub fn skip(&mut self, id: &str, reason: &str) {
-        self.skipped.entry(class(reason)).or_default().add(format!("{id}: {reason}"));
+    pub fn skip(&mut self, id: &str, reason: &SkipReason) {
+        let class = self.skipped.entry(reason.class().to_owned()).or_default();
+        if let Some(warc_type) = reason.warc_type() {
+            class.warc_type.get_or_insert_with(|| warc_type.to_owned());
+        }
+        class.add(format!("{id}: {reason}"));
     }
 
     pub fn warning(&mut self, id: &str, warning: &str) {
@@ -97,7 +104,7 @@ impl Summary {
     /// A document's fate, as the run pushes it.
     pub fn document(&mut self, ids: &[String], doc: DocId, status: &DocStatus) {
         match status {
-            DocStatus::Skipped { reason } => self.skip(&ids[doc.index()], reason.as_str()),
+            DocStatus::Skipped { reason } => self.skip(&ids[doc.index()], &(*reason).into()),
             DocStatus::Kept => self.kept += 1,
             DocStatus::Duplicate { .. } => {}
         }
@@ -112,18 +119,13 @@ impl Summary {
     /// Input errors, or skipped records other than WARC records that are not responses (those
     /// are expected in every crawl file).
     pub fn has_problems(&self) -> bool {
-        !self.errors.is_empty()
-            || self.skipped.keys().any(|class| !crate::extract::is_warc_record_type(class))
+        !self.errors.is_empty() || self.skipped.values().any(|r| r.warc_type.is_none())
     }
 
     /// Records skipped by the readers or the pipeline, other than WARC records that are not
     /// responses.
     fn skipped_documents(&self) -> u64 {
-        self.skipped
-            .iter()
-            .filter(|(class, _)| !crate::extract::is_warc_record_type(class))
-            .map(|(_, r)| r.count)
-            .sum()
+        self.skipped.values().filter(|r| r.warc_type.is_none()).map(|r| r.count).sum()
     }
 
     /// Documents the pipeline compared: those read, less those it skipped (no tokens).
@@ -165,12 +167,8 @@ impl Summary {
         let mb = self.bytes as f64 / 1e6;
         // WARC records that are not responses (requests, metadata, ...) are records, not
         // documents: counted apart.
-        let warc_other: u64 = self
-            .skipped
-            .iter()
-            .filter(|(class, _)| crate::extract::is_warc_record_type(class))
-            .map(|(_, r)| r.count)
-            .sum();
+        let warc_other: u64 =
+            self.skipped.values().filter(|r| r.warc_type.is_some()).map(|r| r.count).sum();
         let skipped: u64 = self.skipped.values().map(|r| r.count).sum::<u64>() - warc_other;
         if self.compared() == 0 {
             // Rates of nothing say nothing: say what happened instead.
@@ -200,12 +198,8 @@ impl Summary {
         if warc_other > 0 {
             let kinds: Vec<String> = self
                 .skipped
-                .iter()
-                .filter(|(class, _)| crate::extract::is_warc_record_type(class))
-                .map(|(class, r)| {
-                    let kind = class.trim_start_matches("WARC ").trim_end_matches(" record");
-                    format!("{} {kind}", r.count)
-                })
+                .values()
+                .filter_map(|r| r.warc_type.as_ref().map(|kind| format!("{} {kind}", r.count)))
                 .collect();
             let _ = writeln!(
                 s,
@@ -293,7 +287,7 @@ impl Summary {
             ("no signature (kept, compared by the exact stage only)", &self.unsigned),
         ] {
             for (class, r) in map {
-                if title == "skipped" && crate::extract::is_warc_record_type(class) {
+                if title == "skipped" && r.warc_type.is_some() {
                     continue;
                 }
                 let _ = writeln!(s, "  {title}: {class}: {}", r.count);

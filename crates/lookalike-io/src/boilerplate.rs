@@ -63,7 +63,7 @@ use rayon::prelude::*;
 
 use crate::{
     BoilerplateRemoved, Decoded, ExtractMethod, Format, Input, InputError, Origin, RawRecord,
-    ReadOptions,
+    ReadOptions, SkipReason,
 };
 
 /// Which documents site boilerplate removal cleans.
@@ -583,7 +583,7 @@ pub fn clean_decoded(
         Some(text) => doc.text = text,
         None => {
             let id = std::mem::take(&mut doc.id);
-            *decoded = Decoded::Skip { id, reason: ONLY_TEMPLATE.to_owned() };
+            *decoded = Decoded::Skip { id, reason: SkipReason::boilerplate(ONLY_TEMPLATE) };
         }
     }
     Some(cleaned)

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::skip::SkipReason;
 use crate::sniff::{self, SNIFF_LEN};
 use crate::{Error, Format};
 
@@ -48,9 +49,15 @@ pub struct Expanded {
 pub struct SkippedPath {
     /// The entry, as found under its argument.
     pub path: PathBuf,
-    /// Why it is not read, e.g. `special file: FIFO (named pipe), not opened (name it on the
-    /// command line to read it)` or `symbolic link loop: leads back to d`.
-    pub reason: String,
+    /// Why it is not read, e.g. `binary file: image/png` ([`SkipKind::NotADocument`]), `empty
+    /// file` ([`SkipKind::Empty`]), `special file: FIFO (named pipe), not opened (name it on the
+    /// command line to read it)` or `symbolic link loop: leads back to d`
+    /// ([`SkipKind::NotOpened`]).
+    ///
+    /// [`SkipKind::NotADocument`]: crate::SkipKind::NotADocument
+    /// [`SkipKind::Empty`]: crate::SkipKind::Empty
+    /// [`SkipKind::NotOpened`]: crate::SkipKind::NotOpened
+    pub reason: SkipReason,
 }
 
 /// Expands command-line arguments into inputs.
@@ -141,7 +148,7 @@ fn expand_glob(arg: &str, out: &mut Expanded) -> Result<(), Error> {
                 out.skipped.push(SkippedPath { path, reason });
             }
             Err(e) if is_loop_error(&e) => {
-                out.skipped.push(SkippedPath { path, reason: LINK_LOOP.to_owned() });
+                out.skipped.push(SkippedPath { path, reason: SkipReason::not_opened(LINK_LOOP) });
             }
             // A regular file, or one that cannot be inspected: the reader says why.
             _ => out.inputs.push(Input::Path(path)),
@@ -152,14 +159,14 @@ fn expand_glob(arg: &str, out: &mut Expanded) -> Result<(), Error> {
 
 /// Why a file found in a directory is not read, or `None` to read it: by its name for known
 /// extensions and `.json`, else by its content ([`content_not_text`]).
-fn ignore_reason(path: &Path) -> Option<String> {
+fn ignore_reason(path: &Path) -> Option<SkipReason> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
     if name.ends_with(".json") || name.ends_with(".json.gz") {
-        return Some(JSON_DOCUMENT.to_owned());
+        return Some(SkipReason::not_a_document(JSON_DOCUMENT));
     }
     let bare = name.strip_suffix(".gz").unwrap_or(&name);
     if let Some(ext) = WEB_ASSETS.iter().find(|e| bare.ends_with(*e)) {
-        return Some(format!("{WEB_ASSET} ({ext})"));
+        return Some(SkipReason::not_a_document(format!("{WEB_ASSET} ({ext})")));
     }
     if Format::from_path(path).is_some() {
         return None;
@@ -182,16 +189,16 @@ const JSON_DOCUMENT: &str = "JSON document (name it, or use a glob, to read it a
 /// it is gzip): empty, binary by its magic bytes (`binary file: image/png`), or NUL or control
 /// bytes that are not UTF-16 text. `None` for text, and for a file that cannot be read (the
 /// reader reports why).
-fn content_not_text(path: &Path) -> Option<String> {
+fn content_not_text(path: &Path) -> Option<SkipReason> {
     use std::io::Read;
     let file = std::fs::File::open(path).ok()?;
     let mut raw = Vec::with_capacity(SNIFF_LEN);
     file.take(SNIFF_LEN as u64).read_to_end(&mut raw).ok()?;
     if raw.is_empty() {
-        return Some("empty file".to_owned());
+        return Some(SkipReason::empty("empty file"));
     }
     if !sniff::is_gzip(&raw) {
-        return sniff::binary_reason(&raw);
+        return sniff::binary_reason(&raw).map(SkipReason::not_a_document);
     }
     let file = std::fs::File::open(path).ok()?;
     let mut head = Vec::with_capacity(SNIFF_LEN);
@@ -199,9 +206,10 @@ fn content_not_text(path: &Path) -> Option<String> {
     // A gzip stream that is corrupt from the start is read, for the reader to report.
     decoder.take(SNIFF_LEN as u64).read_to_end(&mut head).ok()?;
     if head.is_empty() {
-        return Some("empty file (gzip)".to_owned());
+        return Some(SkipReason::empty("empty file (gzip)"));
     }
-    sniff::binary_reason(&head).map(|reason| format!("{reason} (gzip-compressed)"))
+    sniff::binary_reason(&head)
+        .map(|reason| SkipReason::not_a_document(format!("{reason} (gzip-compressed)")))
 }
 
 fn walk_dir(root: &Path, out: &mut Expanded) {
@@ -230,10 +238,14 @@ fn walk_dir(root: &Path, out: &mut Expanded) {
                 let path = path.to_path_buf();
                 if let Some(ancestor) = e.loop_ancestor() {
                     // Its files are read through the real directory.
-                    let reason = format!("{LINK_LOOP}: leads back to {}", ancestor.display());
+                    let reason = SkipReason::not_opened(format!(
+                        "{LINK_LOOP}: leads back to {}",
+                        ancestor.display()
+                    ));
                     out.skipped.push(SkippedPath { path, reason });
                 } else if e.io_error().is_some_and(is_loop_error) {
-                    out.skipped.push(SkippedPath { path, reason: LINK_LOOP.to_owned() });
+                    out.skipped
+                        .push(SkippedPath { path, reason: SkipReason::not_opened(LINK_LOOP) });
                 } else {
                     // Unreadable directory or broken link: opening it reports the cause.
                     out.inputs.push(Input::Path(path));
@@ -247,9 +259,11 @@ fn walk_dir(root: &Path, out: &mut Expanded) {
 const LINK_LOOP: &str = "symbolic link loop";
 
 /// Why a file that is neither a regular file nor a directory is not opened.
-fn special_file_reason(file_type: &std::fs::FileType) -> String {
+fn special_file_reason(file_type: &std::fs::FileType) -> SkipReason {
     let what = special_file_kind(file_type);
-    format!("special file: {what}, not opened (name it on the command line to read it)")
+    SkipReason::not_opened(format!(
+        "special file: {what}, not opened (name it on the command line to read it)"
+    ))
 }
 
 #[cfg(unix)]
@@ -288,6 +302,7 @@ fn is_loop_error(e: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skip::SkipKind;
 
     #[test]
     fn dash_is_stdin_and_missing_path_is_an_error_naming_it() {
@@ -384,6 +399,11 @@ mod tests {
                 ("x.gz".to_owned(), "empty file (gzip)"),
             ]
         );
+        let kinds: Vec<SkipKind> = got.ignored.iter().map(|s| s.reason.kind()).collect();
+        let not_a_doc = SkipKind::NotADocument;
+        let mut want = vec![not_a_doc; 9];
+        (want[2], want[8]) = (SkipKind::Empty, SkipKind::Empty);
+        assert_eq!(kinds, want, "empty files are Empty, the others not documents");
     }
 
     #[test]

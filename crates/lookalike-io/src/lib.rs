@@ -78,6 +78,7 @@ mod page;
 mod readable;
 mod reader;
 mod record;
+mod skip;
 mod sniff;
 mod writers;
 
@@ -100,6 +101,7 @@ pub use origin::{Origin, Position, UniqueIds};
 pub use readable::Work;
 pub use reader::Reader;
 pub use record::{Decoded, MAX_RECORD_BYTES, RawRecord, WarcHeader};
+pub use skip::{SkipKind, SkipReason};
 pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};
 pub use writers::{
     BoilerplateRemoved, ClustersJsonl, KeptJsonl, PairsTsv, PayloadStore, ReportEntry, ReportJsonl,

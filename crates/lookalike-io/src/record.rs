@@ -12,6 +12,7 @@ use lookalike::Document;
 
 use crate::format::Format;
 use crate::gzip::GzipGap;
+use crate::skip::SkipReason;
 
 /// The largest record read into memory (256 MiB): a longer JSONL line, or a bigger text or HTML
 /// file, is reported as an [`InputError`] and skipped without being loaded; a bigger WARC
@@ -69,8 +70,9 @@ pub struct WarcHeader {
     /// The `Content-Length` of the block.
     pub length: u64,
     /// Why the record holds no document, when the reader knows it already: `WARC request
-    /// record`, or a size over the reader's limit. Its block is then not stored.
-    pub skip: Option<String>,
+    /// record` ([`SkipKind::WarcRecordType`](crate::SkipKind::WarcRecordType)), damaged framing,
+    /// or a size over the reader's limit. Its block is then not stored.
+    pub skip: Option<SkipReason>,
 }
 
 /// The result of decoding one record.
@@ -107,7 +109,7 @@ pub enum Decoded {
         id: String,
         /// Why there is no document, e.g. `invalid JSON: ...`, `no string field 'text'`, `WARC
         /// request record` or `binary payload: image/png`.
-        reason: String,
+        reason: SkipReason,
     },
 }
 

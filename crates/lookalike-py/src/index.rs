@@ -61,7 +61,7 @@ fn document(
             doc.id = id;
             Ok(doc)
         }
-        Decoded::Skip { reason, .. } => Err(reason),
+        Decoded::Skip { reason, .. } => Err(reason.to_string()),
     })
 }
 

@@ -20,7 +20,7 @@ use lookalike::boilerplate::BoilerplateRule;
 use lookalike_io::boilerplate::{BoilerplateMode, BoilerplateOptions, Cleaned, Second, SitePass};
 use lookalike_io::{
     BatchLimits, BoilerplateRemoved, Decoded, DecodedBatches, Extract, Format, InputError, Origin,
-    RawRecord, ReadOptions, UniqueIds, expand_inputs,
+    RawRecord, ReadOptions, SkipReason, UniqueIds, expand_inputs,
 };
 use pyo3::prelude::*;
 
@@ -35,7 +35,7 @@ pub(crate) struct Row {
     pub(crate) origin: Origin,
     pub(crate) charset: Option<&'static str>,
     pub(crate) warning: Option<String>,
-    pub(crate) skipped: Option<String>,
+    pub(crate) skipped: Option<SkipReason>,
     pub(crate) boilerplate: Option<BoilerplateRemoved>,
 }
 
@@ -85,7 +85,7 @@ pub(crate) fn error_row(e: InputError) -> Row {
         origin,
         charset: None,
         warning: None,
-        skipped: Some(e.message),
+        skipped: Some(SkipReason::unreadable(e.message)),
         boilerplate: None,
     }
 }
@@ -155,7 +155,7 @@ pub(crate) fn rows_batch(
         b[3].append_value(r.origin.to_string());
         b[4].append_option(r.charset);
         b[5].append_option(r.warning.as_deref());
-        b[6].append_option(r.skipped.as_deref());
+        b[6].append_option(r.skipped.as_ref().map(SkipReason::as_str));
         b[7].append_option(r.boilerplate.map(|r| r.source));
         n[0].append_option(r.boilerplate.map(|r| r.removed_bytes));
         n[1].append_option(r.boilerplate.map(|r| r.before_bytes));

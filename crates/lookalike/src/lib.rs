@@ -70,8 +70,8 @@ pub use error::{ConfigError, Error};
 pub use method::{Method, MethodKind, MethodStats, Slot};
 pub use pipeline::{
     Cluster, ClusterMember, Collect, Contained, Dedup, DedupBuilder, DedupOutcome, DedupRun,
-    DedupStats, DocStatus, MatchKind, RunReport, ScoredPair, Sink, SkipReason, VerificationStats,
-    VerifyProgress,
+    DedupStats, DocStatus, MatchKind, RunReport, ScoredPair, Sink, SkipReason, UnknownSkipCode,
+    VerificationStats, VerifyProgress,
 };
 pub use shingles::{ShingleKind, Shingler};
 pub use sketch::minhash::{MinHashScheme, MinHasher};

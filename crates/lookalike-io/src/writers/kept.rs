@@ -8,6 +8,7 @@ use std::path::Path;
 use lookalike::{DocId, DocStatus, Sink};
 
 use super::SinkError;
+use crate::skip::SkipReason;
 
 /// The lines `--output` writes, one per input record, kept in a temporary file until the fates
 /// are known (the file is deleted when the store is dropped, or by the OS if the process dies).
@@ -141,7 +142,7 @@ impl<W: Write> KeptJsonl<W> {
         self.out
     }
 
-    fn write_slot(&mut self, slot: usize, skipped: Option<&str>) -> io::Result<()> {
+    fn write_slot(&mut self, slot: usize, skipped: Option<&SkipReason>) -> io::Result<()> {
         self.store.read(slot, &mut self.buf)?;
         match skipped {
             Some(reason) if self.store.slots[slot] == (Slot::Doc { marked: true }) => {
@@ -193,7 +194,7 @@ impl<W: Write> Sink for KeptJsonl<W> {
                 self.kept += 1;
             }
             DocStatus::Skipped { reason } if self.keep_skipped => {
-                self.write_slot(slot, Some(reason.as_str()))?;
+                self.write_slot(slot, Some(&SkipReason::from(*reason)))?;
                 self.skipped += 1;
             }
             _ => {}

@@ -9,6 +9,7 @@ use lookalike::{DocId, DocStatus, Sink};
 
 use super::{SinkError, round6};
 use crate::Origin;
+use crate::skip::SkipReason;
 
 /// What site boilerplate removal did to one document (`--report`'s `boilerplate` field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -39,7 +40,7 @@ pub enum ReportEntry {
         /// Its id.
         id: String,
         /// Why.
-        reason: String,
+        reason: SkipReason,
         /// Where it is.
         origin: Origin,
     },
@@ -49,7 +50,7 @@ pub enum ReportEntry {
         /// The file, as found under its argument.
         path: String,
         /// Why it is not read.
-        reason: String,
+        reason: SkipReason,
     },
 }
 
@@ -104,8 +105,8 @@ impl<'a> ReportLine<'a> {
         }
     }
 
-    fn skipped(id: &'a str, reason: &'a str, origin: &'a Origin) -> Self {
-        ReportLine { reason: Some(reason), ..ReportLine::new(id, "skipped", origin) }
+    fn skipped(id: &'a str, reason: &'a SkipReason, origin: &'a Origin) -> Self {
+        ReportLine { reason: Some(reason.as_str()), ..ReportLine::new(id, "skipped", origin) }
     }
 }
 
@@ -167,7 +168,7 @@ impl<W: Write> ReportJsonl<W> {
                 ReportEntry::Ignored { path, reason } => {
                     let origin = Origin::whole(path.as_str());
                     let line = ReportLine::new(&path, "ignored", &origin);
-                    self.line(&ReportLine { reason: Some(&reason), ..line })?
+                    self.line(&ReportLine { reason: Some(reason.as_str()), ..line })?
                 }
                 ReportEntry::Doc { lang, boilerplate, .. } => return Ok(Some((lang, boilerplate))),
             }
@@ -194,6 +195,7 @@ impl<W: Write> Sink for ReportJsonl<W> {
         let id = &ids[doc.index()];
         let unsigned = self.unsigned.get(&doc).map(String::as_str);
         let origin = &self.origins[doc.index()];
+        let pipeline;
         let line = match status {
             DocStatus::Kept => {
                 ReportLine { lang, unsigned, boilerplate, ..ReportLine::new(id, "kept", origin) }
@@ -208,7 +210,8 @@ impl<W: Write> Sink for ReportJsonl<W> {
                 ..ReportLine::new(id, "duplicate", origin)
             },
             DocStatus::Skipped { reason } => {
-                ReportLine { lang, boilerplate, ..ReportLine::skipped(id, reason.as_str(), origin) }
+                pipeline = SkipReason::from(*reason);
+                ReportLine { lang, boilerplate, ..ReportLine::skipped(id, &pipeline, origin) }
             }
         };
         write_line(&mut self.out, &mut self.buf, &line)?;

@@ -203,7 +203,8 @@ fn a_nul_byte_in_a_jsonl_line_loses_only_that_line() {
     match &decoded[1] {
         Decoded::Skip { id, reason } => {
             assert!(id.ends_with("nul.jsonl:2"), "{id}");
-            assert!(reason.starts_with("invalid JSON"), "{reason}");
+            assert!(reason.as_str().starts_with("invalid JSON"), "{reason}");
+            assert_eq!(reason.kind(), lookalike_io::SkipKind::Damaged);
         }
         other => panic!("line 2 should be skipped: {other:?}"),
     }

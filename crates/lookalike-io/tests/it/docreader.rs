@@ -152,7 +152,7 @@ fn body_goes_through_the_html_path() {
         decode(&rec, &visible_text()),
         Decoded::Skip {
             id: "http://img.example/".into(),
-            reason: "binary payload: image/png".into()
+            reason: lookalike_io::SkipReason::binary_payload("image/png")
         }
     );
 }

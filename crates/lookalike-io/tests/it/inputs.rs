@@ -94,9 +94,10 @@ fn symlink_loops_are_not_followed_forever() {
     assert_eq!(got.skipped.len(), 1);
     assert_eq!(got.skipped[0].path, root.join("d/loop"));
     assert_eq!(
-        got.skipped[0].reason,
+        got.skipped[0].reason.as_str(),
         format!("symbolic link loop: leads back to {}", root.join("d").display())
     );
+    assert_eq!(got.skipped[0].reason.kind(), lookalike_io::SkipKind::NotOpened);
 }
 
 /// Regression: symbolic link loops were counted among the files ignored as "not
@@ -219,7 +220,9 @@ fn globs_expand_sorted_and_recurse_into_directories() {
     assert_eq!(paths(&got.inputs), [root.join("c.txt"), root.join("d1/e.txt")]);
     let ignored: Vec<&std::path::Path> = got.ignored.iter().map(|s| s.path.as_path()).collect();
     assert_eq!(ignored, [root.join("d1/skip.bin")]);
-    assert!(got.ignored[0].reason.starts_with("binary file: NUL bytes"), "{:?}", got.ignored);
+    let reason = &got.ignored[0].reason;
+    assert!(reason.as_str().starts_with("binary file: NUL bytes"), "{:?}", got.ignored);
+    assert_eq!(reason.kind(), lookalike_io::SkipKind::NotADocument);
 
     let got = expand_inputs(&[format!("{}/?.txt", root.display())]).unwrap();
     assert_eq!(paths(&got.inputs), [root.join("c.txt")]);

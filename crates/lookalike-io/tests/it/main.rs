@@ -9,4 +9,5 @@ mod inputs;
 mod main_content;
 mod parquet;
 mod reader;
+mod skip;
 mod warc;

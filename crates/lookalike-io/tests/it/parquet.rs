@@ -53,7 +53,8 @@ fn rows_of_every_row_group_become_documents_with_the_chosen_columns() {
             Decoded::Skip { id, reason } => {
                 assert_eq!(i, 3, "only the null text is skipped");
                 assert_eq!(id, "http://x/3");
-                assert!(reason.contains("content"), "{reason}");
+                assert!(reason.as_str().contains("content"), "{reason}");
+                assert_eq!(reason.kind(), lookalike_io::SkipKind::MissingField);
             }
         }
     }

@@ -98,7 +98,7 @@ fn read_sample(path: &Path) -> Sample {
             Decoded::Doc { doc, warning, charset, .. } => {
                 s.docs.push((doc.id, doc.text, charset, warning))
             }
-            Decoded::Skip { id, reason } => s.skips.push((id, reason)),
+            Decoded::Skip { id, reason } => s.skips.push((id, reason.to_string())),
         }
     }
     s
@@ -574,9 +574,10 @@ fn oversized_records_are_skipped_without_being_buffered() {
         Decoded::Skip { id, reason } => {
             assert_eq!(id, "http://big.example/");
             assert_eq!(
-                reason,
+                reason.as_str(),
                 format!("WARC record larger than the 500-byte limit: {} bytes", header.length)
             );
+            assert_eq!(reason.kind(), lookalike_io::SkipKind::TooLarge);
         }
         other => panic!("{other:?}"),
     }
@@ -761,7 +762,8 @@ fn broken_codings_keep_what_can_be_read() {
     match &decoded[1] {
         Decoded::Skip { id, reason } => {
             assert_eq!(id, "http://t.example/bad");
-            assert!(reason.starts_with("corrupt gzip content coding: "), "{reason}");
+            assert!(reason.as_str().starts_with("corrupt gzip content coding: "), "{reason}");
+            assert_eq!(reason.kind(), lookalike_io::SkipKind::Damaged);
         }
         other => panic!("{other:?}"),
     }

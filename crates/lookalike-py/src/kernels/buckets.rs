@@ -3,7 +3,7 @@
 //! sharing a key, and the skipped documents".
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
+use arrow_array::types::{Int32Type, Int64Type, UInt8Type, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use lookalike::candidates::lsh::group_pairs;
@@ -17,14 +17,14 @@ use super::{CANDIDATE, Edge, MEMBER, SKIP, column, edges_batch, keyer_of, ray_co
 use crate::errors::{arrow_err, value_err};
 
 /// One row of [`super::sketch_keys`]' output, borrowed.
-struct Row<'a> {
+struct Row {
     key: u64,
     band: i32,
     doc: i64,
     fp: u128,
     raw: u128,
     len: i64,
-    reason: Option<&'a str>,
+    reason: Option<u8>,
     /// The SimHash fingerprint (SimHash, combined; 0 otherwise).
     sim: u64,
 }
@@ -71,7 +71,7 @@ pub fn bucket_batch(c: &DedupConfig, batch: &RecordBatch) -> PyResult<RecordBatc
 }
 
 /// The rows of a block of the sketch schema.
-fn rows_of(batch: &RecordBatch) -> PyResult<Vec<Row<'_>>> {
+fn rows_of(batch: &RecordBatch) -> PyResult<Vec<Row>> {
     let key = column(batch, "key")?
         .as_primitive_opt::<UInt64Type>()
         .ok_or_else(|| value_err("key is not uint64"))?;
@@ -92,8 +92,8 @@ fn rows_of(batch: &RecordBatch) -> PyResult<Vec<Row<'_>>> {
         .as_primitive_opt::<Int64Type>()
         .ok_or_else(|| value_err("len is not int64"))?;
     let reason = column(batch, "reason")?
-        .as_string_opt::<i32>()
-        .ok_or_else(|| value_err("reason is not a string"))?;
+        .as_primitive_opt::<UInt8Type>()
+        .ok_or_else(|| value_err("reason is not uint8"))?;
     let sim = u64s("sim")?;
     Ok((0..batch.num_rows())
         .map(|i| Row {
@@ -110,13 +110,12 @@ fn rows_of(batch: &RecordBatch) -> PyResult<Vec<Row<'_>>> {
 }
 
 fn edges_of(
-    mut rows: Vec<Row<'_>>,
+    mut rows: Vec<Row>,
     bound: u64,
     close: &(dyn Fn(u64, u64) -> bool + Sync),
 ) -> Result<RecordBatch, arrow_schema::ArrowError> {
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
-    let buckets: Vec<&[Row<'_>]> =
-        rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
+    let buckets: Vec<&[Row]> = rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
     let mut edges: Vec<Edge> =
         buckets.par_iter().flat_map_iter(|bucket| bucket_edges_of(bucket, bound, close)).collect();
     edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
@@ -126,14 +125,14 @@ fn edges_of(
 
 /// The edges of one bucket (rows sorted by text fingerprint, then document).
 fn bucket_edges_of(
-    bucket: &[Row<'_>],
+    bucket: &[Row],
     bound: u64,
     close: &(dyn Fn(u64, u64) -> bool + Sync),
 ) -> Vec<Edge> {
     match bucket[0].band {
         SKIPPED => bucket
             .iter()
-            .map(|r| Edge { reason: r.reason.map(str::to_owned), ..Edge::between(SKIP, r.doc, -1) })
+            .map(|r| Edge { reason: r.reason, ..Edge::between(SKIP, r.doc, -1) })
             .collect(),
         EXACT => exact_edges(bucket),
         _ => candidate_edges(bucket, bound, close),
@@ -142,7 +141,7 @@ fn bucket_edges_of(
 
 /// An exact bucket: every document with its exact group's head (the first document with its
 /// text), whether it has the head's bytes, and its length.
-fn exact_edges(bucket: &[Row<'_>]) -> Vec<Edge> {
+fn exact_edges(bucket: &[Row]) -> Vec<Edge> {
     let mut out = Vec::with_capacity(bucket.len());
     for group in bucket.chunk_by(|x, y| x.fp == y.fp) {
         let head = &group[0];
@@ -160,13 +159,13 @@ fn exact_edges(bucket: &[Row<'_>]) -> Vec<Edge> {
 /// library lists a group of `bound` pairs at most, kept when `close` holds for their SimHash
 /// fingerprints.
 fn candidate_edges(
-    bucket: &[Row<'_>],
+    bucket: &[Row],
     bound: u64,
     close: &(dyn Fn(u64, u64) -> bool + Sync),
 ) -> Vec<Edge> {
     // One row per distinct text: its first document is its exact group's head (every copy has
     // the same keys), in input order.
-    let mut heads: Vec<&Row<'_>> = bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| &g[0]).collect();
+    let mut heads: Vec<&Row> = bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| &g[0]).collect();
     if heads.len() < 2 {
         return Vec::new();
     }
@@ -230,7 +229,7 @@ mod tests {
             sim: doc as u64,
         };
         let n = 30usize;
-        let bucket: Vec<Row<'_>> = (0..n as i64).map(row).collect();
+        let bucket: Vec<Row> = (0..n as i64).map(row).collect();
         let all = bucket_edges_of(&bucket, u64::MAX, &|_, _| true);
         assert_eq!(all.len(), n * (n - 1) / 2);
         let capped = bucket_edges_of(&bucket, 10, &|_, _| true);

@@ -66,9 +66,10 @@ struct Clustered {
     clusters: Vec<Group>,
 }
 
-/// The skip reason of its string form (`empty text`, else no tokens).
-fn skip_reason(s: &str) -> SkipReason {
-    if s == SkipReason::EmptyText.as_str() { SkipReason::EmptyText } else { SkipReason::NoTokens }
+/// The skip reason of its code in the edges table: a `ValueError` naming an unknown code.
+fn skip_reason(code: Option<u8>) -> PyResult<SkipReason> {
+    let code = code.ok_or_else(|| value_err("a skipped document without a reason code"))?;
+    SkipReason::try_from(code).map_err(|e| value_err(e.to_string()))
 }
 
 #[pymethods]
@@ -172,8 +173,8 @@ impl Components {
             .as_boolean_opt()
             .ok_or_else(|| value_err("bytes is not boolean"))?;
         let reason = column(batch, "reason")?
-            .as_string_opt::<i32>()
-            .ok_or_else(|| value_err("reason is not a string"))?;
+            .as_primitive_opt::<UInt8Type>()
+            .ok_or_else(|| value_err("reason is not uint8"))?;
         let n = self.head.len() as i64;
         let in_range = |d: i64| (0..n).contains(&d);
         for i in 0..batch.num_rows() {
@@ -192,8 +193,8 @@ impl Components {
                 // Candidates reach the clustering through verification, as near edges.
                 CANDIDATE => {}
                 SKIP if in_range(x) => {
-                    let r = if reason.is_null(i) { "" } else { reason.value(i) };
-                    self.skipped.insert(x as u32, skip_reason(r));
+                    let code = (!reason.is_null(i)).then(|| reason.value(i));
+                    self.skipped.insert(x as u32, skip_reason(code)?);
                 }
                 k => {
                     return Err(value_err(format!(
@@ -473,7 +474,18 @@ mod tests {
     use super::super::sketch::sketch_batch;
     use super::super::testutil::{INDEX, Rng, corpus, input, library, ray_job, verify_join};
     use super::super::{check_ray_config, int64s};
-    use super::Components;
+    use super::{Components, skip_reason};
+
+    #[test]
+    fn a_skip_reason_code_is_read_back_and_an_unknown_code_refused() {
+        for reason in [lookalike::SkipReason::EmptyText, lookalike::SkipReason::NoTokens] {
+            assert_eq!(skip_reason(Some(u8::from(reason))).ok(), Some(reason));
+        }
+        // Not mapped to a reason it is not: a ValueError (`unknown skip reason code 9`).
+        assert!(skip_reason(Some(9)).is_err());
+        assert!(skip_reason(Some(0)).is_err());
+        assert!(skip_reason(None).is_err());
+    }
 
     /// The configuration of `method` with the other settings given, if the Ray job runs it.
     fn config(

@@ -4,7 +4,7 @@
 //! 1. [`sketch`] — [`sketch_keys`] (a `map_batches` task): each document of a batch, with its
 //!    global input index, becomes *keys only*: one *exact* row keyed by its normalized-text
 //!    fingerprint, one *band* row per key of the method (band, key, document, text fingerprint),
-//!    or one *skipped* row with the reason. No shingle set travels with the rows.
+//!    or one *skipped* row with the reason (its `u8` code). No shingle set travels with the rows.
 //! 2. The rows are partitioned by `key` (all rows of one key meet in one block): by plain Ray
 //!    tasks that split each block by key hash, or by Ray Data's hash repartition for large inputs
 //!    (`ray.py`'s size bounds).
@@ -58,9 +58,7 @@ pub use verify::{candidate_pairs, pair_dest, route_texts, texts_for_requests, ve
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, UInt8Builder,
-};
+use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, UInt8Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -77,7 +75,7 @@ use crate::errors::value_err;
 const NEAR: u8 = 0;
 /// An exact-group membership (`a` the head, `b` the document).
 const MEMBER: u8 = 1;
-/// A skipped document (`a`), with the reason.
+/// A skipped document (`a`), with the code of its reason (`u8::from(lookalike::SkipReason)`).
 const SKIP: u8 = 2;
 /// A candidate pair of heads, not yet verified.
 const CANDIDATE: u8 = 3;
@@ -175,7 +173,7 @@ fn edges_schema() -> SchemaRef {
         Field::new("similarity", DataType::Float64, false),
         Field::new("bytes", DataType::Boolean, false),
         Field::new("len", DataType::Int64, false),
-        Field::new("reason", DataType::Utf8, true),
+        Field::new("reason", DataType::UInt8, true),
     ]))
 }
 
@@ -188,7 +186,8 @@ struct Edge {
     similarity: f64,
     bytes: bool,
     len: i64,
-    reason: Option<String>,
+    /// The code of a skipped document's [`lookalike::SkipReason`].
+    reason: Option<u8>,
 }
 
 impl Edge {
@@ -206,7 +205,7 @@ fn edges_batch(edges: &[Edge]) -> Result<RecordBatch, arrow_schema::ArrowError> 
     let mut similarity = Float64Builder::new();
     let mut bytes = BooleanBuilder::new();
     let mut len = Int64Builder::new();
-    let mut reason = StringBuilder::new();
+    let mut reason = UInt8Builder::new();
     for e in edges {
         kind.append_value(e.kind);
         a.append_value(e.a);
@@ -214,7 +213,7 @@ fn edges_batch(edges: &[Edge]) -> Result<RecordBatch, arrow_schema::ArrowError> 
         similarity.append_value(e.similarity);
         bytes.append_value(e.bytes);
         len.append_value(e.len);
-        reason.append_option(e.reason.as_deref());
+        reason.append_option(e.reason);
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(kind.finish()),

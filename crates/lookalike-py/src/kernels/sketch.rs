@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{Int32Builder, Int64Builder, StringBuilder, UInt64Builder};
+use arrow_array::builder::{Int32Builder, Int64Builder, UInt8Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -38,7 +38,7 @@ pub(super) fn sketch_schema() -> SchemaRef {
         Field::new("raw_hi", DataType::UInt64, false),
         Field::new("raw_lo", DataType::UInt64, false),
         Field::new("len", DataType::Int64, false),
-        Field::new("reason", DataType::Utf8, true),
+        Field::new("reason", DataType::UInt8, true),
         Field::new("sim", DataType::UInt64, false),
     ]))
 }
@@ -191,7 +191,7 @@ fn sketch_rows(
     let (mut fp_hi, mut fp_lo, mut raw_hi, mut raw_lo) =
         (UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new());
     let mut len = Int64Builder::new();
-    let mut reason = StringBuilder::new();
+    let mut reason = UInt8Builder::new();
     let mut sims = UInt64Builder::new();
     for (&d, s) in docs.iter().zip(sketched) {
         match s {
@@ -203,7 +203,7 @@ fn sketch_rows(
                     b.append_value(0);
                 }
                 len.append_value(0);
-                reason.append_value(r.as_str());
+                reason.append_value(u8::from(*r));
                 sims.append_value(0);
             }
             Sketched::Doc { fp, raw, len: l, keys, sim } => {
@@ -242,7 +242,7 @@ fn sketch_rows(
 #[cfg(test)]
 mod tests {
     use arrow_array::cast::AsArray;
-    use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
+    use arrow_array::types::{Int32Type, Int64Type, UInt8Type, UInt64Type};
     use lookalike::{Dedup, MethodKind};
 
     use super::super::testutil::{INDEX, input};
@@ -279,11 +279,11 @@ mod tests {
             let keys = |d| of(d).iter().map(|r| (r.0, r.1)).collect::<Vec<_>>();
             assert_eq!(keys(d), keys(0));
         }
-        let reason = batch.column_by_name("reason").unwrap().as_string::<i32>();
+        let reason = batch.column_by_name("reason").unwrap().as_primitive::<UInt8Type>();
         for (d, why) in [(1, SkipReason::EmptyText), (2, SkipReason::NoTokens)] {
             assert_eq!(of(d), [(SKIPPED, d as u64, d)]);
             let row = rows.iter().position(|r| r.2 == d).unwrap();
-            assert_eq!(reason.value(row), why.as_str());
+            assert_eq!(SkipReason::try_from(reason.value(row)), Ok(why));
         }
     }
 

@@ -26,8 +26,8 @@ mod verification;
 
 pub use outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,
-    SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, VerificationStats,
-    list_exact_group,
+    SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, UnknownSkipCode,
+    VerificationStats, list_exact_group,
 };
 pub use run::{DedupRun, VerifyProgress};
 pub use sink::{Collect, Sink};

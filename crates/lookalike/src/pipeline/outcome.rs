@@ -33,6 +33,35 @@ impl std::fmt::Display for SkipReason {
     }
 }
 
+impl From<SkipReason> for u8 {
+    /// The reason's stable numeric code (1 [`SkipReason::EmptyText`], 2 [`SkipReason::NoTokens`]),
+    /// as the Ray job carries it in its Arrow tables.
+    fn from(reason: SkipReason) -> u8 {
+        match reason {
+            SkipReason::EmptyText => 1,
+            SkipReason::NoTokens => 2,
+        }
+    }
+}
+
+impl TryFrom<u8> for SkipReason {
+    type Error = UnknownSkipCode;
+
+    /// The reason of a numeric code (see `From<SkipReason> for u8`); an unknown code is an error.
+    fn try_from(code: u8) -> Result<SkipReason, UnknownSkipCode> {
+        match code {
+            1 => Ok(SkipReason::EmptyText),
+            2 => Ok(SkipReason::NoTokens),
+            _ => Err(UnknownSkipCode(code)),
+        }
+    }
+}
+
+/// A numeric code that names no [`SkipReason`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("unknown skip reason code {0}")]
+pub struct UnknownSkipCode(pub u8);
+
 /// How two documents matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -280,6 +309,19 @@ pub struct DedupOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skip_reasons_round_trip_through_their_codes() {
+        for reason in [SkipReason::EmptyText, SkipReason::NoTokens] {
+            assert_eq!(SkipReason::try_from(u8::from(reason)), Ok(reason));
+        }
+        assert_eq!(u8::from(SkipReason::EmptyText), 1);
+        assert_eq!(u8::from(SkipReason::NoTokens), 2);
+        for code in [0, 3, 255] {
+            assert_eq!(SkipReason::try_from(code), Err(UnknownSkipCode(code)));
+        }
+        assert_eq!(UnknownSkipCode(7).to_string(), "unknown skip reason code 7");
+    }
 
     #[test]
     fn doc_ids_serialize_as_bare_numbers() {

@@ -9,6 +9,7 @@ use crate::charset::{self, Kind};
 use crate::options::ReadOptions;
 use crate::page::{HtmlText, html_text};
 use crate::record::{Decoded, RawRecord};
+use crate::skip::SkipReason;
 use crate::sniff::magic_type;
 
 /// Decodes a [`Format::Docreader`](crate::Format::Docreader) record (see
@@ -18,13 +19,16 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     let m = match scan(&rec.bytes, rec.bytes.len()) {
         Ok(m) => m,
         Err(e) => {
-            return Decoded::Skip { id: fallback(), reason: format!("malformed protobuf: {e}") };
+            let reason = SkipReason::damaged(format!("malformed protobuf: {e}"));
+            return Decoded::Skip { id: fallback(), reason };
         }
     };
     let Some(url) = m.url.filter(|u| !u.is_empty()) else {
         return Decoded::Skip {
             id: fallback(),
-            reason: "no url: a message without field 1 (url), which is required".to_owned(),
+            reason: SkipReason::missing_field(
+                "no url: a message without field 1 (url), which is required",
+            ),
         };
     };
     let mut warnings = Vec::new();
@@ -42,12 +46,12 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
         _ => {
             return Decoded::Skip {
                 id,
-                reason: "empty record: no body (field 2) and no text (field 3)".to_owned(),
+                reason: SkipReason::empty("empty record: no body (field 2) and no text (field 3)"),
             };
         }
     };
     if let Some(media) = magic_type(payload) {
-        return Decoded::Skip { id, reason: format!("binary payload: {media}") };
+        return Decoded::Skip { id, reason: SkipReason::binary_payload(media) };
     }
     let decoded = charset::decode(payload, kind, None, tld.as_deref());
     warnings.extend(decoded.warning);

@@ -11,6 +11,7 @@ use serde_json::error::Category;
 
 use crate::options::ReadOptions;
 use crate::record::{Decoded, RawRecord, position_id};
+use crate::skip::SkipReason;
 
 /// The two fields of a JSON object, or the parse error.
 ///
@@ -52,8 +53,8 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
         Err(e) => {
             let reason = match e.classify() {
                 // Valid JSON of the wrong shape (the only data error the visitor raises).
-                Category::Data => "not a JSON object".to_owned(),
-                _ => format!("invalid JSON: {e}"),
+                Category::Data => SkipReason::missing_field("not a JSON object"),
+                _ => SkipReason::damaged(format!("invalid JSON: {e}")),
             };
             return Decoded::Skip { id: position_id(rec), reason };
         }
@@ -71,7 +72,11 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     }
     let id = picked.id.unwrap_or_else(|| position_id(rec));
     if !picked.text_seen {
-        let reason = format!("no string field '{}' ({})", opts.text_field, fields_of(&rec.bytes));
+        let reason = SkipReason::missing_field(format!(
+            "no string field '{}' ({})",
+            opts.text_field,
+            fields_of(&rec.bytes)
+        ));
         return Decoded::Skip { id, reason };
     }
     match picked.text {
@@ -89,7 +94,11 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
             visible: None,
             site: picked.site,
         },
-        None => Decoded::Skip { id, reason: format!("no string field '{}'", opts.text_field) },
+        None => {
+            let reason =
+                SkipReason::missing_field(format!("no string field '{}'", opts.text_field));
+            Decoded::Skip { id, reason }
+        }
     }
 }
 
@@ -298,7 +307,7 @@ mod tests {
 
     fn skip(d: Decoded) -> (String, String) {
         match d {
-            Decoded::Skip { id, reason } => (id, reason),
+            Decoded::Skip { id, reason } => (id, reason.to_string()),
             other => panic!("expected a skip, got {other:?}"),
         }
     }

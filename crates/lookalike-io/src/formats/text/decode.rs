@@ -11,12 +11,13 @@ use crate::format::Format;
 use crate::options::ReadOptions;
 use crate::page::{HtmlText, html_text};
 use crate::record::{Decoded, RawRecord, position_id};
+use crate::skip::SkipReason;
 use crate::sniff;
 
 /// Decodes a [`Format::Text`] or [`Format::Html`] record (see [`crate::decode`]).
 pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     if let Some(reason) = sniff::binary_content(&rec.bytes) {
-        return Decoded::Skip { id: position_id(rec), reason };
+        return Decoded::Skip { id: position_id(rec), reason: SkipReason::not_a_document(reason) };
     }
     let kind = if rec.format == Format::Html { Kind::Html } else { Kind::Plain };
     let mut text = match sniff::utf16_without_bom(&rec.bytes) {

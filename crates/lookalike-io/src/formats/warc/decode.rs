@@ -16,6 +16,7 @@ use crate::format::Format;
 use crate::options::ReadOptions;
 use crate::page::{HtmlText, html_text};
 use crate::record::{Decoded, MAX_RECORD_BYTES, RawRecord, WarcHeader};
+use crate::skip::SkipReason;
 use crate::sniff::{looks_binary, magic_type};
 
 /// The longest HTTP header block looked for at the start of a response.
@@ -44,7 +45,11 @@ pub(crate) fn decode(rec: &RawRecord, opts: &ReadOptions) -> Decoded {
     }
 }
 
-fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<Decoded, String> {
+fn payload(
+    rec: &RawRecord,
+    header: &WarcHeader,
+    opts: &ReadOptions,
+) -> Result<Decoded, SkipReason> {
     if let Some(reason) = &header.skip {
         return Err(reason.clone());
     }
@@ -52,11 +57,11 @@ fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<D
         && !media.is_empty()
         && !media.starts_with("application/http")
     {
-        return Err(format!("not an HTTP response: {media}"));
+        return Err(SkipReason::not_a_document(format!("not an HTTP response: {media}")));
     }
     let http = Http::parse(&rec.bytes)?;
     if !(200..300).contains(&http.status) {
-        return Err(format!("HTTP status: {}", http.status_line));
+        return Err(SkipReason::not_a_document(format!("HTTP status: {}", http.status_line)));
     }
     let mut warnings = Vec::new();
     if let Some(reason) = &header.truncated {
@@ -78,7 +83,7 @@ fn payload(rec: &RawRecord, header: &WarcHeader, opts: &ReadOptions) -> Result<D
         body = Cow::Owned(decoded.data);
     }
     if body.is_empty() {
-        return Err("empty payload".to_owned());
+        return Err(SkipReason::empty("empty payload"));
     }
     let media = http.content_type.as_deref().map(media_type).unwrap_or_default();
     let http_charset = http.content_type.as_deref().and_then(charset_param);
@@ -125,19 +130,24 @@ struct Http<'a> {
 }
 
 impl Http<'_> {
-    fn parse(block: &[u8]) -> Result<Http<'_>, String> {
+    fn parse(block: &[u8]) -> Result<Http<'_>, SkipReason> {
         if block.is_empty() {
-            return Err("empty WARC response".to_owned());
+            return Err(SkipReason::empty("empty WARC response"));
         }
         if !block.starts_with(b"HTTP/") {
-            return Err("not an HTTP response: no status line".to_owned());
+            return Err(SkipReason::not_a_document("not an HTTP response: no status line"));
         }
         let window = &block[..block.len().min(MAX_HTTP_HEADER)];
         let (head, body) = match header_end(window) {
             Some(end) => (&block[..end], &block[end..]),
             // Headers without a body (and without the final empty line).
             None if block.len() <= MAX_HTTP_HEADER => (block, &[][..]),
-            None => return Err(format!("HTTP header longer than {} KiB", MAX_HTTP_HEADER >> 10)),
+            None => {
+                return Err(SkipReason::damaged(format!(
+                    "HTTP header longer than {} KiB",
+                    MAX_HTTP_HEADER >> 10
+                )));
+            }
         };
         let (first, fields) = header_lines(head);
         let mut parts = first.splitn(2, ' ');
@@ -146,7 +156,12 @@ impl Http<'_> {
         let code = rest.split(' ').next().unwrap_or_default();
         let status = match code.parse::<u16>() {
             Ok(status) if code.len() == 3 => status,
-            _ => return Err(format!("malformed HTTP status line: {}", shorten(&first, 60))),
+            _ => {
+                return Err(SkipReason::damaged(format!(
+                    "malformed HTTP status line: {}",
+                    shorten(&first, 60)
+                )));
+            }
         };
         let field = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
         Ok(Http {
@@ -266,7 +281,7 @@ struct Inflated {
 /// Undoes a `Content-Encoding` when the payload is encoded that way: `Ok(None)` when it is not
 /// (already decoded, or a coding this crate cannot undo), `Err(reason)` when nothing could be
 /// decoded.
-fn undo_content_coding(coding: &str, body: &[u8]) -> Result<Option<Inflated>, String> {
+fn undo_content_coding(coding: &str, body: &[u8]) -> Result<Option<Inflated>, SkipReason> {
     let coding = coding.split(',').next_back().unwrap_or_default().trim();
     match coding {
         "gzip" | "x-gzip" if body.starts_with(&[0x1f, 0x8b]) => {
@@ -290,15 +305,17 @@ fn undo_content_coding(coding: &str, body: &[u8]) -> Result<Option<Inflated>, St
     }
 }
 
-fn inflate(decoder: impl Read, coding: &str) -> Result<Inflated, String> {
+fn inflate(decoder: impl Read, coding: &str) -> Result<Inflated, SkipReason> {
     let limit = MAX_RECORD_BYTES;
     let mut out = Vec::new();
     match decoder.take(limit + 1).read_to_end(&mut out) {
-        Ok(_) if out.len() as u64 > limit => {
-            Err(format!("payload larger than the {limit}-byte limit after {coding} decoding"))
-        }
+        Ok(_) if out.len() as u64 > limit => Err(SkipReason::too_large(format!(
+            "payload larger than the {limit}-byte limit after {coding} decoding"
+        ))),
         Ok(_) => Ok(Inflated { data: out, warning: None }),
-        Err(e) if out.is_empty() => Err(format!("corrupt {coding} content coding: {e}")),
+        Err(e) if out.is_empty() => {
+            Err(SkipReason::damaged(format!("corrupt {coding} content coding: {e}")))
+        }
         Err(_) => {
             let warning = format!(
                 "truncated or corrupt {coding} content coding: kept the first {} bytes",
@@ -310,12 +327,12 @@ fn inflate(decoder: impl Read, coding: &str) -> Result<Inflated, String> {
 }
 
 /// Whether a payload is a document, and of which kind.
-fn classify(media: &str, body: &[u8], utf16: bool) -> Result<Kind, String> {
+fn classify(media: &str, body: &[u8], utf16: bool) -> Result<Kind, SkipReason> {
     if let Some(magic) = magic_type(body) {
         return Err(if media.is_empty() || media == magic {
-            format!("binary payload: {magic}")
+            SkipReason::binary_payload(magic)
         } else {
-            format!("binary payload: {magic} (declared {media})")
+            SkipReason::binary_payload(format!("{magic} (declared {media})"))
         });
     }
     let kind = match media {
@@ -329,15 +346,17 @@ fn classify(media: &str, body: &[u8], utf16: bool) -> Result<Kind, String> {
         | "*/*"
         | "application/x-unknown-content-type" => {
             if !utf16 && looks_binary(body) {
-                return Err("binary payload: unknown type".to_owned());
+                return Err(SkipReason::binary_payload("unknown type"));
             }
             if crate::sniff::sniff_format(body) == Format::Html { Kind::Html } else { Kind::Plain }
         }
-        _ if is_textual(media) => return Err(format!("not a document: {media}")),
-        _ => return Err(format!("binary payload: {media}")),
+        _ if is_textual(media) => {
+            return Err(SkipReason::not_a_document(format!("not a document: {media}")));
+        }
+        _ => return Err(SkipReason::binary_payload(media)),
     };
     if !utf16 && looks_binary(body) {
-        return Err(format!("binary payload: control bytes in {media}"));
+        return Err(SkipReason::binary_payload(format!("control bytes in {media}")));
     }
     Ok(kind)
 }
@@ -362,6 +381,7 @@ fn is_textual(media: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skip::SkipKind;
 
     #[test]
     fn chunked_bodies() {
@@ -427,16 +447,20 @@ mod tests {
         assert_eq!(magic_type(b"<html>"), None);
         assert!(looks_binary(b"abc\0def"));
         assert!(!looks_binary("plain text\r\n\twith tabs\x1b$B".as_bytes()));
-        assert_eq!(classify("text/css", b"a{}", false), Err("not a document: text/css".into()));
+        let css = classify("text/css", b"a{}", false).unwrap_err();
+        assert_eq!(
+            (css.kind(), css.as_str()),
+            (SkipKind::NotADocument, "not a document: text/css")
+        );
         assert_eq!(
             classify("text/html", b"\xff\xd8\xff\xe0", false),
-            Err("binary payload: image/jpeg (declared text/html)".into())
+            Err(SkipReason::binary_payload("image/jpeg (declared text/html)"))
         );
         assert_eq!(classify("", b"<!doctype html><p>x", false), Ok(Kind::Html));
         assert_eq!(classify("application/octet-stream", b"words", false), Ok(Kind::Plain));
         assert_eq!(
             classify("application/pdf", b"x", false),
-            Err("binary payload: application/pdf".into())
+            Err(SkipReason::binary_payload("application/pdf"))
         );
     }
 }

@@ -17,6 +17,7 @@ use crate::error::InputError;
 use crate::format::Format;
 use crate::framed::{Framed, Search, Step, Stop};
 use crate::record::{RawRecord, WarcHeader};
+use crate::skip::SkipReason;
 
 /// The longest WARC header block read; a longer one is reported and skipped.
 const MAX_HEADER: usize = 32 << 10;
@@ -179,28 +180,35 @@ impl<R: Read> WarcReader<R> {
                 let len = avail.len();
                 self.framed.input.consume(len);
                 let reason = match self.framed.stop() {
-                    Stop::End => "truncated WARC record: the input ends inside its header".into(),
-                    Stop::Gap(gap) => format!("corrupt gzip data in the WARC header: {gap}"),
-                    Stop::Failed(e) => {
-                        format!("truncated WARC record: {}", self.framed.read_error(&e))
+                    Stop::End => SkipReason::damaged(
+                        "truncated WARC record: the input ends inside its header",
+                    ),
+                    Stop::Gap(gap) => {
+                        SkipReason::damaged(format!("corrupt gzip data in the WARC header: {gap}"))
                     }
+                    Stop::Failed(e) => SkipReason::damaged(format!(
+                        "truncated WARC record: {}",
+                        self.framed.read_error(&e)
+                    )),
                 };
                 return self.lost(number, offset, fields, 0, reason);
             }
             None => {
                 self.framed.input.consume(5);
                 let skipped = self.resync_description();
-                let reason = format!(
+                let reason = SkipReason::damaged(format!(
                     "bad WARC header: longer than {} KiB; skipped {skipped}",
                     MAX_HEADER >> 10
-                );
+                ));
                 return self.lost(number, offset, Fields::default(), 0, reason);
             }
         };
         self.framed.input.consume(header_len);
         let Some(length) = fields.content_length else {
             let skipped = self.resync_description();
-            let reason = format!("bad WARC header: no valid Content-Length; skipped {skipped}");
+            let reason = SkipReason::damaged(format!(
+                "bad WARC header: no valid Content-Length; skipped {skipped}"
+            ));
             return self.lost(number, offset, fields, 0, reason);
         };
 
@@ -208,15 +216,15 @@ impl<R: Read> WarcReader<R> {
         let is_response = kind == "response";
         let skip = if !is_response {
             Some(if kind.is_empty() {
-                "WARC record without a WARC-Type".to_owned()
+                SkipReason::damaged("WARC record without a WARC-Type")
             } else {
-                format!("WARC {kind} record")
+                SkipReason::warc_record_type(&kind)
             })
         } else if length > self.framed.max_record_bytes {
-            Some(format!(
+            Some(SkipReason::too_large(format!(
                 "WARC record larger than the {}-byte limit: {length} bytes",
                 self.framed.max_record_bytes
-            ))
+            )))
         } else {
             None
         };
@@ -236,14 +244,15 @@ impl<R: Read> WarcReader<R> {
                 return self.cut(number, offset, fields, length, bytes, at);
             }
             let reason = match self.framed.stop() {
-                Stop::End => format!(
+                Stop::End => SkipReason::damaged(format!(
                     "truncated WARC record: the Content-Length is {length} bytes, the input ends \
                      after {got} of them"
-                ),
-                Stop::Gap(gap) => format!("corrupt gzip data in the record: {gap}"),
-                Stop::Failed(e) => {
-                    format!("truncated WARC record: {}", self.framed.read_error(&e))
-                }
+                )),
+                Stop::Gap(gap) => SkipReason::corrupt_gzip_in_record(gap),
+                Stop::Failed(e) => SkipReason::damaged(format!(
+                    "truncated WARC record: {}",
+                    self.framed.read_error(&e)
+                )),
             };
             return self.lost(number, offset, fields, length, reason);
         }
@@ -264,7 +273,7 @@ impl<R: Read> WarcReader<R> {
         if next.is_empty() {
             // The end, or a gzip gap that damaged the record.
             if let Some(gap) = self.framed.damaging_gap(block_end) {
-                let reason = format!("corrupt gzip data in the record: {gap}");
+                let reason = SkipReason::corrupt_gzip_in_record(gap);
                 return self.lost(number, offset, fields, length, reason);
             }
         } else if !next.starts_with(b"WARC/") {
@@ -289,7 +298,7 @@ impl<R: Read> WarcReader<R> {
                     Stop::End => "the end".to_owned(),
                     // The member that held the record is damaged: that is the cause.
                     Stop::Gap(gap) if gap.damages_before(block_end) => {
-                        let reason = format!("corrupt gzip data in the record: {gap}");
+                        let reason = SkipReason::corrupt_gzip_in_record(gap);
                         return self.lost(number, offset, fields, length, reason);
                     }
                     Stop::Gap(gap) => format!("a gzip gap: {gap}"),
@@ -298,10 +307,10 @@ impl<R: Read> WarcReader<R> {
                     }
                 }
             };
-            let reason = format!(
+            let reason = SkipReason::damaged(format!(
                 "wrong WARC Content-Length: the {length}-byte block is followed by {skipped} bytes \
                  that are not a WARC record (a Content-Length too short?); skipped to {to}"
-            );
+            ));
             return self.lost(number, offset, fields, length, reason);
         }
 
@@ -353,11 +362,11 @@ impl<R: Read> WarcReader<R> {
         at: usize,
     ) -> Step {
         self.framed.input.unread(&bytes[at..]);
-        let reason = format!(
+        let reason = SkipReason::damaged(format!(
             "wrong WARC Content-Length: {length} bytes is too long: the next record starts {at} \
              bytes into the block, at offset {}; the record was cut there",
             self.framed.input.offset()
-        );
+        ));
         self.lost(number, offset, fields, length, reason)
     }
 
@@ -368,7 +377,7 @@ impl<R: Read> WarcReader<R> {
         offset: u64,
         fields: Fields,
         length: u64,
-        reason: String,
+        reason: SkipReason,
     ) -> Step {
         let kind = fields.kind.clone().unwrap_or_default();
         let is_response = kind == "response";
@@ -387,7 +396,7 @@ impl<R: Read> WarcReader<R> {
         kind: String,
         is_response: bool,
         length: u64,
-        skip: Option<String>,
+        skip: Option<SkipReason>,
     ) -> WarcHeader {
         let id = self.record_id(&fields, is_response, number);
         WarcHeader {
