@@ -31,7 +31,15 @@ def run(name: str, *args: str, timeout: int = 600) -> subprocess.CompletedProces
 
 
 def test_every_example_is_tested() -> None:
-    tested = {"minhash_lsh.py", "containment.py", "dedup_jsonl.py", "dedup_parquet.py", "ray_dedup.py", "ray_components.py"}
+    tested = {
+        "minhash_lsh.py",
+        "containment.py",
+        "dedup_jsonl.py",
+        "dedup_parquet.py",
+        "ray_dedup.py",
+        "ray_components.py",
+        "ray_crawl.py",
+    }
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -97,6 +105,18 @@ def test_ray_dedup_prints_stages_not_ray_logs(corpus: Path, tmp_path: Path) -> N
 def test_ray_components_prints_the_components() -> None:
     out = run("ray_components.py")
     assert out.stdout.splitlines()[0] == "[(1, 1), (2, 1), (3, 1), (10, 10), (11, 10), (12, 10)]"
+
+
+def test_ray_crawl_reads_a_site_and_prints_its_copy(tmp_path: Path) -> None:
+    from test_read import write_site
+
+    write_site(tmp_path)
+    site = tmp_path / "site"
+    out = run("ray_crawl.py", str(site))
+    lines = out.stdout.splitlines()
+    # The sidebar and the footer are the site's template: only the mirrored page is a pair.
+    assert lines[0] == "11 documents, 1 near-duplicate pairs", out.stdout
+    assert lines[1] == f"1.000  {site}/mirror-page3.html  {site}/page3.html", out.stdout
 
 
 def test_examples_type_check_strictly() -> None:

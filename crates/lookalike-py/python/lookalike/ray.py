@@ -89,6 +89,7 @@ from . import _lookalike
 __all__ = [
     "RayDedupResult",
     "dedup",
+    "read",
     "connected_components",
     "INDEX",
     "DISTRIBUTED_EDGES",
