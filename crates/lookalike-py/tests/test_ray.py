@@ -117,6 +117,23 @@ def test_ray_without_candidates(ray_cluster):
         assert collect(ray, result.pairs).num_rows == 0
 
 
+def test_ray_on_nothing_gives_the_tables_of_nothing(ray_cluster):
+    """A dataset without rows (blocks without columns after a filter, or no blocks at all) gives
+    lookalike.dedup's empty tables, not an error about its columns."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    one = pa.table({"id": ["a"], "text": ["some words to read"]})
+    empty = pa.table({"id": pa.array([], pa.string()), "text": pa.array([], pa.string())})
+    local = lookalike.dedup(empty, id="id")
+    for ds in (ray.data.from_arrow(one).filter(lambda r: False), ray.data.from_items([]), ray.data.from_arrow(empty)):
+        result = lray.dedup(ds, id="id", progress=False)
+        assert collect(ray, result.dataset).equals(local.table)
+        assert collect(ray, result.pairs).num_rows == 0
+    with pytest.raises(ValueError, match="no text column 'body'"):
+        lray.dedup(ray.data.from_arrow(empty), text="body", id="id", progress=False)
+
+
 def test_ray_supershingles_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
     """Super-shingles on Ray: candidates share a mega-shingle (the core's keys), verified
     exactly; the CLI's clusters and pairs."""

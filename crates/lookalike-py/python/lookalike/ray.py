@@ -596,11 +596,31 @@ def dedup(
             # reading), then the columns and row counts of its blocks.
             refs = ds.to_arrow_refs()
             shapes = ray.get([ray.remote(_shape).remote(r) for r in refs])
-            names = shapes[0][1] if shapes else ds.schema().names
+            # An empty block may have no columns (a filter that kept nothing): the first block
+            # with columns names them.
+            names = next((n for _, n in shapes if n), None)
+            if names is None and not shapes:
+                schema = ds.schema()
+                names = list(schema.names) if schema is not None else None
             for col, what in ((text, "text"), (id, "id")):
-                if col is not None and col not in names:
+                if names is not None and col is not None and col not in names:
                     raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
             counts = [c for c, _ in shapes]
+            if sum(counts) == 0:
+                # Nothing to deduplicate: the tables of an empty input, as lookalike.dedup gives them.
+                from . import dedup as local_dedup
+
+                columns = {text: pa.array([], pa.string())}
+                if id is not None:
+                    columns[id] = pa.array([], pa.string())
+                empty = local_dedup(pa.table(columns), text=text, id=id, method=method, threshold=threshold,
+                                    keep=keep, cluster=cluster, **options)
+                say("done: 0 documents")
+                return RayDedupResult(
+                    dataset=ray.data.from_arrow(empty.table),
+                    pairs=ray.data.from_arrow(empty.pairs),
+                    stats={**empty.stats, "components": "single"},
+                )
             number = ray.remote(_number).options(num_returns=2)
             documents, ids, total = [], [], 0
             for r, c in zip(refs, counts):
