@@ -299,12 +299,8 @@ impl ReadSettings<'_> {
             min_pages: self.boilerplate_min_pages.unwrap_or(defaults.min_pages),
             min_share: self.boilerplate_min_share.unwrap_or(defaults.min_share),
         };
-        if !(0.0..=1.0).contains(&rule.min_share) {
-            return Err(value_err(format!(
-                "boilerplate_min_share {} is not a share between 0 and 1",
-                rule.min_share
-            )));
-        }
+        BoilerplateRule::share(rule.min_share)
+            .map_err(|e| value_err(format!("boilerplate_min_share {e}")))?;
         let mode: BoilerplateMode = self.boilerplate.parse().map_err(value_err)?;
         let opts = ReadOptions {
             id_field: self.id_field.to_owned(),

@@ -133,6 +133,15 @@ impl Default for BoilerplateRule {
 }
 
 impl BoilerplateRule {
+    /// `share` as a [`BoilerplateRule::min_share`]: a number from 0 to 1, or why not.
+    pub fn share(share: f64) -> Result<f64, String> {
+        if (0.0..=1.0).contains(&share) {
+            Ok(share)
+        } else {
+            Err(format!("{share} is not a share between 0 and 1"))
+        }
+    }
+
     /// The number of distinct pages a block needs on a site of `pages` distinct pages.
     pub fn threshold(&self, pages: u32) -> u32 {
         let share = (self.min_share * pages as f64).ceil();

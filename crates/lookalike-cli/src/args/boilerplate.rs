@@ -59,9 +59,5 @@ impl BoilerplateArgs {
 
 fn parse_share(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is not a share between 0 and 1"))
-    }
+    BoilerplateRule::share(v)
 }
