@@ -9,14 +9,18 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use lookalike::boilerplate::{BoilerplateMode, SiteTemplate};
 use lookalike::{DedupConfig, Document};
 use lookalike_index::{Checked, Durability, Fate, Index, IndexSettings};
-use lookalike_io::{BatchLimits, Decoded, Origin, Position, UniqueIds};
+use lookalike_io::boilerplate::{
+    BoilerplateOptions, Learned, PageCleaned, clean_learned, learn as learn_template,
+};
+use lookalike_io::{BatchLimits, Decoded, Origin, Position, RawRecord, UniqueIds};
 
 use crate::UsageError;
 use crate::args::{
     DurabilityArg, ExpectArgs, IndexAddArgs, IndexArgs, IndexCommand, IndexCreateArgs,
-    IndexDirArgs, IndexExportArgs, IndexRemoveArgs,
+    IndexDirArgs, IndexExportArgs, IndexRemoveArgs, InputArgs, TemplateArgs,
 };
 use crate::output::OutputFile;
 
@@ -96,9 +100,59 @@ fn expecting(index: Index, expect: &ExpectArgs) -> Result<Index> {
 fn create(args: &IndexCreateArgs) -> Result<ExitCode> {
     let config = DedupConfig::try_from(&args.as_dedup_args())?;
     let settings = IndexSettings::from_config(&config).map_err(index_error)?;
-    let index = Index::create(&args.dir, &settings).map_err(index_error)?;
+    if args.dir.join(lookalike_index::index::DB_FILE).exists() {
+        return Err(index_error(lookalike_index::Error::Exists { path: args.dir.clone() }));
+    }
+    let index = if args.template.from.is_empty() {
+        Index::create(&args.dir, &settings).map_err(index_error)?
+    } else {
+        let template = learn(&args.template, &args.input)?;
+        Index::create_with_template(&args.dir, &settings, &template).map_err(index_error)?
+    };
     eprintln!("lookalike: created index {} ({})", args.dir.display(), index.describe());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The site template of the pages of `--boilerplate-from`, counted as `dedup`'s first pass
+/// counts a collection (the texts are not kept).
+fn learn(args: &TemplateArgs, input: &InputArgs) -> Result<SiteTemplate> {
+    if args.boilerplate == BoilerplateMode::Off {
+        return Err(UsageError(
+            "--boilerplate off with --boilerplate-from: nothing would be learned (leave out \
+             --boilerplate-from for an index that compares pages as they are)"
+                .into(),
+        )
+        .into());
+    }
+    let started = Instant::now();
+    let expanded = crate::setup::expand_nonempty(&args.from)?;
+    crate::setup::warn_skipped_paths(&expanded);
+    let warn = |e: lookalike_io::InputError| eprintln!("lookalike: warning: {e}");
+    let learned = learn_template(
+        expanded.inputs,
+        input.read_options(),
+        &args.options(),
+        BatchLimits::default(),
+        warn,
+    )
+    .context("cannot start the reader thread")?;
+    let Learned { records, pages, distinct, errors, .. } = learned;
+    if pages == 0 {
+        return Err(UsageError(format!(
+            "--boilerplate-from: none of its {records} records is a page to learn a template \
+             from ({errors} input errors; --boilerplate auto counts web pages: HTML, WARC, \
+             docreader; --boilerplate all counts text and JSONL records too)"
+        ))
+        .into());
+    }
+    let template = learned.template;
+    let (sites, with_template, blocks) = template.figures();
+    eprintln!(
+        "lookalike: site template learned from {pages} pages ({distinct} distinct) in {:.2} s: \
+         {blocks} template lines on {with_template} of {sites} sites",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(template)
 }
 
 /// One report line: the document's fate, its matches, where it is.
@@ -157,7 +211,7 @@ fn round6(x: f64) -> f64 {
 
 /// What was read: a document to check, or a record skipped by the readers.
 enum Item {
-    Doc(Document, Origin),
+    Doc(Document, Origin, Option<lookalike_io::BoilerplateRemoved>),
     Skipped { id: String, reason: lookalike_io::SkipReason, origin: Origin },
 }
 
@@ -185,11 +239,17 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
         None => Box::new(std::io::stdout().lock()),
     };
     let mut out = BufWriter::new(out);
-    let per_record = |rec: &lookalike_io::RawRecord, decoded: Decoded| (decoded, rec.origin());
+    let template = index.template();
+    let per_record = |rec: &RawRecord, mut decoded: Decoded| {
+        let cleaned = template.and_then(|t| clean_learned(t, rec, &mut decoded));
+        (decoded, rec.origin(), cleaned)
+    };
     let mut ids = UniqueIds::default();
     let (mut kept, mut dups, mut skipped, mut replaced, mut errors) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
-    let each = |batch: Vec<Result<(Decoded, Origin), lookalike_io::InputError>>| {
+    type Read = (Decoded, Origin, Option<PageCleaned>);
+    let (mut removed_bytes, mut before_bytes) = (0u64, 0u64);
+    let each = |batch: Vec<Result<Read, lookalike_io::InputError>>| {
         let mut items = Vec::with_capacity(batch.len());
         for item in batch {
             match item {
@@ -203,11 +263,11 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
                         items.push(Item::Skipped { id, reason, origin });
                     }
                 }
-                Ok((Decoded::Skip { id, reason }, origin)) => {
+                Ok((Decoded::Skip { id, reason }, origin, _)) => {
                     let id = ids.make_unique(&id, &origin).unwrap_or(id);
                     items.push(Item::Skipped { id, reason, origin });
                 }
-                Ok((Decoded::Doc { mut doc, warning, .. }, origin)) => {
+                Ok((Decoded::Doc { mut doc, warning, .. }, origin, cleaned)) => {
                     if let Some(id) = ids.make_unique(&doc.id, &origin) {
                         eprintln!(
                             "lookalike: warning: {origin}: duplicate id {:?} in this run; this \
@@ -219,14 +279,18 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
                     if let Some(w) = warning {
                         eprintln!("lookalike: warning: {origin}: {w}");
                     }
-                    items.push(Item::Doc(doc, origin));
+                    if let Some(c) = cleaned {
+                        removed_bytes += c.removed.removed_bytes;
+                        before_bytes += c.removed.before_bytes;
+                    }
+                    items.push(Item::Doc(doc, origin, cleaned.map(|c| c.removed)));
                 }
             }
         }
         let docs: Vec<Document> = items
             .iter_mut()
             .filter_map(|i| match i {
-                Item::Doc(d, _) => Some(std::mem::replace(d, Document::from_text("", ""))),
+                Item::Doc(d, ..) => Some(std::mem::replace(d, Document::from_text("", ""))),
                 Item::Skipped { .. } => None,
             })
             .collect();
@@ -239,7 +303,7 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
         let mut answers = checked.iter();
         for item in &items {
             let line = match item {
-                Item::Doc(_, origin) => {
+                Item::Doc(_, origin, removed) => {
                     let c = answers.next().expect("one answer per document");
                     match &c.fate {
                         Fate::Kept => kept += 1,
@@ -247,7 +311,11 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
                         Fate::Skipped(_) => skipped += 1,
                     }
                     replaced += u64::from(c.replaced);
-                    report_line(c, origin)
+                    let mut line = report_line(c, origin);
+                    if let Some(r) = removed {
+                        line["boilerplate"] = serde_json::to_value(r)?;
+                    }
+                    line
                 }
                 Item::Skipped { id, reason, origin } => {
                     skipped += 1;
@@ -263,7 +331,12 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
         out.flush()?;
         Ok(())
     };
-    let (opts, limits) = (args.input.read_options(), BatchLimits::records(args.batch));
+    let mut opts = args.input.read_options();
+    if let Some(t) = template {
+        let options = BoilerplateOptions { site_field: t.site_field.clone(), ..Default::default() };
+        opts = options.read_options(opts);
+    }
+    let limits = BatchLimits::records(args.batch);
     crate::read::batches(expanded.inputs, opts, limits, per_record, each)?;
     index.flush().map_err(index_error)?;
     if !args.quiet {
@@ -280,6 +353,12 @@ fn add(args: &IndexAddArgs, insert: bool) -> Result<ExitCode> {
             },
             if errors > 0 { format!(", {errors} input errors") } else { String::new() },
         );
+        if template.is_some() {
+            eprintln!(
+                "lookalike: site template: {removed_bytes} of {before_bytes} bytes removed from \
+                 the compared texts"
+            );
+        }
     }
     // As `dedup`: a run that could read no document at all fails.
     if kept + dups == 0 && (errors > 0 || skipped > 0) {

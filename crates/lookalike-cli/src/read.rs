@@ -85,7 +85,7 @@ where
             }
             pass.hold(item).with_context(|| temp_error("write"))?;
         }
-        counted(pass.pages, read);
+        counted(pass.pages(), read);
     }
     let mut cleaned = pass.finish(two.batch).with_context(|| temp_error("read"))?;
     while let Some(batch) = cleaned.next_batch().with_context(|| temp_error("read"))? {

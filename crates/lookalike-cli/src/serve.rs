@@ -16,7 +16,9 @@
 //!   compared in constant time); without one the service listens on loopback addresses only.
 //!   Reads stay open. Ids are at most [`MAX_ID_BYTES`].
 //! - Documents are decoded as `lookalike index add` decodes a `.txt` or `.html` file (`html`:
-//!   main content), so the answers are the CLI's.
+//!   main content), and cleaned of the index's site template when it has one (`index create
+//!   --boilerplate-from`; a page's site is the host of its URL id, or its path's folders), so
+//!   the answers are the CLI's.
 //! - Bodies above `--max-body` get 413, malformed JSON 400, a wrong content type 415, bad or
 //!   missing fields 422 (a batch over `--max-batch` documents too), a request over `--timeout`
 //!   408; every error body is `{"error": "..."}` (the [`errors`] middleware makes it so for the
@@ -55,8 +57,10 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use lookalike::Document;
+use lookalike::boilerplate::SiteTemplate;
 use lookalike_index::{Checked, Durability, Fate, Index};
-use lookalike_io::{Decoded, Format, RawRecord, ReadOptions};
+use lookalike_io::boilerplate::decode_alone;
+use lookalike_io::{Decoded, Format};
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -439,12 +443,13 @@ fn check_id(id: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// A document from a request, decoded as `index add` decodes a text or HTML file, or the reason
-/// the readers would skip it.
+/// A document from a request, decoded as `index add` decodes a text or HTML file (cleaned of
+/// the index's site template, when it has one), or the reason the readers would skip it.
 fn document(
     id: Option<String>,
     text: Option<String>,
     html: Option<String>,
+    template: Option<&SiteTemplate>,
 ) -> Result<Result<Document, String>, ApiError> {
     let (format, bytes) = match (text, html) {
         (Some(t), None) => (Format::Text, t.into_bytes()),
@@ -454,12 +459,9 @@ fn document(
         }
         (None, None) => return Err(unprocessable("missing field: \"text\" or \"html\"")),
     };
-    let rec = RawRecord { source: "request".into(), line: None, format, bytes, warc: None };
-    match lookalike_io::decode(&rec, &ReadOptions::default()) {
-        Decoded::Doc { mut doc, .. } => {
-            doc.id = id.unwrap_or_default();
-            Ok(Ok(doc))
-        }
+    let id = id.unwrap_or_default();
+    match decode_alone("request", id, format, bytes, template) {
+        Decoded::Doc { doc, .. } => Ok(Ok(doc)),
         Decoded::Skip { reason, .. } => Ok(Err(reason.to_string())),
     }
 }
@@ -583,10 +585,12 @@ impl AppState {
             }
             let id = r.id.clone().unwrap_or_default();
             check_id(&id).map_err(at)?;
-            items.push(match document(r.id, r.text, r.html).map_err(at)? {
-                Ok(doc) => Ok((doc, r.insert)),
-                Err(reason) => Err(skipped(id, reason)),
-            });
+            items.push(
+                match document(r.id, r.text, r.html, self.index.template()).map_err(at)? {
+                    Ok(doc) => Ok((doc, r.insert)),
+                    Err(reason) => Err(skipped(id, reason)),
+                },
+            );
         }
         self.metrics.checked.fetch_add(items.len() as u64, Ordering::Relaxed);
         // Runs of consecutive documents that are all inserted or all only checked, one after

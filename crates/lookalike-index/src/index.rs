@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use lookalike::boilerplate::SiteTemplate;
 use lookalike::verify::jaccard;
 use lookalike::{Document, MatchKind, RunReport, Sink, SkipReason};
 use rayon::prelude::*;
@@ -35,7 +36,7 @@ use crate::codec::{
     DocRecord, Group, StoredFate, band_prefix, band_row, copy_row, doc_key, doc_of,
 };
 use crate::error::{Error, Result};
-use crate::settings::{FORMAT_VERSION, IndexSettings};
+use crate::settings::{FORMAT_PLAIN, FORMAT_VERSION, IndexSettings};
 use crate::sketch::{Sketch, Sketcher};
 use crate::storage::{Durability, Overlay, RedbStorage, Snapshot, Storage, Table, Writes};
 
@@ -49,6 +50,13 @@ const META_SETTINGS: &[u8] = b"settings";
 /// give wrong answers with exit 0. Indexes written before it have none.
 const META_SETTINGS_SUM: &[u8] = b"settings-xxh3";
 const META_NEXT: &[u8] = b"next";
+/// The site template pages are cleaned of (format 3): the JSON of a
+/// [`lookalike::boilerplate::SiteTemplate`], zstd-compressed, and its xxh3-64.
+const META_TEMPLATE: &[u8] = b"template";
+const META_TEMPLATE_SUM: &[u8] = b"template-xxh3";
+
+/// The format of an index that holds a site template (see [`FORMAT_VERSION`]).
+const FORMAT_WITH_TEMPLATE: u32 = FORMAT_VERSION;
 
 /// In fast durability, the longest a commit stays without fsync.
 const FAST_FLUSH_EVERY: Duration = Duration::from_secs(1);
@@ -68,6 +76,9 @@ pub struct Index {
     /// Its format version (what its records hold; see [`FORMAT_VERSION`]).
     format: u32,
     sketcher: Sketcher,
+    /// The site template pages are cleaned of before they are checked or added, if the index
+    /// was created with one.
+    template: Option<SiteTemplate>,
     durability: Durability,
     /// One writer at a time; the time of the last durable commit.
     writer: Mutex<WriterState>,
@@ -163,6 +174,45 @@ pub struct IndexStats {
     pub table_bytes: Option<std::collections::BTreeMap<&'static str, u64>>,
     /// The frozen settings.
     pub settings: IndexSettings,
+    /// The site template pages are cleaned of, if the index has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<TemplateFigures>,
+}
+
+/// What an index's site template holds.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TemplateFigures {
+    /// Which documents it cleans (`auto`: web pages; `all`: every document).
+    pub mode: &'static str,
+    /// The JSONL/Parquet field that names a record's site, if one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site_field: Option<String>,
+    /// The rule: a line is template in at least this many distinct pages of its site ...
+    pub min_pages: u32,
+    /// ... and this share of them.
+    pub min_share: f64,
+    /// Sites of the sample.
+    pub sites: u64,
+    /// Sites with enough distinct pages for a template.
+    pub sites_with_template: u64,
+    /// Template lines over all sites.
+    pub template_blocks: u64,
+}
+
+impl TemplateFigures {
+    fn of(t: &SiteTemplate) -> Self {
+        let (sites, sites_with_template, template_blocks) = t.figures();
+        let rule = t.template.rule();
+        TemplateFigures {
+            mode: t.mode.name(),
+            site_field: t.site_field.clone(),
+            min_pages: rule.min_pages,
+            min_share: rule.min_share,
+            sites,
+            sites_with_template,
+            template_blocks,
+        }
+    }
 }
 
 /// What `verify` found.
@@ -196,22 +246,60 @@ impl Index {
         Index::create_with_storage(dir, Box::new(RedbStorage::open(&path)?), settings)
     }
 
+    /// Creates an index in `dir` (created if missing) with `settings` frozen, and the site
+    /// template learned from a sample of the collection: every page given to [`Index::add`] or
+    /// [`Index::query`] is to be cleaned of it first (the callers that decode pages do so:
+    /// `lookalike index add`, `lookalike serve`, `lookalike.Index`), as `lookalike dedup`
+    /// cleans a collection. Such an index is written in format 3, which lookalike builds before
+    /// it refuse instead of comparing pages with their template.
+    pub fn create_with_template(
+        dir: &Path,
+        settings: &IndexSettings,
+        template: &SiteTemplate,
+    ) -> Result<Index> {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
+        let path = dir.join(DB_FILE);
+        if path.exists() {
+            return Err(Error::Exists { path: dir.into() });
+        }
+        let storage = Box::new(RedbStorage::open(&path)?);
+        Index::create_on(dir, storage, settings, Some(template))
+    }
+
     /// Creates an index on an empty store (the crash tests' simulated disks).
     pub fn create_with_storage(
         dir: &Path,
         storage: Box<dyn Storage>,
         settings: &IndexSettings,
     ) -> Result<Index> {
+        Index::create_on(dir, storage, settings, None)
+    }
+
+    fn create_on(
+        dir: &Path,
+        storage: Box<dyn Storage>,
+        settings: &IndexSettings,
+        template: Option<&SiteTemplate>,
+    ) -> Result<Index> {
         if storage.snapshot()?.get(Table::Meta, META_FORMAT)?.is_some() {
             return Err(Error::Exists { path: dir.into() });
         }
         let mut w = Writes::new();
-        w.insert((Table::Meta, META_FORMAT.to_vec()), Some(FORMAT_VERSION.to_le_bytes().to_vec()));
+        let format = if template.is_some() { FORMAT_WITH_TEMPLATE } else { FORMAT_PLAIN };
+        w.insert((Table::Meta, META_FORMAT.to_vec()), Some(format.to_le_bytes().to_vec()));
         let json = serde_json::to_vec(settings).expect("settings serialize");
         let sum = xxhash_rust::xxh3::xxh3_64(&json).to_le_bytes().to_vec();
         w.insert((Table::Meta, META_SETTINGS.to_vec()), Some(json));
         w.insert((Table::Meta, META_SETTINGS_SUM.to_vec()), Some(sum));
         w.insert((Table::Meta, META_NEXT.to_vec()), Some(0u64.to_le_bytes().to_vec()));
+        if let Some(t) = template {
+            let json = serde_json::to_vec(t).expect("a template serializes");
+            let packed = zstd::bulk::compress(&json, 3)
+                .map_err(|source| Error::Io { path: dir.into(), source })?;
+            let sum = xxhash_rust::xxh3::xxh3_64(&packed).to_le_bytes().to_vec();
+            w.insert((Table::Meta, META_TEMPLATE.to_vec()), Some(packed));
+            w.insert((Table::Meta, META_TEMPLATE_SUM.to_vec()), Some(sum));
+        }
         storage.commit(&w, Durability::Immediate)?;
         Index::with_storage(dir, storage)
     }
@@ -260,23 +348,9 @@ impl Index {
         if !(1..=FORMAT_VERSION).contains(&found) {
             return Err(Error::Version { path, found, supported: FORMAT_VERSION });
         }
-        let json = snap
-            .get(Table::Meta, META_SETTINGS)?
-            .ok_or_else(|| Error::Corrupt { table: "meta", message: "no settings".into() })?;
-        if let Some(sum) = snap.get(Table::Meta, META_SETTINGS_SUM)? {
-            let want = xxhash_rust::xxh3::xxh3_64(&json).to_le_bytes();
-            if sum.as_slice() != want {
-                return Err(Error::Corrupt {
-                    table: "meta",
-                    message: format!(
-                        "the settings record of {} does not match its checksum: the index is \
-                         damaged (rebuild it from its documents, `lookalike index export` of a \
-                         backup, or recreate it)",
-                        path.display()
-                    ),
-                });
-            }
-        }
+        let json =
+            checked_meta(snap.as_ref(), &path, META_SETTINGS, META_SETTINGS_SUM, "settings")?
+                .ok_or_else(|| Error::Corrupt { table: "meta", message: "no settings".into() })?;
         let settings: IndexSettings = serde_json::from_slice(&json)
             .map_err(|e| Error::Corrupt { table: "meta", message: format!("settings: {e}") })?;
         let current = crate::settings::normalizer_fingerprint(settings.segmentation);
@@ -291,12 +365,29 @@ impl Index {
             });
         }
         let sketcher = Sketcher::new(&settings)?;
+        let template = match checked_meta(
+            snap.as_ref(),
+            &path,
+            META_TEMPLATE,
+            META_TEMPLATE_SUM,
+            "site template",
+        )? {
+            None if found == FORMAT_WITH_TEMPLATE => {
+                return Err(Error::Corrupt {
+                    table: "meta",
+                    message: format!("{}: format 3 without its site template", path.display()),
+                });
+            }
+            None => None,
+            Some(packed) => Some(unpack_template(&packed)?),
+        };
         Ok(Index {
             dir: dir.into(),
             storage,
             settings,
             format: found,
             sketcher,
+            template,
             durability: Durability::Immediate,
             writer: Mutex::new(WriterState { last_durable: Instant::now(), pending: false }),
         })
@@ -310,6 +401,12 @@ impl Index {
     /// The frozen settings.
     pub fn settings(&self) -> &IndexSettings {
         &self.settings
+    }
+
+    /// The site template pages are cleaned of before they are checked or added (see
+    /// [`Index::create_with_template`]), if the index has one.
+    pub fn template(&self) -> Option<&SiteTemplate> {
+        self.template.as_ref()
     }
 
     /// One line describing the method and its settings (`lookalike dedup`'s summary line).
@@ -737,6 +834,7 @@ impl Index {
             text_bytes: None,
             table_bytes: None,
             settings: self.settings.clone(),
+            template: self.template.as_ref().map(TemplateFigures::of),
         })
     }
 
@@ -1011,6 +1109,42 @@ struct VerifyTally {
 fn head_record(snap: &dyn Snapshot, doc: u64) -> Result<Option<DocRecord>> {
     let Some(bytes) = snap.get(Table::Docs, &doc_key(doc))? else { return Ok(None) };
     Ok(DocRecord::decode(&bytes).ok().filter(|r| r.group == Group::Head))
+}
+
+/// A meta record checked against its checksum (records written before their checksum have
+/// none, and are taken as they are).
+fn checked_meta(
+    snap: &dyn Snapshot,
+    path: &Path,
+    key: &[u8],
+    sum_key: &[u8],
+    what: &str,
+) -> Result<Option<Vec<u8>>> {
+    let Some(value) = snap.get(Table::Meta, key)? else { return Ok(None) };
+    if let Some(sum) = snap.get(Table::Meta, sum_key)? {
+        let want = xxhash_rust::xxh3::xxh3_64(&value).to_le_bytes();
+        if sum.as_slice() != want {
+            return Err(Error::Corrupt {
+                table: "meta",
+                message: format!(
+                    "the {what} record of {} does not match its checksum: the index is \
+                     damaged (rebuild it from its documents, `lookalike index export` of a \
+                     backup, or recreate it)",
+                    path.display()
+                ),
+            });
+        }
+    }
+    Ok(Some(value))
+}
+
+/// The site template of a meta record.
+fn unpack_template(packed: &[u8]) -> Result<SiteTemplate> {
+    let corrupt =
+        |e: String| Error::Corrupt { table: "meta", message: format!("site template: {e}") };
+    let mut json = Vec::new();
+    zstd::stream::copy_decode(packed, &mut json).map_err(|e| corrupt(e.to_string()))?;
+    serde_json::from_slice(&json).map_err(|e| corrupt(e.to_string()))
 }
 
 impl Drop for Index {

@@ -44,6 +44,8 @@ pub mod sketch;
 pub mod storage;
 
 pub use error::{Error, Result};
-pub use index::{Checked, ExportError, Fate, Index, IndexStats, Match, VerifyReport};
-pub use settings::{FORMAT_VERSION, IndexSettings};
+pub use index::{
+    Checked, ExportError, Fate, Index, IndexStats, Match, TemplateFigures, VerifyReport,
+};
+pub use settings::{FORMAT_PLAIN, FORMAT_VERSION, IndexSettings};
 pub use storage::{Durability, RedbStorage, Storage, Table};

@@ -26,14 +26,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-/// The index format this build writes (it reads every version from 1 up to this one).
+/// The newest index format this build writes (it reads every version from 1 up to this one).
 ///
 /// - 1: heads' records hold their sorted shingle set (varint deltas).
 /// - 2: they do not; exact verification re-shingles a candidate's stored text (its shingles are
 ///   a function of that text and the frozen settings), which makes an index about half as big.
+/// - 3: format 2 with a site template in its meta table, which pages are cleaned of before
+///   they are compared (`Index::create_with_template`). Only an index created with a template
+///   is written in format 3 ([`FORMAT_PLAIN`] otherwise), so that a build that knows nothing
+///   of templates refuses it rather than compare its pages with their template.
 ///
 /// An index keeps its version: a version 1 index goes on writing version 1 records.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The format of an index created without a site template.
+pub const FORMAT_PLAIN: u32 = 2;
 
 /// Everything an index freezes at creation: the shared settings, the method's own, and a
 /// fingerprint of the normalizer.

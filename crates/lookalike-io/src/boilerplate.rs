@@ -57,35 +57,17 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
 
 use lookalike::boilerplate::{
-    BlockCounts, BlockHasher, BoilerplateRule, MainFrom, PageBlocks, SiteId, Source, Template,
+    BlockCounts, BlockHasher, BoilerplateRule, MainFrom, PageBlocks, SiteId, SiteTemplate, Source,
+    Template,
 };
 use rayon::prelude::*;
 
 use crate::{
-    BoilerplateRemoved, Decoded, ExtractMethod, Format, Input, InputError, Origin, RawRecord,
-    ReadOptions, SkipReason,
+    BatchLimits, BoilerplateRemoved, Decoded, DecodedBatches, ExtractMethod, Format, Input,
+    InputError, Origin, RawRecord, ReadOptions, SkipReason,
 };
 
-/// Which documents site boilerplate removal cleans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum BoilerplateMode {
-    /// Web pages: HTML files, WARC responses and docreader pages (the default).
-    #[default]
-    Auto,
-    /// Every document, plain text and JSONL/Parquet records too (their lines are the blocks).
-    All,
-    /// No removal: each page's text as the extractor gives it.
-    Off,
-}
-
-impl std::str::FromStr for BoilerplateMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        <Self as clap::ValueEnum>::from_str(s, false)
-            .map_err(|_| format!("unknown boilerplate mode {s:?}: expected auto, all or off"))
-    }
-}
+pub use lookalike::boilerplate::BoilerplateMode;
 
 /// What site boilerplate removal does: which documents, the statistical rule, and where a
 /// record's site comes from besides its URL or folder.
@@ -188,7 +170,7 @@ pub struct SiteRemoval {
 }
 
 thread_local! {
-    /// Each worker's block hasher for [`first`].
+    /// Each worker's block hasher for [`first`] and [`clean_learned`].
     static HASHER: std::cell::RefCell<BlockHasher> = std::cell::RefCell::default();
 }
 
@@ -243,26 +225,36 @@ pub fn page_of(
     decoded: &Decoded,
     hasher: &mut BlockHasher,
 ) -> Option<(Vec<String>, PageBlocks)> {
-    let Decoded::Doc { doc, extraction, visible, site, .. } = decoded else { return None };
+    let sites = sites_of(mode, rec, decoded)?;
+    let Decoded::Doc { doc, visible, .. } = decoded else { return None };
+    // A page's blocks are the lines of its visible text, which holds those of its main content
+    // (cut by the same writer); other texts are their own blocks.
+    let text = visible.as_deref().unwrap_or(&doc.text);
+    Some((sites, PageBlocks::of_texts(hasher, [text])))
+}
+
+/// The sites of a decoded record that `mode` cleans, nearest first (`None`: it is not cleaned):
+/// its site field's value; else the host of its id when that is an http(s) URL; else, for a
+/// record of a crawl or a table, its file; for a file, its folder and up to three folders
+/// above it.
+pub fn sites_of(mode: BoilerplateMode, rec: &RawRecord, decoded: &Decoded) -> Option<Vec<String>> {
+    let Decoded::Doc { doc, extraction, site, .. } = decoded else { return None };
     let cleaned = match *extraction {
-        "main" | "main-element" | "text" => true,
+        "main" | "main-element" | "text" => mode != BoilerplateMode::Off,
         "plain" => mode == BoilerplateMode::All,
         _ => false,
     };
     if !cleaned {
         return None;
     }
-    let sites = match (rec.format, site) {
-        (_, Some(s)) => vec![s.clone()],
-        (Format::Warc | Format::Docreader | Format::Jsonl | Format::Parquet, None) => {
-            vec![host(&doc.id).unwrap_or_else(|| rec.source.to_string())]
+    Some(match (rec.format, site, host(&doc.id)) {
+        (_, Some(s), _) => vec![s.clone()],
+        (_, None, Some(host)) => vec![host],
+        (Format::Warc | Format::Docreader | Format::Jsonl | Format::Parquet, None, None) => {
+            vec![rec.source.to_string()]
         }
-        (Format::Text | Format::Html, None) => folders(&rec.source),
-    };
-    // A page's blocks are the lines of its visible text, which holds those of its main content
-    // (cut by the same writer); other texts are their own blocks.
-    let text = visible.as_deref().unwrap_or(&doc.text);
-    Some((sites, PageBlocks::of_texts(hasher, [text])))
+        (Format::Text | Format::Html, None, None) => folders(&rec.source),
+    })
 }
 
 /// The host of a URL id (lower case, as the URL parser gives it), or `None` when `id` is not an
@@ -314,18 +306,124 @@ struct Held {
     lens: Lens,
 }
 
+/// Block counts per site, page by page: the counting of the first pass, also run alone to learn
+/// a template from a sample ([`Learner::finish`]) without holding the sample's texts.
+#[derive(Debug)]
+pub struct Learner {
+    mode: BoilerplateMode,
+    rule: BoilerplateRule,
+    site_field: Option<String>,
+    counts: BlockCounts,
+    /// Pages counted.
+    pub pages: u64,
+    /// Distinct pages counted (on their nearest site).
+    pub distinct: u64,
+}
+
+impl Learner {
+    /// Counts under `options`.
+    pub fn new(options: &BoilerplateOptions) -> Self {
+        Learner {
+            mode: options.mode,
+            rule: options.rule,
+            site_field: options.site_field.clone(),
+            counts: BlockCounts::default(),
+            pages: 0,
+            distinct: 0,
+        }
+    }
+
+    /// The mode, for [`first`] on the workers.
+    pub fn mode(&self) -> BoilerplateMode {
+        self.mode
+    }
+
+    /// Counts one page's blocks on each of its `sites` (nearest first); gives the sites'
+    /// numbers.
+    pub fn count(&mut self, sites: &[String], blocks: &PageBlocks) -> Vec<SiteId> {
+        self.pages += 1;
+        let mut ids = Vec::with_capacity(sites.len());
+        for (i, name) in sites.iter().enumerate() {
+            let id = self.counts.site(name);
+            if self.counts.add(id, blocks) && i == 0 {
+                self.distinct += 1;
+            }
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// Counts the page of a record the workers handed over with [`first`] (nothing for a
+    /// record that is not cleaned).
+    pub fn count_first(&mut self, first: &First) {
+        if let Some((names, blocks)) = &first.page {
+            self.count(names, blocks);
+        }
+    }
+
+    /// Freezes the counts into the template of every site.
+    pub fn finish(self) -> SiteTemplate {
+        SiteTemplate {
+            mode: self.mode,
+            site_field: self.site_field,
+            template: self.counts.finish(self.rule),
+        }
+    }
+}
+
+/// What [`learn`] read and learned.
+#[derive(Debug)]
+pub struct Learned {
+    /// The template.
+    pub template: SiteTemplate,
+    /// Records read (pages and others; input errors not counted).
+    pub records: u64,
+    /// Pages counted, and of them distinct on their nearest site.
+    pub pages: u64,
+    /// Distinct pages.
+    pub distinct: u64,
+    /// Input errors (each handed to the caller's `warn`).
+    pub errors: u64,
+}
+
+/// Learns the site template of the pages of `inputs` (a sample of a collection, or the
+/// collection), counted as the first pass counts a collection, without keeping their texts.
+/// `warn` hears of each input error; the reading goes on.
+pub fn learn(
+    inputs: Vec<Input>,
+    opts: ReadOptions,
+    options: &BoilerplateOptions,
+    limits: BatchLimits,
+    mut warn: impl FnMut(InputError),
+) -> io::Result<Learned> {
+    let mut learner = Learner::new(options);
+    let mode = learner.mode();
+    let per_record = |rec: &RawRecord, decoded: Decoded| first(mode, rec, decoded, None);
+    let (mut records, mut errors) = (0, 0);
+    for batch in DecodedBatches::spawn(inputs, options.read_options(opts), limits, per_record)? {
+        for item in batch {
+            match item {
+                Ok(f) => {
+                    records += 1;
+                    learner.count_first(&f);
+                }
+                Err(e) => {
+                    errors += 1;
+                    warn(e);
+                }
+            }
+        }
+    }
+    let (pages, distinct) = (learner.pages, learner.distinct);
+    Ok(Learned { template: learner.finish(), records, pages, distinct, errors })
+}
+
 /// The first pass: block counts per site, and every record held in input order.
 #[derive(Debug)]
 pub struct SitePass {
-    mode: BoilerplateMode,
-    rule: BoilerplateRule,
-    counts: BlockCounts,
+    learner: Learner,
     held: Vec<Result<Held, InputError>>,
     spill: BufWriter<File>,
-    /// Records held, and of them pages, and pages counted (distinct per site).
-    pub pages: u64,
-    /// Distinct pages counted.
-    pub distinct: u64,
 }
 
 const NONE: u64 = u64::MAX;
@@ -336,19 +434,20 @@ impl SitePass {
     pub fn new(options: &BoilerplateOptions, dir: &Path) -> io::Result<Self> {
         let file = tempfile::tempfile_in(dir)?;
         Ok(SitePass {
-            mode: options.mode,
-            rule: options.rule,
-            counts: BlockCounts::default(),
+            learner: Learner::new(options),
             held: Vec::new(),
             spill: BufWriter::with_capacity(1 << 20, file),
-            pages: 0,
-            distinct: 0,
         })
     }
 
     /// The mode, for [`first`] on the workers.
     pub fn mode(&self) -> BoilerplateMode {
-        self.mode
+        self.learner.mode
+    }
+
+    /// Pages counted so far.
+    pub fn pages(&self) -> u64 {
+        self.learner.pages
     }
 
     /// Counts and holds one record (or keeps an input error in its place).
@@ -360,17 +459,10 @@ impl SitePass {
                 return Ok(());
             }
         };
-        let mut sites = Vec::new();
-        if let Some((names, blocks)) = first.page.take() {
-            self.pages += 1;
-            for (i, name) in names.iter().enumerate() {
-                let id = self.counts.site(name);
-                if self.counts.add(id, &blocks) && i == 0 {
-                    self.distinct += 1;
-                }
-                sites.push(id);
-            }
-        }
+        let sites = match first.page.take() {
+            Some((names, blocks)) => self.learner.count(&names, &blocks),
+            None => Vec::new(),
+        };
         let mut put = |bytes: Option<&[u8]>| -> io::Result<u64> {
             match bytes {
                 Some(b) => {
@@ -396,13 +488,14 @@ impl SitePass {
 
     /// Freezes the template and starts the second pass, in batches of about `batch` records.
     pub fn finish(self, batch: usize) -> io::Result<Cleaned> {
-        let template = self.counts.finish(self.rule);
+        let (pages, distinct) = (self.learner.pages, self.learner.distinct);
+        let template = self.learner.finish().template;
         let mut file = self.spill.into_inner().map_err(|e| e.into_error())?;
         file.rewind()?;
         Ok(Cleaned {
             per_site: vec![[0; 5]; template.sites().count()],
-            pages: self.pages,
-            distinct: self.distinct,
+            pages,
+            distinct,
             template,
             held: self.held.into_iter(),
             spill: BufReader::with_capacity(1 << 20, file),
@@ -587,6 +680,53 @@ pub fn clean_decoded(
         }
     }
     Some(cleaned)
+}
+
+/// Cleans one decoded record of the template `learned` from a sample, in place, as the second
+/// pass cleans it when the sample is the collection: the record's sites that the sample had
+/// (the others have no template), its visible text taken from the record (decode it with
+/// [`BoilerplateOptions::read_options`]). `None`: the record is not cleaned (not a page under
+/// the template's mode, or none of its sites in the sample).
+pub fn clean_learned(
+    learned: &SiteTemplate,
+    rec: &RawRecord,
+    decoded: &mut Decoded,
+) -> Option<PageCleaned> {
+    let names = sites_of(learned.mode, rec, decoded)?;
+    let sites: Vec<SiteId> = names.iter().filter_map(|n| learned.template.site(n)).collect();
+    let visible = match decoded {
+        Decoded::Doc { visible, .. } => visible.take(),
+        Decoded::Skip { .. } => None,
+    };
+    HASHER.with_borrow_mut(|h| {
+        clean_decoded(&learned.template, &sites, decoded, visible.as_deref(), h)
+    })
+}
+
+/// One document given alone (a request to `lookalike serve`, `lookalike.Index`), decoded as
+/// `lookalike index add` decodes a text or HTML file, with `id` as its id, and cleaned of the
+/// template `learned` from a sample when there is one. The id names the page's site as a
+/// file's path or a record's URL would: the host of an http(s) URL, else the folders of a
+/// path. `source` names the document in skip reasons.
+pub fn decode_alone(
+    source: &str,
+    id: String,
+    format: Format,
+    bytes: Vec<u8>,
+    learned: Option<&SiteTemplate>,
+) -> Decoded {
+    let opts = ReadOptions { visible_text: learned.is_some(), ..ReadOptions::default() };
+    let rec = RawRecord { source: source.into(), line: None, format, bytes, warc: None };
+    let mut decoded = crate::decode(&rec, &opts);
+    if let Decoded::Doc { doc, .. } = &mut decoded {
+        doc.id.clone_from(&id);
+    }
+    if let Some(learned) = learned {
+        let named =
+            RawRecord { source: id.into(), line: None, format, bytes: Vec::new(), warc: None };
+        clean_learned(learned, &named, &mut decoded);
+    }
+    decoded
 }
 
 /// [`clean_decoded`] on the parts of a page held apart (a table's columns): its text, how it

@@ -6,13 +6,17 @@
 
 use std::path::PathBuf;
 
+use lookalike::boilerplate::{BoilerplateMode, SiteTemplate};
 use lookalike_index::{Checked, Fate, Index as Inner, IndexSettings};
-use lookalike_io::{Decoded, Format, RawRecord, ReadOptions};
+use lookalike_io::boilerplate::{decode_alone, learn as learn_template};
+use lookalike_io::{BatchLimits, Decoded, Format, expand_inputs};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::config;
+use crate::errors::io_err;
+use crate::read::ReadSettings;
 
 /// An index error as a Python exception: I/O and storage are `OSError`, settings `ValueError`.
 fn index_err(e: lookalike_index::Error) -> PyErr {
@@ -32,7 +36,10 @@ fn index_err(e: lookalike_index::Error) -> PyErr {
 ///
 /// `Index(path)` opens an index; `Index(path, create=True, method=..., threshold=...,
 /// **options)` creates one, freezing its settings (options are `lookalike dedup`'s, as in
-/// `lookalike.dedup`). `check` asks without inserting, `add` checks and inserts, `get` looks an
+/// `lookalike.dedup`). With `boilerplate_from=[paths]` it learns each site's template from those
+/// pages (as `lookalike index create --boilerplate-from`; `boilerplate`, `site_field`,
+/// `boilerplate_min_pages`, `boilerplate_min_share` as in `lookalike.read`, the sample read with
+/// `id_field`, `text_field`, `format`) and cleans every page checked or added of it. `check` asks without inserting, `add` checks and inserts, `get` looks an
 /// id up, `remove` deletes by id. Each `add` and `remove` is one committed transaction.
 #[pyclass(module = "lookalike._lookalike", name = "Index")]
 #[derive(Debug)]
@@ -40,12 +47,14 @@ pub struct Index {
     inner: Inner,
 }
 
-/// A document from `text` or `html`, decoded as `lookalike serve` decodes a request; `Err`
-/// holds the reason the readers skip it (empty text, ...).
+/// A document from `text` or `html`, decoded as `lookalike serve` decodes a request (cleaned of
+/// the index's site template, when it has one); `Err` holds the reason the readers skip it
+/// (empty text, ...).
 fn document(
     id: String,
     text: Option<String>,
     html: Option<String>,
+    template: Option<&SiteTemplate>,
 ) -> PyResult<Result<lookalike::Document, String>> {
     let (format, bytes) = match (text, html) {
         (Some(t), None) => (Format::Text, t.into_bytes()),
@@ -55,14 +64,46 @@ fn document(
         }
         (None, None) => return Err(PyValueError::new_err("give text or html")),
     };
-    let rec = RawRecord { source: "python".into(), line: None, format, bytes, warc: None };
-    Ok(match lookalike_io::decode(&rec, &ReadOptions::default()) {
-        Decoded::Doc { mut doc, .. } => {
-            doc.id = id;
-            Ok(doc)
-        }
+    Ok(match decode_alone("python", id, format, bytes, template) {
+        Decoded::Doc { doc, .. } => Ok(doc),
         Decoded::Skip { reason, .. } => Err(reason.to_string()),
     })
+}
+
+/// The site template of the pages at `paths`, read with `settings` (`Index(...,
+/// boilerplate_from=...)`).
+fn learn(py: Python<'_>, paths: &[String], settings: ReadSettings<'_>) -> PyResult<SiteTemplate> {
+    let (opts, options) = settings.parse()?;
+    if options.mode == BoilerplateMode::Off {
+        return Err(PyValueError::new_err(
+            "boilerplate=\"off\" with boilerplate_from: nothing would be learned",
+        ));
+    }
+    let expanded = expand_inputs(paths).map_err(io_err)?;
+    if expanded.inputs.is_empty() {
+        return Err(io_err(format!("no readable input in {}", paths.join(", "))));
+    }
+    let mut warnings = Vec::new();
+    let learned = py
+        .detach(|| {
+            learn_template(expanded.inputs, opts, &options, BatchLimits::default(), |e| {
+                warnings.push(e.to_string())
+            })
+        })
+        .map_err(io_err)?;
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    for w in warnings {
+        PyErr::warn(py, &category, &std::ffi::CString::new(w).unwrap_or_default(), 1)?;
+    }
+    if learned.pages == 0 {
+        return Err(PyValueError::new_err(format!(
+            "boilerplate_from: none of its {} records is a page to learn a template from \
+             (boilerplate=\"auto\" counts web pages: HTML, WARC, docreader; \"all\" counts \
+             text and JSONL records too)",
+            learned.records
+        )));
+    }
+    Ok(learned.template)
 }
 
 /// The answer for one document as a dict: `id`, `duplicate`, `status` (kept, duplicate or
@@ -121,7 +162,7 @@ impl Index {
         html: Option<String>,
         insert: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let doc = match document(id.clone(), text, html)? {
+        let doc = match document(id.clone(), text, html, self.inner.template())? {
             Ok(doc) => doc,
             Err(reason) => return skipped(py, &id, &reason),
         };
@@ -140,20 +181,69 @@ impl Index {
 impl Index {
     /// Opens the index at `path`, or creates it with `create=True` and the given settings.
     #[new]
-    #[pyo3(signature = (path, *, create = false, method = None, threshold = 0.8, **options))]
+    #[pyo3(signature = (
+        path, *, create = false, method = None, threshold = 0.8, boilerplate_from = None,
+        boilerplate = "auto", site_field = None, boilerplate_min_pages = None,
+        boilerplate_min_share = None, id_field = "id", text_field = "text", format = None,
+        **options
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         path: PathBuf,
         create: bool,
         method: Option<&str>,
         threshold: f64,
+        boilerplate_from: Option<Vec<String>>,
+        boilerplate: &str,
+        site_field: Option<String>,
+        boilerplate_min_pages: Option<u32>,
+        boilerplate_min_share: Option<f64>,
+        id_field: &str,
+        text_field: &str,
+        format: Option<&str>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        let sample_options = site_field.is_some()
+            || boilerplate != "auto"
+            || boilerplate_min_pages.is_some()
+            || boilerplate_min_share.is_some();
+        if boilerplate_from.is_none() && sample_options {
+            return Err(PyValueError::new_err(
+                "boilerplate, site_field, boilerplate_min_pages and boilerplate_min_share \
+                 describe the template learned from boilerplate_from: give it too",
+            ));
+        }
         let inner = if create {
             let config = config::config(method, threshold, Some("first"), Some("center"), options)?;
             let settings = IndexSettings::from_config(&config).map_err(index_err)?;
-            py.detach(|| Inner::create(&path, &settings))
+            if path.join(lookalike_index::index::DB_FILE).exists() {
+                return Err(index_err(lookalike_index::Error::Exists { path }));
+            }
+            match boilerplate_from {
+                Some(paths) => {
+                    let read = ReadSettings {
+                        id_field,
+                        text_field,
+                        extract: "main",
+                        format,
+                        boilerplate,
+                        site_field,
+                        boilerplate_min_pages,
+                        boilerplate_min_share,
+                    };
+                    let template = learn(py, &paths, read)?;
+                    py.detach(|| Inner::create_with_template(&path, &settings, &template))
+                }
+                None => py.detach(|| Inner::create(&path, &settings)),
+            }
         } else {
+            if boilerplate_from.is_some() {
+                return Err(PyValueError::new_err(
+                    "the site template is learned when the index is created: give \
+                     boilerplate_from with create=True",
+                ));
+            }
             if method.is_some() || options.is_some_and(|o| !o.is_empty()) {
                 return Err(PyValueError::new_err(
                     "settings are frozen when the index is created: give them with create=True",

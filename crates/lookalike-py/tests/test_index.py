@@ -95,3 +95,48 @@ def test_index_errors_are_python_exceptions(tmp_path):
         index.check("text", html="<p>text</p>")
     with pytest.raises(ValueError, match="collection statistics"):
         lookalike.Index(tmp_path / "imatch", create=True, method="i-match")
+
+
+def test_an_index_with_a_learned_site_template_answers_as_the_cli(cli, tmp_path):
+    from test_read import write_site
+
+    # A crawl's pages as records with URL ids (their site is the host): each page's visible
+    # text, sidebar and footer included.
+    write_site(tmp_path)
+    rows = lookalike.read([str(tmp_path / "site")], extract="text", boilerplate="off").read_all().to_pylist()
+    pages = [(f"https://docs.example/{r['id'].rsplit('/', 1)[1]}", r["text"]) for r in sorted(rows, key=lambda r: r["id"])]
+    sample = tmp_path / "crawl.jsonl"
+    sample.write_text("".join(json.dumps({"id": u, "text": t}) + "\n" for u, t in pages))
+    mirror, page3 = "https://docs.example/mirror-page3.html", "https://docs.example/page3.html"
+
+    # Without a template, the pages match each other by their sidebar.
+    plain = lookalike.Index(tmp_path / "plain", create=True, threshold=0.5)
+    assert sum(plain.add(u, t)["duplicate"] for u, t in pages) > 5
+    # With the template learned from the crawl, only the planted mirror copy is a duplicate.
+    index = lookalike.Index(tmp_path / "idx", create=True, threshold=0.5, boilerplate_from=[str(sample)], boilerplate="all")
+    answers = [index.add(u, t) for u, t in pages]
+    assert [(a["id"], a["of"]) for a in answers if a["duplicate"]] == [(page3, mirror)]
+    # The CLI's index, created and fed the same way, says the same.
+    cli_idx = str(tmp_path / "cli-idx")
+    made = subprocess.run([str(cli), "index", "create", cli_idx, "-t", "0.5", "--boilerplate-from", str(sample), "--boilerplate", "all"], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    added = subprocess.run([str(cli), "index", "add", cli_idx, str(sample)], capture_output=True, text=True)
+    assert added.returncode == 0, added.stderr
+    cli_answers = [json.loads(line) for line in added.stdout.splitlines()]
+    assert [(a["id"], a["status"], a["of"]) for a in answers] == [(a["id"], a["status"], a.get("of")) for a in cli_answers]
+    stats = json.loads(index.stats_json())
+    assert stats["format"] == 3 and stats["template"]["mode"] == "all" and stats["template"]["sites_with_template"] == 1
+    # The template is kept: a reopened index cleans a page of the host checked alone.
+    del index
+    reopened = lookalike.Index(tmp_path / "idx")
+    again = reopened.check(dict(pages)[page3], id="https://docs.example/new.html")
+    assert {m["id"] for m in again["matches"]} == {mirror, page3}
+    assert len(plain.check(dict(pages)[page3], id="https://docs.example/new.html")["matches"]) > 2
+    with pytest.raises(ValueError, match="give it too"):
+        lookalike.Index(tmp_path / "x", create=True, site_field="host")
+    with pytest.raises(ValueError, match="nothing would be learned"):
+        lookalike.Index(tmp_path / "y", create=True, boilerplate_from=[str(sample)], boilerplate="off")
+    with pytest.raises(ValueError, match="no page to learn|is a page"):
+        lookalike.Index(tmp_path / "z", create=True, boilerplate_from=[str(sample)])
+    with pytest.raises(ValueError, match="when the index is created"):
+        lookalike.Index(tmp_path / "idx", boilerplate_from=[str(sample)])

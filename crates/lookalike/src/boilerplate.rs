@@ -114,6 +114,76 @@ impl PageBlocks {
     }
 }
 
+/// Which documents site boilerplate removal cleans.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BoilerplateMode {
+    /// Web pages: HTML files, WARC responses and docreader pages (the default).
+    #[default]
+    Auto,
+    /// Every document, plain text and JSONL/Parquet records too (their lines are the blocks).
+    All,
+    /// No removal: each page's text as the extractor gives it.
+    Off,
+}
+
+impl std::str::FromStr for BoilerplateMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        <Self as clap::ValueEnum>::from_str(s, false)
+            .map_err(|_| format!("unknown boilerplate mode {s:?}: expected auto, all or off"))
+    }
+}
+
+impl BoilerplateMode {
+    /// `auto`, `all` or `off`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BoilerplateMode::Auto => "auto",
+            BoilerplateMode::All => "all",
+            BoilerplateMode::Off => "off",
+        }
+    }
+}
+
+/// A template learned from a sample of a collection, with how its pages were read: what a
+/// persistent index keeps so that each page it is given alone is cleaned as `lookalike dedup`
+/// cleans the collection (the pages of a site the sample did not have are left as they are).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct SiteTemplate {
+    /// Which documents are cleaned ([`BoilerplateMode::Auto`] or [`BoilerplateMode::All`]).
+    pub mode: BoilerplateMode,
+    /// The JSONL/Parquet field that named each record's site, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_field: Option<String>,
+    /// The template blocks of every site of the sample.
+    pub template: Template,
+}
+
+impl SiteTemplate {
+    /// Sites of the sample, those with a template, and template blocks over all sites.
+    pub fn figures(&self) -> (u64, u64, u64) {
+        let mut f = (0, 0, 0);
+        for (i, (_, _, blocks)) in self.template.sites().enumerate() {
+            f.0 += 1;
+            f.1 += u64::from(self.template.has_template(i as SiteId));
+            f.2 += u64::from(blocks);
+        }
+        f
+    }
+}
+
 /// When a block is template on a site (see the module's documentation).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BoilerplateRule {

@@ -57,7 +57,8 @@ impl BoilerplateArgs {
     }
 }
 
-fn parse_share(s: &str) -> Result<f64, String> {
+/// A `--boilerplate-min-share` value.
+pub fn parse_share(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
     BoilerplateRule::share(v)
 }

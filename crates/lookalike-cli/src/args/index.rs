@@ -5,8 +5,11 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
+use lookalike::boilerplate::{BoilerplateMode, BoilerplateRule};
 use lookalike::{MethodKind, Segmentation, ShingleKind};
+use lookalike_io::boilerplate::BoilerplateOptions;
 
+use super::boilerplate::parse_share;
 use super::input::InputArgs;
 use super::method::{MethodArgs, MethodFlags, MinHashRest, SketchArgs};
 use super::parse::{parse_shingle, parse_size};
@@ -18,6 +21,10 @@ Examples:
   lookalike index create crawl.idx --threshold 0.8
   lookalike index add crawl.idx crawl-2026-10/ > fates.jsonl
   lookalike index add crawl.idx today.warc.gz --report today.jsonl
+
+  # Pages compared without their sites' menus and footers: a template learned from a sample
+  lookalike index create site.idx --boilerplate-from crawl-2026-10/
+  lookalike index add site.idx crawl-2026-10/ crawl-2026-11/
 
   # Check without adding; remove documents; figures; everything's pairs and clusters
   lookalike index query crawl.idx page.html
@@ -114,6 +121,61 @@ pub struct IndexCreateArgs {
     pub minhash: MethodFlags<MinHashRest>,
     #[command(flatten)]
     pub methods: MethodArgs,
+    #[command(flatten)]
+    pub template: TemplateArgs,
+    /// How the sample is read (`--boilerplate-from`).
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// The site template an index learns at creation (`index create --boilerplate-from`).
+#[derive(Debug, Args, Clone)]
+pub struct TemplateArgs {
+    /// Learn each site's template from these pages (files, directories, globs, WARC, JSONL, ...:
+    /// a sample of the collection, or the collection itself) and store it in the index: every
+    /// page later added, queried or sent to `serve` is cleaned of it before it is compared, as
+    /// `lookalike dedup` cleans a collection (lines that repeat across many pages of one site:
+    /// menus, sidebars, footers, notices). A page's site is the host of its URL id, else its
+    /// folder (and three above), or --site-field; pages of sites the sample does not have are
+    /// compared as they are. Without it, pages are compared with their template.
+    #[arg(long = "boilerplate-from", value_name = "INPUT", num_args = 1.., help_heading = "Boilerplate options")]
+    pub from: Vec<String>,
+    /// Which documents the template cleans: auto (web pages: HTML, WARC, docreader) or all
+    /// (plain text and JSONL/Parquet records too, their lines being the blocks).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        value_name = "MODE",
+        requires = "from",
+        help_heading = "Boilerplate options"
+    )]
+    pub boilerplate: BoilerplateMode,
+    /// A line is template when it is in at least this many distinct pages of its site in the
+    /// sample; sites with fewer distinct pages keep everything.
+    #[arg(long, default_value_t = BoilerplateRule::default().min_pages, value_name = "N", requires = "from", help_heading = "Boilerplate options")]
+    pub boilerplate_min_pages: u32,
+    /// ... and in at least this share of its site's distinct pages.
+    #[arg(long, default_value_t = BoilerplateRule::default().min_share, value_name = "SHARE", value_parser = parse_share, requires = "from", help_heading = "Boilerplate options")]
+    pub boilerplate_min_share: f64,
+    /// JSONL/Parquet field naming each record's site (stored: records added later are named by
+    /// the same field).
+    #[arg(long, value_name = "FIELD", requires = "from", help_heading = "Boilerplate options")]
+    pub site_field: Option<String>,
+}
+
+impl TemplateArgs {
+    /// The removal options the sample is counted with.
+    pub fn options(&self) -> BoilerplateOptions {
+        BoilerplateOptions {
+            mode: self.boilerplate,
+            rule: BoilerplateRule {
+                min_pages: self.boilerplate_min_pages,
+                min_share: self.boilerplate_min_share,
+            },
+            site_field: self.site_field.clone(),
+        }
+    }
 }
 
 /// The settings `add`, `query` and `serve` may state; an index created with others is refused,

@@ -25,8 +25,9 @@ pub use eval::{EvalArgs, EvalCommand, PoolArgs};
 pub use extract::ExtractArgs;
 pub use index::{
     DurabilityArg, ExpectArgs, IndexAddArgs, IndexArgs, IndexCommand, IndexCreateArgs,
-    IndexDirArgs, IndexExportArgs, IndexRemoveArgs, ServeArgs,
+    IndexDirArgs, IndexExportArgs, IndexRemoveArgs, ServeArgs, TemplateArgs,
 };
+pub use input::InputArgs;
 pub use lexicon::{BuildArgs, LexiconArgs, LexiconCommand};
 pub use method::{SimHashArgs, SketchArgs, SuperShingleArgs};
 pub use paragraphs::ParagraphsArgs;

@@ -31,7 +31,7 @@ fn page(title: &str, body: &str) -> String {
 
 /// A site folder of `n` pages with short bodies of their own, plus a copy of page 3 with a
 /// printed date (`p3-print.html`).
-fn site(dir: &std::path::Path, n: u64) {
+pub(crate) fn site(dir: &std::path::Path, n: u64) {
     for i in 0..n {
         let title = format!("Topic {}", words(700 + i, 2));
         write(dir, &format!("site/p{i:02}.html"), page(&title, &words(i + 1, 60)).as_bytes());

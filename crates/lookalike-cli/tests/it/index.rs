@@ -474,3 +474,82 @@ fn an_index_held_by_serve_is_in_use_not_damaged() {
     serve.wait().unwrap();
     ok(&run(&["index", "verify", "idx"], None, d));
 }
+
+/// An index created with a template learned from the site (`--boilerplate-from`) cleans each
+/// page added as `dedup` cleans the whole site: the same fates, pairs and export; without one,
+/// every page of the site matches the others by their shared menu. A page checked later, alone,
+/// is cleaned too.
+#[test]
+fn an_index_with_a_learned_site_template_answers_as_dedup() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::boilerplate::site(d, 12);
+    let t = ["-t", "0.5"];
+    // Without a template, the pages' visible texts match by their template.
+    ok(&run(&[&["index", "create", "plain"][..], &t].concat(), None, d));
+    let plain = run(&["index", "add", "plain", "site", "--extract", "text"], None, d);
+    ok(&plain);
+    assert!(matched_pairs(&stdout(&plain)).len() > 20, "{}", stdout(&plain));
+
+    // With the template learned from the site itself, the index answers as dedup.
+    let create =
+        run(&[&["index", "create", "idx", "--boilerplate-from", "site"][..], &t].concat(), None, d);
+    ok(&create);
+    assert!(stderr(&create).contains("site template learned from 13 pages"), "{}", stderr(&create));
+    let mut pairs = String::new();
+    for extract in ["text", "main"] {
+        let x = ["--extract", extract];
+        let dedup = ["dedup", "site", "--report", "rep.jsonl", "--pairs", "pairs.tsv"];
+        ok(&run(&[&dedup[..], &t, &x].concat(), None, d));
+        let report = std::fs::read_to_string(d.join("rep.jsonl")).unwrap();
+        pairs = std::fs::read_to_string(d.join("pairs.tsv")).unwrap();
+        assert_eq!(pairs.lines().count(), 1, "{pairs}");
+        let idx = format!("idx-{extract}");
+        std::fs::create_dir(d.join(&idx)).unwrap();
+        for f in std::fs::read_dir(d.join("idx")).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, d.join(&idx).join(f.file_name().unwrap())).unwrap();
+        }
+        let added =
+            run(&[&["index", "add", &idx, "site", "--batch", "5"][..], &x].concat(), None, d);
+        ok(&added);
+        let got = stdout(&added);
+        assert_eq!(fates(&got), fates(&report), "--extract {extract}");
+        assert_eq!(matched_pairs(&got), tsv_pairs(&pairs), "--extract {extract}");
+        assert!(got.lines().all(|l| l.contains("\"boilerplate\":{")), "{got}");
+    }
+    ok(&run(&["index", "add", "idx", "site"], None, d));
+    ok(&run(&["index", "export", "idx", "--pairs", "ep.tsv"], None, d));
+    assert_eq!(std::fs::read_to_string(d.join("ep.tsv")).unwrap(), pairs);
+    ok(&run(&["index", "verify", "idx"], None, d));
+    let stats = run(&["index", "stats", "idx"], None, d);
+    ok(&stats);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&stats)).unwrap();
+    assert_eq!((v["format"].as_u64(), v["template"]["mode"].as_str()), (Some(3), Some("auto")));
+    assert!(v["template"]["template_blocks"].as_u64().unwrap() >= 40, "{v}");
+    let stats = run(&["index", "stats", "plain"], None, d);
+    assert!(!stdout(&stats).contains("template"), "{}", stdout(&stats));
+
+    // A new page of the site, in another order and alone, finds only its own copy.
+    let page = std::fs::read(d.join("site/p05.html")).unwrap();
+    write(d, "site/new/p05-again.html", &page);
+    let q = run(&["index", "query", "idx", "site/new/p05-again.html"], None, d);
+    ok(&q);
+    let v: serde_json::Value = serde_json::from_str(stdout(&q).trim()).unwrap();
+    let matched: Vec<&str> =
+        v["matches"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(matched, ["site/p05.html"], "{v}");
+
+    // Refusals: nothing to learn, or no page in the sample.
+    let o = run(
+        &["index", "create", "x", "--boilerplate-from", "site", "--boilerplate", "off"],
+        None,
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    write(d, "texts/a.txt", b"only text here");
+    let o = run(&["index", "create", "y", "--boilerplate-from", "texts"], None, d);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("none of its 1 records is a page"), "{}", stderr(&o));
+    assert!(!d.join("y").join("index.redb").exists());
+}

@@ -918,3 +918,30 @@ fn serve_batch_answers_in_order_never_against_a_later_insert() {
     let (status, log) = stop(server);
     assert!(status.success(), "{status:?}: {log}");
 }
+
+/// `serve` on an index with a site template cleans each page it is sent: a page of the site
+/// matches its copy, not the other pages that share its menu.
+#[test]
+fn serve_cleans_pages_of_the_index_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::boilerplate::site(d, 12);
+    let o = run(&["index", "create", "idx", "-t", "0.5", "--boilerplate-from", "site"], None, d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let server = serve(d, &[]);
+    let a = server.addr.clone();
+    for i in 0..12 {
+        let id = format!("site/p{i:02}.html");
+        let html = std::fs::read_to_string(d.join(&id)).unwrap();
+        let (s, v) =
+            post(&a, "/v1/check", &serde_json::json!({"id": id, "html": html, "insert": true}));
+        assert_eq!((s, &v["duplicate"]), (200, &false.into()), "{id}: {v}");
+    }
+    let html = std::fs::read_to_string(d.join("site/p3-print.html")).unwrap();
+    let (s, v) =
+        post(&a, "/v1/check", &serde_json::json!({"id": "site/p3-print.html", "html": html}));
+    assert_eq!((s, &v["of"]), (200, &"site/p03.html".into()), "{v}");
+    assert_eq!(v["matches"].as_array().unwrap().len(), 1, "{v}");
+    let (status, _) = stop(server);
+    assert!(status.success());
+}

@@ -7,7 +7,7 @@ use std::path::Path;
 use lookalike::{DedupConfig, Document};
 use lookalike_index::codec::{DocRecord, Group};
 use lookalike_index::index::DB_FILE;
-use lookalike_index::{FORMAT_VERSION, Index, IndexSettings, RedbStorage, Storage, Table};
+use lookalike_index::{FORMAT_PLAIN, Index, IndexSettings, RedbStorage, Storage, Table};
 
 use super::corpus::corpus;
 
@@ -61,7 +61,7 @@ fn a_format_1_index_is_read_verified_and_extended_in_format_1() {
     // The same documents in a new index of the current format give the same answers.
     let new_dir = tempfile::tempdir().unwrap();
     let new = Index::create(new_dir.path(), old.settings()).unwrap();
-    assert_eq!(new.stats().unwrap().format, FORMAT_VERSION);
+    assert_eq!(new.stats().unwrap().format, FORMAT_PLAIN);
     new.add(&docs).unwrap();
     let probes: Vec<Document> = docs
         .iter()

@@ -1,5 +1,6 @@
 //! Integration tests of lookalike-io: one binary, one module per concern.
 
+mod boilerplate;
 mod charset;
 mod common;
 mod decode;

@@ -149,6 +149,13 @@ class Index:
     ``inserted``, ``replaced``; ``get(id)`` gives the document held under an id (``id``,
     ``text``) or None. Missing index or storage failures raise ``OSError``; settings
     ``ValueError``.
+
+    ``boilerplate_from=[paths]`` (with ``create=True``) learns each site's template from those
+    pages, as ``lookalike index create --boilerplate-from`` does, and stores it: every page
+    checked or added is cleaned of it first (a page's site is the host of its URL id, else its
+    path's folders). ``boilerplate`` (``"auto"``: web pages, ``"all"``: text too),
+    ``site_field``, ``boilerplate_min_pages`` and ``boilerplate_min_share`` are as in ``read``;
+    ``id_field``, ``text_field`` and ``format`` say how the sample is read.
     """
 
     def __init__(
@@ -158,6 +165,14 @@ class Index:
         create: bool = False,
         method: str | None = None,
         threshold: float = 0.8,
+        boilerplate_from: list[str] | None = None,
+        boilerplate: str = "auto",
+        site_field: str | None = None,
+        boilerplate_min_pages: int | None = None,
+        boilerplate_min_share: float | None = None,
+        id_field: str = "id",
+        text_field: str = "text",
+        format: str | None = None,
         **options: Any,
     ) -> None: ...
     def check(
