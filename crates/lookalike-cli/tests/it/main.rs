@@ -17,6 +17,7 @@ mod outputs;
 mod paragraphs;
 mod params;
 mod params_methods;
+mod readme;
 mod report;
 mod serve;
 mod snapshot;
