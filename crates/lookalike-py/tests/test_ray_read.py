@@ -77,3 +77,15 @@ def test_read_refuses_what_tasks_cannot_read(ray_cluster, tmp_path):
     (tmp_path / "a.jsonl").write_text('{"id":"a","text":"x"}\n')
     with pytest.raises(ValueError, match="boilerplate mode"):
         ray_read([str(tmp_path)], boilerplate="sometimes", progress=False)
+
+
+def test_relative_paths_are_read_from_the_drivers_folder(ray_cluster, tmp_path, monkeypatch, capsys):
+    # Ray's tasks run in folders of their own: a relative path read there found nothing, and with
+    # skipped=False every record was dropped without a word.
+    write_site(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    ours = rows_of_ray(lookalike.ray.read(["site"], tasks=3, skipped=False))
+    assert ours == rows_of_read(["site"])
+    assert len(ours) == 11 and ours[0]["id"].startswith("site/")
+    lookalike.ray.read(["site"], tasks=3)
+    assert "11 records read, 0 of them skipped" in capsys.readouterr().err

@@ -48,12 +48,27 @@ def _groups(paths: list[str], tasks: int) -> list[list[str]]:
     return groups
 
 
-def _read(batch: pa.Table, cleaning: bool, options: dict[str, Any]) -> Iterator[pa.Table]:
+def _read(batch: pa.Table, cleaning: bool, options: dict[str, Any], cwd: str) -> Iterator[pa.Table]:
     for item in batch.to_pylist():
-        reader = _lookalike.read_part(item["paths"], item["part"], cleaning, **options)
-        for b in reader:
-            if b.num_rows:
-                yield pa.Table.from_batches([b])
+        # Relative paths name files in the driver's folder (and ids keep them as given, as the
+        # CLI's do): a task runs in a folder of Ray's, so it reads from the driver's.
+        relative = any(not os.path.isabs(p) for p in item["paths"])
+        here = os.getcwd()
+        if relative:
+            if not os.path.isdir(cwd):
+                raise OSError(
+                    f"relative paths name files in {cwd}, which this Ray node does not have: "
+                    "give absolute paths on a shared file system"
+                )
+            os.chdir(cwd)
+        try:
+            reader = _lookalike.read_part(item["paths"], item["part"], cleaning, **options)
+            batches = [b for b in reader if b.num_rows]
+        finally:
+            if relative:
+                os.chdir(here)
+        for b in batches:
+            yield pa.Table.from_batches([b])
 
 
 def _clean(table: pa.Table, template: bytes) -> pa.Table:
@@ -153,7 +168,12 @@ def read(
         items = [{"part": i, "paths": g} for i, g in enumerate(groups)]
         ds = (
             ray.data.from_items(items, override_num_blocks=len(items))
-            .map_batches(_read, batch_format="pyarrow", batch_size=1, fn_kwargs=dict(cleaning=cleaning, options=options))
+            .map_batches(
+                _read,
+                batch_format="pyarrow",
+                batch_size=1,
+                fn_kwargs=dict(cleaning=cleaning, options=options, cwd=os.getcwd()),
+            )
             .materialize()
         )
         if cleaning:
@@ -170,13 +190,19 @@ def read(
             ).materialize()
         names = _lookalike.UniqueNames()
         renames = []
+        rows = left_out = 0
         for t in ds.select_columns(["id", "origin", "skipped", "__part", "__row"]).iter_batches(
             batch_format="pyarrow", batch_size=None
         ):
+            rows += t.num_rows
+            left_out += t.num_rows - pc.count(t["skipped"], mode="only_null").as_py()
             for b in t.to_batches():
                 r = names.add(b)
                 if r.num_rows:
                     renames.append(r)
+        # Never a silent loss: what was not read as a document is counted.
+        kept = "kept in the dataset, their reasons in \"skipped\"" if skipped else "left out (skipped=False)"
+        say(f"{rows} records read, {left_out} of them skipped ({kept})")
         table = pa.Table.from_batches(renames, schema=_RENAMES).combine_chunks()
         batch = table.to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist([], schema=_RENAMES)
         say(f"{names.renamed()} repeated ids renamed")
