@@ -35,7 +35,7 @@ R="$W/index-runs"
 rm -rf "$R"; mkdir -p "$R"
 
 # cpu SECONDS of a /usr/bin/time -f '%U %S %M' file (one line per command, summed).
-cpu() { awk '{c+=$1+$2; if ($3>m) m=$3} END {printf "%.2f %d", c, m/1024}' "$1"; }
+cpu() { awk '{c+=$1+$2; if ($3>m) m=$3} END {printf "%.2f %d\n", c, m/1024}' "$1"; }
 timed() { local t=$1; shift; /usr/bin/time -a -o "$t" -f '%U %S %M' "$@"; }
 
 rows=()
