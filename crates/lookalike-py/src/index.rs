@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use lookalike::boilerplate::{BoilerplateMode, SiteTemplate};
-use lookalike_index::{Checked, Fate, Index as Inner, IndexSettings};
+use lookalike_index::{Checked, Durability, Fate, Index as Inner, IndexSettings};
 use lookalike_io::boilerplate::{decode_alone, learn as learn_template};
 use lookalike_io::{BatchLimits, Decoded, Format, expand_inputs};
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -153,7 +153,59 @@ fn skipped<'py>(py: Python<'py>, id: &str, reason: &str) -> PyResult<Bound<'py, 
     Ok(d)
 }
 
+/// One document of a request: its id, and its text or its HTML.
+type Given = (String, Option<String>, Option<String>);
+
 impl Index {
+    /// Decodes `given` (in parallel, cleaned of the index's template), checks the documents the
+    /// readers do not skip as one batch (`add`: inserted in one transaction, each checked against
+    /// the index and the batch's earlier documents; else each against the index alone), and
+    /// answers each, in order.
+    fn run_many<'py>(
+        &self,
+        py: Python<'py>,
+        given: Vec<Given>,
+        insert: bool,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        use rayon::prelude::*;
+        let inner = &self.inner;
+        let template = inner.template();
+        let decoded: Vec<(String, PyResult<Result<lookalike::Document, String>>)> =
+            py.detach(|| {
+                given
+                    .into_par_iter()
+                    .map(|(id, text, html)| (id.clone(), document(id, text, html, template)))
+                    .collect()
+            });
+        let mut docs = Vec::new();
+        let mut reasons = Vec::with_capacity(decoded.len());
+        for (id, d) in decoded {
+            match d? {
+                Ok(doc) => {
+                    docs.push(doc);
+                    reasons.push((id, None));
+                }
+                Err(reason) => reasons.push((id, Some(reason))),
+            }
+        }
+        let checked = py
+            .detach(|| if insert { inner.add(&docs) } else { inner.query(&docs) })
+            .map_err(index_err)?;
+        let mut answers = checked.iter();
+        reasons
+            .iter()
+            .map(|(id, reason)| match reason {
+                Some(r) => skipped(py, id, r),
+                None => match answers.next() {
+                    Some(c) => answer(py, c),
+                    None => {
+                        Err(PyValueError::new_err("the index answered fewer documents than asked"))
+                    }
+                },
+            })
+            .collect()
+    }
+
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -162,19 +214,37 @@ impl Index {
         html: Option<String>,
         insert: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let doc = match document(id.clone(), text, html, self.inner.template())? {
-            Ok(doc) => doc,
-            Err(reason) => return skipped(py, &id, &reason),
-        };
-        let inner = &self.inner;
-        let checked = py
-            .detach(|| if insert { inner.add(&[doc]) } else { inner.query(&[doc]) })
-            .map_err(index_err)?;
-        match checked.first() {
-            Some(c) => answer(py, c),
-            None => Err(PyValueError::new_err("the index answered nothing for the document")),
-        }
+        let mut answers = self.run_many(py, vec![(id, text, html)], insert)?;
+        answers.pop().ok_or_else(|| PyValueError::new_err("the index answered nothing"))
     }
+}
+
+/// The documents of a batch call: `ids` with `texts` or `htmls` (one of the two per document).
+fn batch(
+    ids: Vec<String>,
+    texts: Option<Vec<Option<String>>>,
+    htmls: Option<Vec<Option<String>>>,
+) -> PyResult<Vec<Given>> {
+    let n = ids.len();
+    let column = |c: Option<Vec<Option<String>>>, name: &str| match c {
+        Some(c) if c.len() != n => {
+            Err(PyValueError::new_err(format!("{name} has {} items, ids {n}", c.len())))
+        }
+        Some(c) => Ok(c),
+        None => Ok(vec![None; n]),
+    };
+    let only_html = texts.is_none() && htmls.is_some();
+    let (texts, htmls) = (column(texts, "texts")?, column(htmls, "htmls")?);
+    Ok(ids
+        .into_iter()
+        .zip(texts.into_iter().zip(htmls))
+        .map(|(id, (t, h))| match (t, h) {
+            // A missing value is an empty document (the readers skip it, saying why).
+            (None, None) if only_html => (id, None, Some(String::new())),
+            (None, None) => (id, Some(String::new()), None),
+            (t, h) => (id, t, h),
+        })
+        .collect())
 }
 
 #[pymethods]
@@ -185,7 +255,7 @@ impl Index {
         path, *, create = false, method = None, threshold = 0.8, boilerplate_from = None,
         boilerplate = "auto", site_field = None, boilerplate_min_pages = None,
         boilerplate_min_share = None, id_field = "id", text_field = "text", format = None,
-        **options
+        durability = "safe", **options
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -202,8 +272,19 @@ impl Index {
         id_field: &str,
         text_field: &str,
         format: Option<&str>,
+        durability: &str,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        let durability = match durability {
+            "safe" => Durability::Immediate,
+            "fast" => Durability::Fast,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "durability={other:?}: expected \"safe\" (fsync at every commit) or \"fast\" \
+                     (at most once a second, and at flush and close)"
+                )));
+            }
+        };
         let sample_options = site_field.is_some()
             || boilerplate != "auto"
             || boilerplate_min_pages.is_some()
@@ -252,6 +333,8 @@ impl Index {
             py.detach(|| Inner::open(&path))
         }
         .map_err(index_err)?;
+        let mut inner = inner;
+        inner.set_durability(durability);
         Ok(Index { inner })
     }
 
@@ -278,6 +361,42 @@ impl Index {
         html: Option<String>,
     ) -> PyResult<Bound<'py, PyDict>> {
         self.run(py, id, text, html, true)
+    }
+
+    /// Checks documents against the index and inserts them in one transaction, in order, each
+    /// against the index and the batch's earlier documents (as `lookalike index add` does with a
+    /// batch); `ids` with `texts` or `htmls` (a document has one of the two; None is an empty
+    /// document, answered as skipped). One answer per document, in order.
+    #[pyo3(signature = (ids, texts = None, *, htmls = None))]
+    fn add_batch<'py>(
+        &self,
+        py: Python<'py>,
+        ids: Vec<String>,
+        texts: Option<Vec<Option<String>>>,
+        htmls: Option<Vec<Option<String>>>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.run_many(py, batch(ids, texts, htmls)?, true)
+    }
+
+    /// Checks documents against the index without inserting them, each against the index alone
+    /// (`lookalike index query`); `texts` or `htmls`, and their `ids` if they have any.
+    #[pyo3(signature = (texts = None, *, htmls = None, ids = None))]
+    fn check_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Option<Vec<Option<String>>>,
+        htmls: Option<Vec<Option<String>>>,
+        ids: Option<Vec<String>>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let n = texts.as_ref().or(htmls.as_ref()).map_or(0, Vec::len);
+        let ids = ids.unwrap_or_else(|| vec![String::new(); n]);
+        self.run_many(py, batch(ids, texts, htmls)?, false)
+    }
+
+    /// Writes what `durability="fast"` has not written to disk yet (done at close too).
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        let inner = &self.inner;
+        py.detach(|| inner.flush()).map_err(index_err)
     }
 
     /// Removes the document with this id; False when the index has none.

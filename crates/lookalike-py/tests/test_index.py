@@ -140,3 +140,33 @@ def test_an_index_with_a_learned_site_template_answers_as_the_cli(cli, tmp_path)
         lookalike.Index(tmp_path / "z", create=True, boilerplate_from=[str(sample)])
     with pytest.raises(ValueError, match="when the index is created"):
         lookalike.Index(tmp_path / "idx", boilerplate_from=[str(sample)])
+
+
+def test_a_batch_answers_as_one_document_at_a_time_and_as_the_cli(cli, corpus, tmp_path):
+    docs = read_corpus(corpus)
+    texts = [d.get("text") for d in docs]
+    ids = [f"b{i}" for i in range(len(docs))]
+    one = lookalike.Index(tmp_path / "one", create=True)
+    singles = [one.add(i, t if t is not None else "") for i, t in zip(ids, texts)]
+    many = lookalike.Index(tmp_path / "many", create=True, durability="fast")
+    batched = many.add_batch(ids[:150], texts[:150]) + many.add_batch(ids[150:], texts[150:])
+    many.flush()
+    assert batched == singles
+    assert sum(a["status"] == "duplicate" for a in batched) > 20
+    # The CLI's index add of the same documents says the same.
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in zip(ids, texts)))
+    subprocess.run([str(cli), "index", "create", str(tmp_path / "cli")], check=True, capture_output=True)
+    out = subprocess.run([str(cli), "index", "add", str(tmp_path / "cli"), str(jsonl)], capture_output=True, text=True)
+    cli_fates = [(a["id"], a["status"], a.get("of")) for a in map(json.loads, out.stdout.splitlines())]
+    assert [(a["id"], a["status"], a["of"]) for a in batched] == cli_fates
+    # A batch check is each document checked alone against the index; nothing is inserted.
+    probes = texts[:40]
+    assert many.check_batch(probes) == [many.check(t if t is not None else "") for t in probes]
+    assert len(many) == len(docs)
+    html = many.check_batch(htmls=["<html><body><p>" + texts[0] + "</p></body></html>", None])
+    assert html[0]["matches"][0]["id"] == "b0" and html[1]["status"] == "skipped"
+    with pytest.raises(ValueError, match="texts has 1 items, ids 2"):
+        many.add_batch(["x", "y"], ["only one"])
+    with pytest.raises(ValueError, match="durability"):
+        lookalike.Index(tmp_path / "many", durability="sometimes")

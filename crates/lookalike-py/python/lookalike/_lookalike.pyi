@@ -156,6 +156,11 @@ class Index:
     path's folders). ``boilerplate`` (``"auto"``: web pages, ``"all"``: text too),
     ``site_field``, ``boilerplate_min_pages`` and ``boilerplate_min_share`` are as in ``read``;
     ``id_field``, ``text_field`` and ``format`` say how the sample is read.
+
+    ``add_batch(ids, texts)`` (or ``htmls=``) checks and inserts many documents in one transaction,
+    each against the index and the batch's earlier documents, as ``lookalike index add`` does;
+    ``check_batch(texts)`` checks many, each against the index alone. ``durability="fast"``
+    fsyncs at most once a second (and at ``flush()`` and close) instead of at every commit.
     """
 
     def __init__(
@@ -173,12 +178,24 @@ class Index:
         id_field: str = "id",
         text_field: str = "text",
         format: str | None = None,
+        durability: str = "safe",
         **options: Any,
     ) -> None: ...
     def check(
         self, text: str | None = None, *, html: str | None = None, id: str | None = None
     ) -> dict[str, Any]: ...
     def add(self, id: str, text: str | None = None, *, html: str | None = None) -> dict[str, Any]: ...
+    def add_batch(
+        self, ids: list[str], texts: list[str | None] | None = None, *, htmls: list[str | None] | None = None
+    ) -> list[dict[str, Any]]: ...
+    def check_batch(
+        self,
+        texts: list[str | None] | None = None,
+        *,
+        htmls: list[str | None] | None = None,
+        ids: list[str] | None = None,
+    ) -> list[dict[str, Any]]: ...
+    def flush(self) -> None: ...
     def get(self, id: str) -> dict[str, Any] | None: ...
     def remove(self, id: str) -> bool: ...
     def stats_json(self) -> str: ...
