@@ -153,3 +153,14 @@ impl Rng {
         (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// A WARC response record whose HTTP payload is `body` with `content_type`.
+pub fn warc_record(uri: &str, content_type: &str, body: &str) -> Vec<u8> {
+    let block = format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n{body}");
+    format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n\
+         {block}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes()
+}

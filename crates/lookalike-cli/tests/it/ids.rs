@@ -5,18 +5,12 @@ use serde_json::Value;
 
 use crate::common::*;
 
-fn report(o: &std::process::Output) -> Vec<Value> {
-    stdout(o).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+fn warc_record_text(uri: &str, body: &str) -> Vec<u8> {
+    warc_record(uri, "text/plain", body)
 }
 
-fn warc_response(uri: &str, body: &str) -> Vec<u8> {
-    let block = format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n{body}");
-    format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n\
-         {block}\r\n\r\n",
-        block.len()
-    )
-    .into_bytes()
+fn report(o: &std::process::Output) -> Vec<Value> {
+    stdout(o).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// Regression: duplicate JSONL ids gave pairs like `same<TAB>same<TAB>1.000000` and
@@ -82,11 +76,11 @@ fn duplicate_jsonl_ids_are_renamed_with_their_file_and_line() {
 fn the_same_url_in_two_warc_files_gets_distinct_traceable_ids() {
     let tmp = tempfile::tempdir().unwrap();
     let page = words(5, 80);
-    let mut first = warc_response("http://a.example/", &page);
-    first.extend(warc_response("http://b.example/", &words(6, 80)));
+    let mut first = warc_record_text("http://a.example/", &page);
+    first.extend(warc_record_text("http://b.example/", &words(6, 80)));
     write(tmp.path(), "crawl-1.warc", &first);
-    let mut second = warc_response("http://c.example/", &words(7, 80));
-    second.extend(warc_response("http://a.example/", &page));
+    let mut second = warc_record_text("http://c.example/", &words(7, 80));
+    second.extend(warc_record_text("http://a.example/", &page));
     write(tmp.path(), "crawl-2.warc.gz", &gzip(&second));
     let o = run(
         &["dedup", "crawl-1.warc", "crawl-2.warc.gz", "--report", "-", "--pairs", "pairs.tsv"],
@@ -163,8 +157,8 @@ fn every_report_line_names_its_source_and_position() {
 #[test]
 fn a_renamed_page_is_written_to_output_under_its_new_id() {
     let tmp = tempfile::tempdir().unwrap();
-    write(tmp.path(), "crawl-1.warc", &warc_response("http://a.example/", &words(11, 80)));
-    write(tmp.path(), "crawl-2.warc", &warc_response("http://a.example/", &words(12, 80)));
+    write(tmp.path(), "crawl-1.warc", &warc_record_text("http://a.example/", &words(11, 80)));
+    write(tmp.path(), "crawl-2.warc", &warc_record_text("http://a.example/", &words(12, 80)));
     let o = run(
         &["dedup", "crawl-1.warc", "crawl-2.warc", "--output", "-", "--extract", "text"],
         None,

@@ -106,17 +106,6 @@ fn shown_files() -> BTreeMap<String, String> {
     files
 }
 
-/// A WARC response record.
-fn response(uri: &str, html: &str) -> Vec<u8> {
-    let block = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}");
-    format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n\
-         {block}\r\n\r\n",
-        block.len()
-    )
-    .into_bytes()
-}
-
 fn html(title: &str, body: &str) -> String {
     format!(
         "<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{body}</p></main></body></html>"
@@ -171,10 +160,9 @@ fn fixture(d: &Path) {
     // A crawl (WARC, gzip members), a Parquet export, Chinese texts.
     let mut warc = Vec::new();
     for (i, t) in texts.iter().take(8).enumerate() {
-        warc.extend(gzip(&response(
-            &format!("https://x.example/{i}"),
-            &html(&format!("Story {i}"), t),
-        )));
+        let page = html(&format!("Story {i}"), t);
+        let uri = format!("https://x.example/{i}");
+        warc.extend(gzip(&warc_record(&uri, "text/html; charset=utf-8", &page)));
     }
     for name in ["crawl.warc.gz", "news.warc.gz"] {
         write(d, name, &warc);
