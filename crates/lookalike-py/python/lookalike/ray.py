@@ -1,5 +1,6 @@
 """Deduplication of a ``ray.data.Dataset`` (MinHash, super-shingles, SimHash, combined, long
-sentences, partitioned fingerprints, exact), with Rust kernels doing the work.
+sentences, partitioned fingerprints, exact, I-Match, I-Match-rand, TF*RIDF), with Rust kernels
+doing the work.
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels/``, one file per
 stage)::
@@ -9,6 +10,17 @@ stage)::
        input order)   one row per band; keys only)        only: ~1 KB/document)      candidate pairs)
 
        ─► verification (one task, or a join) ─► clustering (the driver, or one actor)
+
+Before the sketch, the methods that sign with statistics of the input itself (I-Match,
+I-Match-rand and TF*RIDF without a lexicon file, SimHash and combined with ``weights="tfidf"``)
+run a statistics stage of plain Ray tasks (``_statistics``, no Ray Data execution): a task per
+document block counts its documents' statistics (``statistics_partial``: the library's
+``StatisticsPass``, document and collection frequencies, as mergeable bytes) and returns their
+128-bit text fingerprints; the driver names the documents whose text was counted before
+(``statistics_repeats``), a task per block that has some counts those again, and the driver
+merges the counts minus theirs (``statistics_merge``): each distinct text with shingles counted
+once, as the library counts its heads. The merged counts go to every ``sketch_keys`` call, which
+signs each document with them as the library signs it after its statistics pass.
 
 The job runs two Ray Data executions when the input is small enough for the verification to
 run in one task (``ds`` itself, and the sketch, key shuffle and buckets); the other steps are Ray
@@ -54,13 +66,14 @@ order and settings: the same clusters and pairs as ``lookalike dedup --method M`
 
 Limits: exact Jaccard verification only (containment and estimate verification run in
 ``lookalike.dedup``: the verification join computes exact Jaccard). Methods refused with a
-``ValueError`` naming the reason: those that need the whole collection before any candidate is
-known — I-Match, I-Match-rand and TF*RIDF without a lexicon file (``lexicon=``: with one, each
-document is signed alone and they run here; the file must be readable on every node), reference
-words (collection statistics), SimHash and
-combined with ``weights="tf-idf"`` (document frequencies), MOD-m, MIN-s and Broder (shared
-samples counted per pair over the collection), SpotSigs (an inverted index) — and partitioned
-fingerprints whose C(lists, k) subset keys exceed 4096 per document. Partitioned fingerprints
+``ValueError`` naming the reason: those whose candidates need the whole collection in one
+place — reference words (the selection looks at each document's relative term frequencies, not
+at sums), MOD-m, MIN-s and Broder (shared samples counted per pair over the collection),
+SpotSigs (an inverted index) — and partitioned fingerprints whose C(lists, k) subset keys exceed
+4096 per document. A lexicon file (``lexicon=``) must be readable on every node. The statistics
+stage sends the driver 24 bytes per document with shingles (text fingerprint and position) and
+each block's counts (20 bytes per distinct term of the block): the merged counts (20 bytes per
+distinct term or SimHash feature of the collection) go to every sketch task. Partitioned fingerprints
 with k > 1 shuffle one 64-bit key per k-subset of a document's list fingerprints: equal to the
 library's candidates up to 64-bit hash collisions. The ids, the per-document state and the near edges must fit the memory of
 the clustering (the driver, or one actor), also with ``components="distributed"``, which removes the union-find
@@ -153,9 +166,48 @@ _REQUEST = pa.schema([("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.lar
 _PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
 
 
-def _sketch(table: pa.Table, text: str, documents: int, settings: dict[str, Any]) -> pa.Table:
+def _count(table: pa.Table, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
+    """The statistics stage over one block: the counts of its documents (bytes) and their text
+    fingerprints (``fp_hi``, ``fp_lo``, ``doc``)."""
+    if table.num_rows == 0:
+        table, text = pa.table({}), "text"
+    counts, fingerprints = _lookalike.statistics_partial(_one_batch(table, _INPUT), text, INDEX, **settings)
+    return counts, pa.Table.from_batches([fingerprints])
+
+
+def _recount(table: pa.Table, text: str, settings: dict[str, Any], repeats: pa.Table) -> bytes:
+    """The counts of a block's documents named in ``repeats`` (``doc``): texts counted before."""
+    return _count(table.filter(pa.compute.is_in(table[INDEX], value_set=repeats["doc"])), text, settings)[0]
+
+
+def _statistics(documents: list, text: str, settings: dict[str, Any]) -> bytes:
+    """The statistics stage: the collection statistics of a method that signs with them (as
+    bytes for ``sketch_keys``), each distinct text with shingles counted once, as the library
+    counts its heads. A task per block counts its documents; the driver gets their text
+    fingerprints (24 bytes per document) and names the documents whose text was counted before;
+    a task per block that has some counts them again, and the driver merges the counts minus
+    those (``kernels/statistics.rs``). Plain Ray tasks: no Ray Data execution."""
+    import ray
+
+    count = ray.remote(_count).options(num_returns=2)
+    parts = [count.remote(r, text, settings) for r in documents]
+    fingerprints = ray.get([f for _, f in parts])
+    repeats = _lookalike.statistics_repeats([_one_batch(f, f.schema) for f in fingerprints])
+    del fingerprints
+    recount = ray.remote(_recount)
+    corrections = [
+        recount.remote(r, text, settings, pa.Table.from_batches([rep]))
+        for r, rep in zip(documents, repeats)
+        if rep.num_rows
+    ]
+    return _lookalike.statistics_merge(ray.get([c for c, _ in parts]), ray.get(corrections))
+
+
+def _sketch(
+    table: pa.Table, text: str, documents: int, settings: dict[str, Any], statistics: bytes | None = None
+) -> pa.Table:
     batches = [
-        _lookalike.sketch_keys(b, text, INDEX, documents=documents, **settings)
+        _lookalike.sketch_keys(b, text, INDEX, documents=documents, statistics=statistics, **settings)
         for b in table.to_batches()
         if b.num_rows
     ]
@@ -187,12 +239,15 @@ def _spread(keys, partitions: int):
     return (x % np.uint64(partitions)).astype(np.int64)
 
 
-def _sketch_split(table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int):
+def _sketch_split(
+    table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int,
+    statistics: bytes | None = None,
+):
     """A block's key rows split by key among ``partitions`` (a tuple of tables; one table when
     ``partitions`` is 1): all rows of a key in the same partition, whatever the block."""
     import numpy as np
 
-    rows = _sketch(table, text, documents, settings)
+    rows = _sketch(table, text, documents, settings, statistics)
     if partitions == 1:
         return rows
     part = _spread(rows["key"].to_numpy(), partitions)
@@ -213,21 +268,29 @@ def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
 TASK_SHUFFLE_DOCUMENTS = 1_000_000
 
 
-def _keys_and_buckets(documents: list, total: int, text: str, partitions: int, settings: dict[str, Any]) -> list:
+def _keys_and_buckets(
+    documents: list, total: int, text: str, partitions: int, settings: dict[str, Any],
+    statistics: bytes | None = None,
+) -> list:
     """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
-    per partition."""
+    per partition. ``statistics``: the statistics stage's counts, for the methods that have one."""
     import ray
 
     if total <= TASK_SHUFFLE_DOCUMENTS:
         split = ray.remote(_sketch_split).options(num_returns=partitions)
-        pieces = [split.remote(r, text, total, settings, partitions) for r in documents]
+        stats = ray.put(statistics) if statistics is not None else None
+        pieces = [split.remote(r, text, total, settings, partitions, stats) for r in documents]
         if partitions == 1:
             pieces = [[p] for p in pieces]
         bucket = ray.remote(_bucket_parts)
         return [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
     return (
         ray.data.from_arrow_refs(documents)
-        .map_batches(_sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, documents=total, settings=settings))
+        .map_batches(
+            _sketch,
+            batch_format="pyarrow",
+            fn_kwargs=dict(text=text, documents=total, settings=settings, statistics=statistics),
+        )
         .repartition(partitions, keys=["key"])
         .map_batches(_bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings))
         .to_arrow_refs()
@@ -546,9 +609,10 @@ def dedup(
     **options: Any,
 ) -> RayDedupResult:
     """Deduplicate a ``ray.data.Dataset`` on Ray, with exact verification: ``method`` is
-    ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"``,
-    ``"long-sentences"``, ``"partitioned"``, ``"exact"``, or ``"i-match"``, ``"i-match-rand"``
-    and ``"tf-ridf"`` with a lexicon file (``lexicon=``).
+    ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"`` (either with
+    ``weights="tfidf"``: document frequencies from a statistics stage), ``"long-sentences"``,
+    ``"partitioned"``, ``"exact"``, ``"i-match"``, ``"i-match-rand"`` or ``"tf-ridf"`` (with a
+    lexicon file, ``lexicon=``, or the statistics of the input, counted on Ray first).
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
@@ -567,10 +631,10 @@ def dedup(
     them, its read and write included; by default only their warnings and errors are shown while
     the job runs).
 
-    Raises ``ValueError`` for settings it cannot run (a method that needs the whole collection
-    first: I-Match and TF*RIDF without a lexicon file, reference words, tf·idf weights, the sampling methods, SpotSigs — the
-    message says why; they run in ``lookalike.dedup``; containment or estimate verification), a
-    missing column
+    Raises ``ValueError`` for settings it cannot run (a method whose candidates need the whole
+    collection in one place: reference words, the sampling methods, SpotSigs — the message says
+    why; they run in ``lookalike.dedup``; containment or estimate verification), a missing
+    column
     or a bad ``components``; ``TypeError`` for a column of another type.
     """
     import ray
@@ -632,7 +696,12 @@ def dedup(
             partitions = num_partitions or max(1, len(documents))
             say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
 
-            buckets = _keys_and_buckets(documents, total, text, partitions, settings)
+            statistics = None
+            if _lookalike.needs_statistics(**settings):
+                say("counting the collection statistics (document frequencies)")
+                statistics = _statistics(documents, text, settings)
+            buckets = _keys_and_buckets(documents, total, text, partitions, settings, statistics)
+            del statistics
             ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
             say("verifying the candidate pairs")
             near, edges = _verify(buckets, documents, total, text, partitions, False, settings)

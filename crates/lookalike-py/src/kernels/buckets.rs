@@ -61,7 +61,7 @@ pub fn bucket_batch(c: &DedupConfig, batch: &RecordBatch) -> PyResult<RecordBatc
         MethodConfig::MinHash(_) => (c.max_pairs_per_group, None),
         MethodConfig::SuperShingles(_) | MethodConfig::Exact => (u64::MAX, None),
         _ => {
-            let keyer = keyer_of(c, 2)?;
+            let keyer = keyer_of(c, 2, None)?;
             let bound = if keyer.lists_anchors() { c.max_pairs_per_group } else { u64::MAX };
             (bound, Some(keyer))
         }
@@ -206,7 +206,7 @@ mod tests {
         let c = Dedup::builder().method(MethodKind::MinHash).build().unwrap().config().clone();
         let t = "a b c d e f g h i j k l m n o p q r s t u v w x y z".to_owned();
         let texts = vec![t.clone(), t.replace('q', "Q z"), t.to_uppercase(), "".into(), t.clone()];
-        let rows = sketch_batch(&c, 5, &input(&texts, 5)[0], "text", INDEX).unwrap();
+        let rows = sketch_batch(&c, 5, None, &input(&texts, 5)[0], "text", INDEX).unwrap();
         let got = edges(&bucket_batch(&c, &rows).unwrap());
         let members: Vec<_> = got.iter().filter(|e| e.0 == MEMBER).map(|e| (e.1, e.2)).collect();
         assert_eq!(members, [(0, 0), (0, 2), (0, 4), (1, 1)]);

@@ -531,8 +531,48 @@ mod tests {
                 assert_eq!(got.1, expected.1, "{method:?} {keep:?} {cluster:?}: pairs");
             }
         }
-        for method in [MethodKind::MinHash, MethodKind::SuperShingles, MethodKind::Exact] {
+        // With the statistics stage: I-Match and TF*RIDF signed with the input's statistics.
+        for method in [
+            MethodKind::MinHash,
+            MethodKind::SuperShingles,
+            MethodKind::Exact,
+            MethodKind::IMatch,
+            MethodKind::IMatchRand,
+            MethodKind::TfRidf,
+        ] {
             assert!(methods_run.contains(&method), "{method:?} was not run");
+        }
+    }
+
+    /// SimHash and combined with tf-idf weights (document frequencies from the statistics
+    /// stage): the library's tables, at one and several partitions and block sizes.
+    #[test]
+    fn tf_idf_weights_give_the_librarys_tables() {
+        let mut rng = Rng::new(11);
+        use lookalike::MethodConfig;
+        use lookalike::config::{CombinedConfig, SimHashConfig};
+        use lookalike::sketch::simhash::Weighting;
+        let simhash = SimHashConfig {
+            weights: Weighting::TfIdf,
+            max_distance: Some(12),
+            ..SimHashConfig::default()
+        };
+        let combined = CombinedConfig { weights: Weighting::TfIdf, ..CombinedConfig::default() };
+        for (method, config) in [
+            (MethodKind::SimHash, MethodConfig::SimHash(simhash)),
+            (MethodKind::Combined, MethodConfig::Combined(combined)),
+        ] {
+            let c =
+                Dedup::builder().method(config).threshold(0.7).build().unwrap().config().clone();
+            check_ray_config(&c).unwrap();
+            for (chunk, partitions) in [(100, 1), (7, 4), (1, 3)] {
+                let texts = corpus(&mut rng, 60);
+                let expected = library(&c, &texts);
+                assert!(expected.1.num_rows() > 0, "{method:?}: the corpus has duplicates");
+                let got = ray_job(&c, &texts, chunk, partitions);
+                assert_eq!(got.0, expected.0, "{method:?}: documents");
+                assert_eq!(got.1, expected.1, "{method:?}: pairs");
+            }
         }
     }
 
@@ -549,7 +589,7 @@ mod tests {
         let c_text = words[10..50].join(" ");
         let texts = vec![a, b, c_text];
         let inputs = input(&texts, 3);
-        let rows = sketch_batch(&c, 3, &inputs[0], "text", INDEX).unwrap();
+        let rows = sketch_batch(&c, 3, None, &inputs[0], "text", INDEX).unwrap();
         let buckets = bucket_batch(&c, &rows).unwrap();
         let near = verify_join(&c, std::slice::from_ref(&buckets), &inputs, 1, false);
         let mut components = Components::with_config(3, c.clone()).unwrap();

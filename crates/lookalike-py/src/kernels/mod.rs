@@ -1,6 +1,13 @@
 //! The Rust kernels of `lookalike.ray.dedup`, engine-neutral functions over Arrow batches, one
 //! module per Ray stage:
 //!
+//! 0. [`statistics`] — for the methods that sign with statistics of the input itself (a
+//!    [`StatisticsPass`]: I-Match, I-Match-rand and TF*RIDF without a lexicon file, SimHash and
+//!    combined with tf-idf weights): [`statistics_partial`] counts a block's distinct texts
+//!    (mergeable [`PartialStatistics`] and their text fingerprints), [`statistics_repeats`]
+//!    finds the texts a block shares with an earlier one, whose counts (the same kernel over
+//!    those documents) [`statistics_merge`] subtracts while merging: each distinct text counted
+//!    once, as the library counts its heads. The merged counts go to [`sketch_keys`].
 //! 1. [`sketch`] — [`sketch_keys`] (a `map_batches` task): each document of a batch, with its
 //!    global input index, becomes *keys only*: one *exact* row keyed by its normalized-text
 //!    fingerprint, one *band* row per key of the method (band, key, document, text fingerprint),
@@ -45,6 +52,7 @@ pub mod buckets;
 pub mod components;
 pub mod connected;
 pub mod sketch;
+pub mod statistics;
 pub mod verify;
 
 #[cfg(test)]
@@ -54,6 +62,7 @@ pub use buckets::bucket_edges;
 pub use components::Components;
 pub use connected::connected_step;
 pub use sketch::sketch_keys;
+pub use statistics::{needs_statistics, statistics_merge, statistics_partial, statistics_repeats};
 pub use verify::{candidate_pairs, pair_dest, route_texts, texts_for_requests, verify_pairs};
 
 use std::sync::Arc;
@@ -63,7 +72,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lookalike::method::{DocKeyer, KeyerError};
+use lookalike::method::{DocKeyer, KeyerError, PartialStatistics, StatisticsPass};
 use lookalike::{DedupConfig, Measure, MethodConfig, Verify};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -116,7 +125,7 @@ pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
         MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact
     ) {
         // The other methods run when their candidates come from keys each document has alone.
-        keyer_of(c, 2)?;
+        keyer_of(c, 2, None)?;
     }
     if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
         return Err(value_err(
@@ -127,9 +136,22 @@ pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
 }
 
 /// The per-document keyer of a method other than MinHash, super-shingles and exact, for about
-/// `documents` documents; a `ValueError` naming the reason for a method that has none.
-fn keyer_of(c: &DedupConfig, documents: usize) -> PyResult<DocKeyer> {
-    DocKeyer::new(c, documents).map_err(|e| match e {
+/// `documents` documents; a `ValueError` naming the reason for a method that has none. A method
+/// with a [`StatisticsPass`] is keyed with `statistics` (the merged counts of the statistics
+/// stage); without them (the stages that key no document: buckets, settings checks) with empty
+/// ones, which give its settings and candidate rule but not its keys.
+fn keyer_of(
+    c: &DedupConfig,
+    documents: usize,
+    statistics: Option<&PartialStatistics>,
+) -> PyResult<DocKeyer> {
+    let keyer = if StatisticsPass::new(c).is_some() {
+        let empty = PartialStatistics::new();
+        DocKeyer::with_statistics(c, documents, statistics.unwrap_or(&empty))
+    } else {
+        DocKeyer::new(c, documents)
+    };
+    keyer.map_err(|e| match e {
         KeyerError::Config(e) => value_err(e.to_string()),
         KeyerError::NoDocumentKeys(why) => value_err(format!(
             "lookalike.ray.dedup cannot run {}: {why} (use lookalike.dedup)",

@@ -10,7 +10,7 @@ use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::candidates::lsh::band_key;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
-use lookalike::method::{DocKeyer, DocView};
+use lookalike::method::{DocKeyer, DocView, PartialStatistics, StatisticsPass};
 use lookalike::shingles::ShingleScratch;
 use lookalike::sketch::supershingles;
 use lookalike::text::normalize::NormalizedText;
@@ -63,7 +63,11 @@ enum Keying {
 
 impl Keying {
     /// The keying of a checked Ray configuration, for a collection of about `documents`.
-    fn of(c: &DedupConfig, documents: usize) -> PyResult<Keying> {
+    fn of(
+        c: &DedupConfig,
+        documents: usize,
+        statistics: Option<&PartialStatistics>,
+    ) -> PyResult<Keying> {
         Ok(match &c.method {
             MethodConfig::MinHash(mh) => Keying::Bands(
                 MinHasher::new(mh.num_perm, mh.scheme, c.seed),
@@ -73,7 +77,7 @@ impl Keying {
                 Keying::Super(MinHasher::new(s.shape.minhashes, s.scheme, c.seed), s.shape)
             }
             MethodConfig::Exact => Keying::Exact,
-            _ => Keying::Keyed(keyer_of(c, documents)?),
+            _ => Keying::Keyed(keyer_of(c, documents, statistics)?),
         })
     }
 
@@ -106,14 +110,16 @@ impl Keying {
     }
 }
 
-/// sketch_keys(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options)
+/// sketch_keys(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, statistics=None, **options)
 /// --
 ///
 /// Ray kernel 1: a batch of documents (a text column and an int64 global input index) as rows
 /// keyed for the shuffle, keys only (see the module documentation). `documents`: the collection
-/// size (SimHash's table layout, as the library chooses it). Runs in parallel, GIL released.
+/// size (SimHash's table layout, as the library chooses it). `statistics`: the merged counts of
+/// the statistics stage (`statistics_merge`), required by the methods that have one
+/// (`needs_statistics`). Runs in parallel, GIL released.
 #[pyfunction]
-#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options))]
+#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, statistics=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub fn sketch_keys(
     py: Python<'_>,
@@ -124,22 +130,34 @@ pub fn sketch_keys(
     keep: Option<&str>,
     cluster: Option<&str>,
     documents: usize,
+    statistics: Option<&[u8]>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let c = ray_config(threshold, keep, cluster, options)?;
+    let statistics =
+        statistics.map(PartialStatistics::from_bytes).transpose().map_err(value_err)?;
     let batch = batch.0;
-    py.detach(|| sketch_batch(&c, documents, &batch, text, index)).map(PyArrowType)
+    py.detach(|| sketch_batch(&c, documents, statistics.as_ref(), &batch, text, index))
+        .map(PyArrowType)
 }
 
-/// [`sketch_keys`] without Python: the rows of a batch's documents under a checked configuration.
+/// [`sketch_keys`] without Python: the rows of a batch's documents under a checked configuration
+/// (with the merged `statistics` when its method has a statistics pass).
 pub fn sketch_batch(
     c: &DedupConfig,
     documents: usize,
+    statistics: Option<&PartialStatistics>,
     batch: &RecordBatch,
     text: &str,
     index: &str,
 ) -> PyResult<RecordBatch> {
-    let keying = Keying::of(c, documents)?;
+    if statistics.is_none() && batch.num_rows() > 0 && StatisticsPass::new(c).is_some() {
+        return Err(value_err(format!(
+            "{} signs with statistics of the input: sketch_keys needs statistics= (statistics_merge)",
+            c.method.kind()
+        )));
+    }
+    let keying = Keying::of(c, documents, statistics)?;
     let texts = string_column(batch, text, "text")?;
     let docs = index_column(batch, index)?;
     for (t, d) in texts.iter().zip(&docs) {
@@ -269,7 +287,7 @@ mod tests {
         };
         let text = "the quick brown fox jumps over the lazy dog near the river bank".to_owned();
         let texts = vec![text.clone(), "  ".into(), "?!".into(), text.to_uppercase(), text];
-        let batch = sketch_batch(&c, 5, &input(&texts, 5)[0], "text", INDEX).unwrap();
+        let batch = sketch_batch(&c, 5, None, &input(&texts, 5)[0], "text", INDEX).unwrap();
         let rows = rows(&batch);
         let of = |d: i64| rows.iter().filter(|r| r.2 == d).copied().collect::<Vec<_>>();
         for d in [0, 3, 4] {
@@ -291,7 +309,7 @@ mod tests {
     fn exact_gives_only_exact_rows_and_a_null_text_is_refused() {
         let c = config(MethodKind::Exact);
         let texts = vec!["one two three four five six".to_owned(), "seven eight nine ten".into()];
-        let batch = sketch_batch(&c, 2, &input(&texts, 2)[0], "text", INDEX).unwrap();
+        let batch = sketch_batch(&c, 2, None, &input(&texts, 2)[0], "text", INDEX).unwrap();
         assert!(rows(&batch).iter().all(|r| r.0 == EXACT));
         assert_eq!(batch.num_rows(), 2);
 
@@ -304,6 +322,6 @@ mod tests {
             Arc::new(arrow_array::Int64Array::from(vec![0])),
         ];
         let null = RecordBatch::try_new(schema, columns).unwrap();
-        assert!(sketch_batch(&c, 1, &null, "text", INDEX).is_err());
+        assert!(sketch_batch(&c, 1, None, &null, "text", INDEX).is_err());
     }
 }

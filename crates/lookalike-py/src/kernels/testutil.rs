@@ -15,8 +15,10 @@ use lookalike::{Dedup, DedupConfig, Document};
 use super::buckets::bucket_batch;
 use super::components::Components;
 use super::sketch::sketch_batch;
+use super::statistics::{merge_of, partial_of, repeats_of};
 use super::verify::{pairs_and_requests, routed, text_rows, verified};
 use crate::tables::{documents_batch, pairs_batch};
+use lookalike::method::{PartialStatistics, StatisticsPass};
 
 /// The global input index column of the job.
 pub const INDEX: &str = "__lookalike_index";
@@ -169,6 +171,32 @@ pub fn verify_join(
         .collect()
 }
 
+/// The statistics stage as `lookalike.ray` runs it (`None` for a method without one): each
+/// block counted, the repeated texts found and counted again over their documents alone, the
+/// counts merged minus those.
+pub fn statistics(c: &DedupConfig, inputs: &[RecordBatch]) -> Option<PartialStatistics> {
+    StatisticsPass::new(c)?;
+    let (partials, fps): (Vec<_>, Vec<_>) =
+        inputs.iter().map(|b| partial_of(c, b, "text", INDEX).expect("counted")).unzip();
+    let repeats = repeats_of(&fps).expect("repeats");
+    let corrections: Vec<Vec<u8>> = inputs
+        .iter()
+        .zip(&repeats)
+        .map(|(b, r)| {
+            let docs = r.column(0).as_primitive::<Int64Type>().values().to_vec();
+            let index = b.column_by_name(INDEX).expect("index").as_primitive::<Int64Type>();
+            let mut keep = BooleanBuilder::new();
+            for d in index.values() {
+                keep.append_value(docs.contains(d));
+            }
+            let only = filter_record_batch(b, &keep.finish()).expect("filtered");
+            partial_of(c, &only, "text", INDEX).expect("counted").0.to_bytes()
+        })
+        .collect();
+    let partials: Vec<Vec<u8>> = partials.iter().map(PartialStatistics::to_bytes).collect();
+    Some(merge_of(&partials, &corrections).expect("merged"))
+}
+
 /// The documents table and the pairs table of the Ray job over `texts`, its input in batches of
 /// `chunk` documents and every shuffle into `partitions` blocks.
 pub fn ray_job(
@@ -178,9 +206,10 @@ pub fn ray_job(
     partitions: usize,
 ) -> (RecordBatch, RecordBatch) {
     let inputs = input(texts, chunk);
+    let stats = statistics(c, &inputs);
     let rows: Vec<RecordBatch> = inputs
         .iter()
-        .map(|b| sketch_batch(c, texts.len(), b, "text", INDEX).expect("sketched"))
+        .map(|b| sketch_batch(c, texts.len(), stats.as_ref(), b, "text", INDEX).expect("sketched"))
         .collect();
     let buckets: Vec<RecordBatch> = shuffle(&rows, "key", partitions)
         .iter()

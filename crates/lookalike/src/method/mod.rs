@@ -24,7 +24,10 @@
 //! [`DocKeyer`] computes, outside the pipeline, the candidate keys of one document for the methods
 //! whose candidates come from keys each document has by itself (SimHash, combined, long
 //! sentences, partitioned fingerprints, I-Match and TF*RIDF with a lexicon file): what the Ray
-//! job shuffles.
+//! job shuffles. With a [`StatisticsPass`] (I-Match and TF*RIDF without a lexicon file, tf-idf
+//! SimHash and combined), the statistics [`Method::prepare`] counts over the heads are counted
+//! outside the pipeline as mergeable [`PartialStatistics`], and
+//! [`DocKeyer::with_statistics`] keys each document with them.
 //!
 //! Adding a method: a file here with a type implementing [`Method`] and its registry entry (a
 //! `MethodSpec`: the options it owns, its settings from them, whether an index holds it), one line in [`options::METHODS`], a variant of
@@ -63,6 +66,7 @@ mod ref_words;
 mod samples;
 mod simhash;
 mod spot_sigs;
+mod statistics;
 mod super_shingles;
 mod tf_ridf;
 
@@ -81,6 +85,7 @@ pub use ref_words::RefWords;
 pub use samples::{Estimator, SHORT_SAMPLE, Sampled, Samples};
 pub use simhash::{SimDoc, SimHash};
 pub use spot_sigs::SpotSigs;
+pub use statistics::{PartialStatistics, StatisticsPass};
 pub use super_shingles::SuperShingles;
 pub use tf_ridf::{RidfSigner, TfRidf};
 
