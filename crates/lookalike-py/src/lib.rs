@@ -63,6 +63,8 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::statistics_merge, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sketch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::bucket_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::sampled_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::is_sampled, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::texts_for_requests, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::route_texts, m)?)?;

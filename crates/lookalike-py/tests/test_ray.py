@@ -242,6 +242,42 @@ def test_ray_methods_with_collection_statistics_same_as_the_cli(
     assert result.stats["method"] == f"{method} (lookalike.ray)"
 
 
+#: MOD-m, MIN-s and Broder (shared samples counted per pair), at 1 and 4 partitions, and with a
+#: small L (frequent shingles: discounted sizes and the groups of saturated pages) at 4.
+SAMPLED_METHODS = [
+    (method, [], {}, partitions) for method in ("mod-m", "min-s", "broder") for partitions in (1, 4)
+] + [
+    ("mod-m", ["--max-docs-per-shingle", "3"], {"max_docs_per_shingle": 3}, 4),
+    ("broder", ["--max-docs-per-shingle", "2", "--frequent-shingles", "skip"],
+     {"max_docs_per_shingle": 2, "frequent_shingles": "skip"}, 4),
+]
+
+
+@pytest.mark.parametrize(
+    "method, args, options, partitions",
+    SAMPLED_METHODS,
+    ids=[f"{m[0]}-{m[3]}{'-small-L' if m[2] else ''}" for m in SAMPLED_METHODS],
+)
+def test_ray_sampled_methods_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, method, args, options, partitions):
+    """MOD-m, MIN-s and Broder on Ray: the sampled shingles shuffled as keys, the shared samples
+    counted per pair and the library's rule applied (frequent shingles, groups); the clusters and
+    pairs of lookalike.dedup and the CLI."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, *args)
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method=method, **options)
+    ds = ray.data.from_arrow(table).repartition(partitions)
+    if options:
+        # Frequent shingles made groups of saturated pages (the CLI's sorted-groups path).
+        assert local.stats["stats"]["method"]["broder"]["groups"] > 10
+    result = lray.dedup(ds, text="text", id="id", method=method, num_partitions=partitions, **options)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) >= 12
+    assert result.stats["method"] == f"{method} (lookalike.ray)"
+
+
 def test_ray_statistics_count_each_text_once_whatever_the_blocks(ray_cluster):
     """Exact copies (other case and spacing) in other blocks and in the same block, texts
     without shingles: the statistics are those of the distinct texts, as lookalike.dedup counts
@@ -301,8 +337,6 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
     # Methods that need the whole collection before any candidate: refused, with the reason.
     with pytest.raises(ValueError, match="cannot run refwords: .*whole collection"):
         lray.dedup(ds, method="refwords")
-    with pytest.raises(ValueError, match="cannot run mod-m: .*Broder's sort"):
-        lray.dedup(ds, method="mod-m")
     with pytest.raises(ValueError, match="cannot run spotsigs: .*inverted index"):
         lray.dedup(ds, method="spotsigs")
     with pytest.raises(ValueError, match=r"cannot run partitioned: .*C\(64, 4\)"):

@@ -1,6 +1,6 @@
 """Deduplication of a ``ray.data.Dataset`` (MinHash, super-shingles, SimHash, combined, long
-sentences, partitioned fingerprints, exact, I-Match, I-Match-rand, TF*RIDF), with Rust kernels
-doing the work.
+sentences, partitioned fingerprints, exact, I-Match, I-Match-rand, TF*RIDF, MOD-m, MIN-s,
+Broder), with Rust kernels doing the work.
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels/``, one file per
 stage)::
@@ -39,6 +39,15 @@ tasks over the blocks' object references, or run on the driver.
 * ``bucket_edges`` (``map_batches`` over whole blocks): each exact group's head, and the
   candidate pairs between the heads of a bucket's distinct texts (the library's listing rule;
   SimHash and combined keep the pairs within their Hamming distance k).
+* MOD-m, MIN-s and Broder (``lookalike::method::SampleRule``): the keys are each document's
+  sampled shingles (its sample size beside them); ``bucket_edges`` gives, per sampled shingle of
+  at most L heads, one shared sample per pair of heads (summed per pair over the block), and for
+  a frequent shingle (more than L heads) a frequent count per head and its list of heads; each
+  exact bucket gives its head's sample size. One task (``_sampled``) gathers those rows of every
+  bucket block and applies the library's rule (``sampled_candidates``): the pairs whose shared
+  count reaches the threshold over the smaller (discounted) sample, and the pairs of the groups
+  of saturated heads sharing a frequent shingle — the candidates of the CLI's Broder sort with
+  its sorted groups, verified as the other methods' candidates.
 * Verification (``_verify``): a task per bucket block lists its distinct candidate pairs and the
   requests for their texts (``candidate_pairs``); the driver marks the requested documents in a
   bitmap (n/8 bytes), and a task per document block keeps the texts it marks. When at most
@@ -68,9 +77,11 @@ Limits: exact Jaccard verification only (containment and estimate verification r
 ``lookalike.dedup``: the verification join computes exact Jaccard). Methods refused with a
 ``ValueError`` naming the reason: those whose candidates need the whole collection in one
 place — reference words (the selection looks at each document's relative term frequencies, not
-at sums), MOD-m, MIN-s and Broder (shared samples counted per pair over the collection),
-SpotSigs (an inverted index) — and partitioned fingerprints whose C(lists, k) subset keys exceed
-4096 per document. A lexicon file (``lexicon=``) must be readable on every node. The statistics
+at sums), SpotSigs (an inverted index) — and partitioned fingerprints whose C(lists, k) subset
+keys exceed 4096 per document. MOD-m, MIN-s and Broder count the shared samples of every pair in
+one task (``_sampled``): the pairs sharing a non-frequent sampled shingle (at most L(L−1)/2 per
+shingle, summed per bucket block; 12 bytes a pair in Rust) must fit its memory, where the CLI's
+external sort spills them to disk. A lexicon file (``lexicon=``) must be readable on every node. The statistics
 stage sends the driver 24 bytes per document with shingles (text fingerprint and position) and
 each block's counts (20 bytes per distinct term of the block): the merged counts (20 bytes per
 distinct term or SimHash feature of the collection) go to every sketch task. Partitioned fingerprints
@@ -295,6 +306,13 @@ def _keys_and_buckets(
         .map_batches(_bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings))
         .to_arrow_refs()
     )
+
+
+def _sampled(settings: dict[str, Any], *buckets: pa.Table) -> pa.Table:
+    """MOD-m, MIN-s and Broder: the candidate pairs from the sampled rows of every bucket block
+    (shared samples per pair, frequent shingles, sample sizes), by the library's rule."""
+    batches = [_one_batch(b, b.schema) for b in buckets]
+    return pa.Table.from_batches([_lookalike.sampled_candidates(batches, **settings)])
 
 
 def _candidates(table: pa.Table, partitions: int) -> tuple[pa.Table, pa.Table, int]:
@@ -612,7 +630,8 @@ def dedup(
     ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"`` (either with
     ``weights="tfidf"``: document frequencies from a statistics stage), ``"long-sentences"``,
     ``"partitioned"``, ``"exact"``, ``"i-match"``, ``"i-match-rand"`` or ``"tf-ridf"`` (with a
-    lexicon file, ``lexicon=``, or the statistics of the input, counted on Ray first).
+    lexicon file, ``lexicon=``, or the statistics of the input, counted on Ray first),
+    ``"mod-m"``, ``"min-s"`` or ``"broder"`` (shared samples counted per pair).
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
@@ -632,7 +651,7 @@ def dedup(
     the job runs).
 
     Raises ``ValueError`` for settings it cannot run (a method whose candidates need the whole
-    collection in one place: reference words, the sampling methods, SpotSigs — the message says
+    collection in one place: reference words, SpotSigs — the message says
     why; they run in ``lookalike.dedup``; containment or estimate verification), a missing
     column
     or a bad ``components``; ``TypeError`` for a column of another type.
@@ -702,6 +721,9 @@ def dedup(
                 statistics = _statistics(documents, text, settings)
             buckets = _keys_and_buckets(documents, total, text, partitions, settings, statistics)
             del statistics
+            if _lookalike.is_sampled(**settings):
+                say("counting the shared samples per pair")
+                buckets = buckets + [ray.remote(_sampled).remote(settings, *buckets)]
             ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
             say("verifying the candidate pairs")
             near, edges = _verify(buckets, documents, total, text, partitions, False, settings)

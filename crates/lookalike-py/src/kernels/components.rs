@@ -19,7 +19,9 @@ use lookalike::{DedupConfig, DocId, Keep, ScoredPair, SkipReason, Slot};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::{CANDIDATE, MEMBER, NEAR, SKIP, column, int64s, ray_config};
+use super::{
+    CANDIDATE, FREQUENT, LIST, MEMBER, NEAR, SAMPLE, SHARED, SKIP, column, int64s, ray_config,
+};
 use crate::errors::{arrow_err, value_err};
 use crate::tables::{documents_batch, documents_schema, pairs_batch, pairs_schema};
 
@@ -190,8 +192,9 @@ impl Components {
                 NEAR if in_range(x) && in_range(y) => {
                     self.near.push((x as u32, y as u32, sim.value(i)))
                 }
-                // Candidates reach the clustering through verification, as near edges.
-                CANDIDATE => {}
+                // Candidates reach the clustering through verification, as near edges; the
+                // sampled methods' counts through `sampled_candidates`, as candidates.
+                CANDIDATE | SHARED | SAMPLE | FREQUENT | LIST => {}
                 SKIP if in_range(x) => {
                     let code = (!reason.is_null(i)).then(|| reason.value(i));
                     self.skipped.insert(x as u32, skip_reason(code)?);
@@ -539,8 +542,53 @@ mod tests {
             MethodKind::IMatch,
             MethodKind::IMatchRand,
             MethodKind::TfRidf,
+            // With the sampled stage: shared samples counted per pair.
+            MethodKind::ModM,
+            MethodKind::MinS,
+            MethodKind::Broder,
         ] {
             assert!(methods_run.contains(&method), "{method:?} was not run");
+        }
+    }
+
+    /// MOD-m, MIN-s and Broder with a small L (frequent shingles: discounted sizes, groups of
+    /// saturated heads, anchors past a small bound) and both frequent-shingle rules: the
+    /// library's tables at several block sizes and partition counts.
+    #[test]
+    fn sampled_methods_with_frequent_shingles_give_the_librarys_tables() {
+        use lookalike::MethodConfig;
+        use lookalike::candidates::sorted_pairs::FrequentShingles;
+        use lookalike::config::{Sample, SampleConfig};
+        let mut rng = Rng::new(23);
+        let sampled = |sample, max_docs_per_shingle, frequent| SampleConfig {
+            sample,
+            max_docs_per_shingle,
+            frequent,
+        };
+        for (method, bound) in [
+            (MethodConfig::ModM(sampled(Some(Sample::Mod(2)), 3, FrequentShingles::Discount)), 4),
+            (MethodConfig::MinS(sampled(Some(Sample::Min(16)), 4, FrequentShingles::Skip)), 1_000),
+            (MethodConfig::Broder(sampled(None, 2, FrequentShingles::Discount)), 1_000),
+            (MethodConfig::Broder(sampled(Some(Sample::Min(8)), 5, FrequentShingles::Skip)), 3),
+        ] {
+            let kind = method.kind();
+            let c = Dedup::builder()
+                .method(method)
+                .threshold(0.6)
+                .max_pairs_per_group(bound)
+                .build()
+                .unwrap()
+                .config()
+                .clone();
+            check_ray_config(&c).unwrap();
+            for (chunk, partitions) in [(200, 1), (7, 4), (1, 3)] {
+                let texts = corpus(&mut rng, 90);
+                let expected = library(&c, &texts);
+                assert!(expected.1.num_rows() > 0, "{kind:?}: the corpus has duplicates");
+                let got = ray_job(&c, &texts, chunk, partitions);
+                assert_eq!(got.0, expected.0, "{kind:?} at {chunk}/{partitions}: documents");
+                assert_eq!(got.1, expected.1, "{kind:?} at {chunk}/{partitions}: pairs");
+            }
         }
     }
 

@@ -19,6 +19,12 @@
 //!    every document its exact group's head (the first document with that text) and its length;
 //!    a band bucket gives the *candidate* pairs between the heads of its distinct texts, listed
 //!    as the library lists a group ([`lookalike::candidates::lsh::group_pairs`]).
+//!    MOD-m, MIN-s and Broder (the library's [`SampleRule`]): the keys are each head's sampled
+//!    shingles; a bucket of at most L heads gives each pair of them one *shared* sample (summed
+//!    per pair in the block), a larger one counts as *frequent* for its heads and keeps its
+//!    *list* of heads; each exact bucket gives its head's *sample* size. One task gathers those
+//!    rows of every block ([`sampled_candidates`]) and applies the library's rule: the candidates
+//!    of its Broder sort, with its frequent-shingle groups.
 //! 4. [`verify`] — exact verification joins the candidates with the texts, partitioned by
 //!    document: each candidate pair goes to the verification partition `dest` of its first
 //!    document ([`candidate_pairs`]); each text goes, once, to every partition that holds a pair
@@ -58,7 +64,7 @@ pub mod verify;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use buckets::bucket_edges;
+pub use buckets::{bucket_edges, is_sampled, sampled_candidates};
 pub use components::Components;
 pub use connected::connected_step;
 pub use sketch::sketch_keys;
@@ -72,7 +78,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lookalike::method::{DocKeyer, KeyerError, PartialStatistics, StatisticsPass};
+use lookalike::method::{DocKeyer, KeyerError, PartialStatistics, SampleRule, StatisticsPass};
 use lookalike::{DedupConfig, Measure, MethodConfig, Verify};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -88,6 +94,16 @@ const MEMBER: u8 = 1;
 const SKIP: u8 = 2;
 /// A candidate pair of heads, not yet verified.
 const CANDIDATE: u8 = 3;
+/// Sampled methods (MOD-m, MIN-s, Broder): two heads sharing `len` non-frequent sampled
+/// shingles of one partition (summed over the partitions by [`sampled_candidates`]).
+const SHARED: u8 = 4;
+/// Sampled methods: a head (`a`) and its sample size (`len`), from its exact bucket.
+const SAMPLE: u8 = 5;
+/// Sampled methods: a head (`a`) and how many frequent sampled shingles of one partition it
+/// has (`len`).
+const FREQUENT: u8 = 6;
+/// Sampled methods: a head (`b`) of the frequent sampled shingle `a` (the shingle's list).
+const LIST: u8 = 7;
 
 /// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
 /// super-shingles, exact, or one of [`DocKeyer`]'s), Jaccard, exact verification.
@@ -120,10 +136,13 @@ pub fn ray_config(
 
 /// Whether the Ray job can run a configuration (see [`ray_config`]).
 pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
-    if !matches!(
-        c.method,
-        MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact
-    ) {
+    let sampled = SampleRule::new(c).map_err(|e| value_err(e.to_string()))?.is_some();
+    if !sampled
+        && !matches!(
+            c.method,
+            MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact
+        )
+    {
         // The other methods run when their candidates come from keys each document has alone.
         keyer_of(c, 2, None)?;
     }

@@ -10,7 +10,7 @@ use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::candidates::lsh::band_key;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
-use lookalike::method::{DocKeyer, DocView, PartialStatistics, StatisticsPass};
+use lookalike::method::{DocKeyer, DocView, PartialStatistics, SampleRule, StatisticsPass};
 use lookalike::shingles::ShingleScratch;
 use lookalike::sketch::supershingles;
 use lookalike::text::normalize::NormalizedText;
@@ -39,6 +39,8 @@ pub(super) fn sketch_schema() -> SchemaRef {
         Field::new("raw_lo", DataType::UInt64, false),
         Field::new("len", DataType::Int64, false),
         Field::new("reason", DataType::UInt8, true),
+        // The SimHash fingerprint (SimHash, combined), the sample size (MOD-m, MIN-s,
+        // Broder), or 0.
         Field::new("sim", DataType::UInt64, false),
     ]))
 }
@@ -57,6 +59,9 @@ enum Keying {
     Super(MinHasher, supershingles::SuperShingleConfig),
     /// The methods of [`DocKeyer`]: its keys, by key space, and the SimHash fingerprint.
     Keyed(DocKeyer),
+    /// MOD-m, MIN-s, Broder: the document's sampled shingles (one key space); its sample size
+    /// in `sim`.
+    Sampled(SampleRule),
     /// Exact: no keys (the exact rows do the work).
     Exact,
 }
@@ -77,6 +82,13 @@ impl Keying {
                 Keying::Super(MinHasher::new(s.shape.minhashes, s.scheme, c.seed), s.shape)
             }
             MethodConfig::Exact => Keying::Exact,
+            MethodConfig::ModM(_) | MethodConfig::MinS(_) | MethodConfig::Broder(_) => {
+                Keying::Sampled(
+                    SampleRule::new(c)
+                        .map_err(|e| value_err(e.to_string()))?
+                        .ok_or_else(|| value_err(format!("{} has no sample", c.method.kind())))?,
+                )
+            }
             _ => Keying::Keyed(keyer_of(c, documents, statistics)?),
         })
     }
@@ -104,6 +116,11 @@ impl Keying {
             Keying::Keyed(keyer) => {
                 let k = keyer.keys(view);
                 (k.keys.into_iter().map(|(s, k)| (s as i32, k)).collect(), k.fingerprint)
+            }
+            Keying::Sampled(rule) => {
+                let sample = rule.sample(view);
+                let len = sample.len() as u64;
+                (sample.into_iter().map(|k| (0, k)).collect(), len)
             }
             Keying::Exact => (Vec::new(), 0),
         }

@@ -12,7 +12,7 @@ use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
 use lookalike::{Dedup, DedupConfig, Document};
 
-use super::buckets::bucket_batch;
+use super::buckets::{bucket_batch, sampled_candidates_of};
 use super::components::Components;
 use super::sketch::sketch_batch;
 use super::statistics::{merge_of, partial_of, repeats_of};
@@ -211,10 +211,13 @@ pub fn ray_job(
         .iter()
         .map(|b| sketch_batch(c, texts.len(), stats.as_ref(), b, "text", INDEX).expect("sketched"))
         .collect();
-    let buckets: Vec<RecordBatch> = shuffle(&rows, "key", partitions)
+    let mut buckets: Vec<RecordBatch> = shuffle(&rows, "key", partitions)
         .iter()
         .map(|b| bucket_batch(c, b).expect("bucketed"))
         .collect();
+    if lookalike::method::SampleRule::new(c).expect("valid").is_some() {
+        buckets.push(sampled_candidates_of(c, &buckets).expect("sampled candidates"));
+    }
     let near = verify_join(c, &buckets, &inputs, partitions, false);
     let mut components = Components::with_config(texts.len(), c.clone()).expect("components");
     for batch in buckets.iter().chain(&near) {

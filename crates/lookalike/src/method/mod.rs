@@ -82,7 +82,7 @@ pub use minhash::MinHash;
 pub use mod_m::{ModM, ModMEstimate};
 pub use partitioned::{PartitionSigner, Partitioned};
 pub use ref_words::RefWords;
-pub use samples::{Estimator, SHORT_SAMPLE, Sampled, Samples};
+pub use samples::{Estimator, SHORT_SAMPLE, SampleRule, Sampled, Samples};
 pub use simhash::{SimDoc, SimHash};
 pub use spot_sigs::SpotSigs;
 pub use statistics::{PartialStatistics, StatisticsPass};
