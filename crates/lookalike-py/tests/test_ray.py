@@ -278,6 +278,24 @@ def test_ray_sampled_methods_same_as_the_cli(ray_cluster, cli, corpus, tmp_path,
     assert result.stats["method"] == f"{method} (lookalike.ray)"
 
 
+@pytest.mark.parametrize("partitions", [1, 4])
+def test_ray_spotsigs_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, partitions):
+    """SpotSigs on Ray: the spots shuffled as keys with their counts, Σmin summed per pair, the
+    pairs whose weighted Jaccard reaches the threshold (those of the library's spot index),
+    verified exactly; the clusters and pairs of lookalike.dedup and the CLI."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", "spotsigs")
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method="spotsigs")
+    ds = ray.data.from_arrow(table).repartition(partitions)
+    result = lray.dedup(ds, text="text", id="id", method="spotsigs", num_partitions=partitions)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) >= 12
+    assert result.stats["method"] == "spotsigs (lookalike.ray)"
+
+
 def test_ray_statistics_count_each_text_once_whatever_the_blocks(ray_cluster):
     """Exact copies (other case and spacing) in other blocks and in the same block, texts
     without shingles: the statistics are those of the distinct texts, as lookalike.dedup counts
@@ -337,8 +355,6 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
     # Methods that need the whole collection before any candidate: refused, with the reason.
     with pytest.raises(ValueError, match="cannot run refwords: .*whole collection"):
         lray.dedup(ds, method="refwords")
-    with pytest.raises(ValueError, match="cannot run spotsigs: .*inverted index"):
-        lray.dedup(ds, method="spotsigs")
     with pytest.raises(ValueError, match=r"cannot run partitioned: .*C\(64, 4\)"):
         lray.dedup(ds, method="partitioned", lists=64, min_shared=4)
     with pytest.raises(ValueError, match="exact Jaccard only"):

@@ -1,6 +1,6 @@
 """Deduplication of a ``ray.data.Dataset`` (MinHash, super-shingles, SimHash, combined, long
 sentences, partitioned fingerprints, exact, I-Match, I-Match-rand, TF*RIDF, MOD-m, MIN-s,
-Broder), with Rust kernels doing the work.
+Broder, SpotSigs), with Rust kernels doing the work.
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels/``, one file per
 stage)::
@@ -47,7 +47,11 @@ tasks over the blocks' object references, or run on the driver.
   bucket block and applies the library's rule (``sampled_candidates``): the pairs whose shared
   count reaches the threshold over the smaller (discounted) sample, and the pairs of the groups
   of saturated heads sharing a frequent shingle — the candidates of the CLI's Broder sort with
-  its sorted groups, verified as the other methods' candidates.
+  its sorted groups, verified as the other methods' candidates. SpotSigs takes the same path:
+  the keys are each document's spots (the row's ``len`` is the spot's count, ``sim`` the
+  multiset size), a bucket gives each pair of heads the smaller of their counts, and
+  ``sampled_candidates`` keeps the pairs whose summed Σmin gives a weighted Jaccard at or above
+  the threshold: exactly the pairs of the library's spot index.
 * Verification (``_verify``): a task per bucket block lists its distinct candidate pairs and the
   requests for their texts (``candidate_pairs``); the driver marks the requested documents in a
   bitmap (n/8 bytes), and a task per document block keeps the texts it marks. When at most
@@ -77,11 +81,13 @@ Limits: exact Jaccard verification only (containment and estimate verification r
 ``lookalike.dedup``: the verification join computes exact Jaccard). Methods refused with a
 ``ValueError`` naming the reason: those whose candidates need the whole collection in one
 place — reference words (the selection looks at each document's relative term frequencies, not
-at sums), SpotSigs (an inverted index) — and partitioned fingerprints whose C(lists, k) subset
-keys exceed 4096 per document. MOD-m, MIN-s and Broder count the shared samples of every pair in
-one task (``_sampled``): the pairs sharing a non-frequent sampled shingle (at most L(L−1)/2 per
-shingle, summed per bucket block; 12 bytes a pair in Rust) must fit its memory, where the CLI's
-external sort spills them to disk. A lexicon file (``lexicon=``) must be readable on every node. The statistics
+at sums) — and partitioned fingerprints whose C(lists, k) subset keys exceed 4096 per document.
+MOD-m, MIN-s and Broder count the shared samples of every pair in one task (``_sampled``): the
+pairs sharing a non-frequent sampled shingle (at most L(L−1)/2 per shingle, summed per bucket
+block; 12 bytes a pair in Rust) must fit its memory, where the CLI's external sort spills them
+to disk. SpotSigs lists every pair of documents sharing a spot (no bound: a spot in many
+documents costs the square of their number), where the library's index prunes by size
+partitions and document frequency. A lexicon file (``lexicon=``) must be readable on every node. The statistics
 stage sends the driver 24 bytes per document with shingles (text fingerprint and position) and
 each block's counts (20 bytes per distinct term of the block): the merged counts (20 bytes per
 distinct term or SimHash feature of the collection) go to every sketch task. Partitioned fingerprints
@@ -631,7 +637,7 @@ def dedup(
     ``weights="tfidf"``: document frequencies from a statistics stage), ``"long-sentences"``,
     ``"partitioned"``, ``"exact"``, ``"i-match"``, ``"i-match-rand"`` or ``"tf-ridf"`` (with a
     lexicon file, ``lexicon=``, or the statistics of the input, counted on Ray first),
-    ``"mod-m"``, ``"min-s"`` or ``"broder"`` (shared samples counted per pair).
+    ``"mod-m"``, ``"min-s"`` or ``"broder"`` (shared samples counted per pair), ``"spotsigs"``.
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
@@ -651,7 +657,7 @@ def dedup(
     the job runs).
 
     Raises ``ValueError`` for settings it cannot run (a method whose candidates need the whole
-    collection in one place: reference words, SpotSigs — the message says
+    collection in one place: reference words — the message says
     why; they run in ``lookalike.dedup``; containment or estimate verification), a missing
     column
     or a bad ``components``; ``TypeError`` for a column of another type.

@@ -7,7 +7,7 @@ use arrow_array::types::{Int32Type, Int64Type, UInt8Type, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use lookalike::candidates::lsh::group_pairs;
-use lookalike::method::SampleRule;
+use lookalike::method::{SampleRule, SpotSigs};
 use lookalike::{DedupConfig, MethodConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -59,7 +59,10 @@ pub fn bucket_edges(
 pub fn bucket_batch(c: &DedupConfig, batch: &RecordBatch) -> PyResult<RecordBatch> {
     let rows = rows_of(batch)?;
     if let Some(rule) = SampleRule::new(c).map_err(|e| value_err(e.to_string()))? {
-        return sampled_edges(rows, &rule).map_err(arrow_err);
+        return sampled_edges(rows, &Counting::Samples(&rule)).map_err(arrow_err);
+    }
+    if matches!(c.method, MethodConfig::SpotSigs(_)) {
+        return sampled_edges(rows, &Counting::Spots).map_err(arrow_err);
     }
     // The library lists every pair of a super-shingle bucket and of shared keys; LSH buckets
     // (MinHash, combined) over the bound list anchors. SimHash and combined keep the pairs
@@ -130,14 +133,23 @@ fn edges_of(
     edges_batch(&edges)
 }
 
-/// The edges of a block of a sampled method (MOD-m, MIN-s, Broder): exact-group memberships and
-/// skipped documents as for the other methods, each head's sample size (from its exact bucket),
-/// and per sampled shingle either one shared sample per pair of its heads or, for a frequent
-/// shingle, a frequent count per head and the shingle's list of heads. Shared samples and
-/// frequent counts are summed over the block.
+/// What the buckets of a counting method count per pair of heads.
+enum Counting<'a> {
+    /// MOD-m, MIN-s, Broder: shared samples, frequent shingles past L heads.
+    Samples(&'a SampleRule),
+    /// SpotSigs: Σmin of the shared spots' counts.
+    Spots,
+}
+
+/// The edges of a block of a counting method (MOD-m, MIN-s, Broder; SpotSigs): exact-group
+/// memberships and skipped documents as for the other methods, each head's sample size or spot
+/// multiset size (from its exact bucket), and per key either one shared sample per pair of its
+/// heads (SpotSigs: the smaller of their counts of the spot) or, for a frequent shingle, a
+/// frequent count per head and the shingle's list of heads. Shared counts and frequent counts
+/// are summed over the block.
 fn sampled_edges(
     mut rows: Vec<Row>,
-    rule: &SampleRule,
+    counting: &Counting<'_>,
 ) -> Result<RecordBatch, arrow_schema::ArrowError> {
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
     let buckets: Vec<&[Row]> = rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
@@ -153,7 +165,10 @@ fn sampled_edges(
                 out
             }
             SKIPPED => bucket_edges_of(bucket, u64::MAX, &|_, _| true),
-            _ => shingle_edges(bucket, rule),
+            _ => match counting {
+                Counting::Samples(rule) => shingle_edges(bucket, rule),
+                Counting::Spots => spot_edges(bucket),
+            },
         })
         .collect();
     edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
@@ -191,8 +206,8 @@ fn shingle_edges(bucket: &[Row], rule: &SampleRule) -> Vec<Edge> {
 /// is_sampled(threshold=0.8, keep=None, cluster=None, **options)
 /// --
 ///
-/// Whether the method samples shingles (MOD-m, MIN-s, Broder): its bucket blocks then go to
-/// `sampled_candidates`.
+/// Whether the method counts shared keys per pair (MOD-m, MIN-s, Broder: sampled shingles;
+/// SpotSigs: spots): its bucket blocks then go to `sampled_candidates`.
 #[pyfunction]
 #[pyo3(signature = (threshold=0.8, keep=None, cluster=None, **options))]
 pub fn is_sampled(
@@ -202,7 +217,23 @@ pub fn is_sampled(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<bool> {
     let c = ray_config(threshold, keep, cluster, options)?;
-    Ok(SampleRule::new(&c).map_err(|e| value_err(e.to_string()))?.is_some())
+    let sampled = SampleRule::new(&c).map_err(|e| value_err(e.to_string()))?.is_some();
+    Ok(sampled || matches!(c.method, MethodConfig::SpotSigs(_)))
+}
+
+/// A spot's bucket (rows sorted by text fingerprint, then document; `len` the spot's count in
+/// the document): each pair of its heads shares the smaller of their counts.
+fn spot_edges(bucket: &[Row]) -> Vec<Edge> {
+    let mut heads: Vec<(i64, i64)> =
+        bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| (g[0].doc, g[0].len)).collect();
+    heads.sort_unstable();
+    let mut out = Vec::with_capacity(heads.len() * heads.len().saturating_sub(1) / 2);
+    for (i, &(a, x)) in heads.iter().enumerate() {
+        for &(b, y) in &heads[i + 1..] {
+            out.push(Edge { len: x.min(y), ..Edge::between(SHARED, a, b) });
+        }
+    }
+    out
 }
 
 /// sampled_candidates(batches, threshold=0.8, keep=None, cluster=None, **options)
@@ -211,7 +242,9 @@ pub fn is_sampled(
 /// Ray kernel 2b, MOD-m, MIN-s and Broder: the candidate pairs (`kind` 3) from the sampled rows
 /// of every bucket block (shared samples, frequent counts, lists of frequent shingles, sample
 /// sizes), by the library's rule (`lookalike::method::SampleRule`): the candidates of its Broder
-/// sort. GIL released.
+/// sort. SpotSigs: the pairs whose summed Σmin over their multiset sizes gives a weighted
+/// Jaccard at or above the threshold (`SpotSigs::is_candidate`: the pairs of its index). GIL
+/// released.
 #[pyfunction]
 #[pyo3(signature = (batches, threshold=0.8, keep=None, cluster=None, **options))]
 pub fn sampled_candidates(
@@ -229,9 +262,15 @@ pub fn sampled_candidates(
 
 /// [`sampled_candidates`] without Python.
 pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResult<RecordBatch> {
-    let rule = SampleRule::new(c)
-        .map_err(|e| value_err(e.to_string()))?
-        .ok_or_else(|| value_err(format!("{} samples no shingles", c.method.kind())))?;
+    let spots = SpotSigs::of(c).map_err(|e| value_err(e.to_string()))?;
+    let rule = match spots {
+        Some(_) => None,
+        None => Some(
+            SampleRule::new(c)
+                .map_err(|e| value_err(e.to_string()))?
+                .ok_or_else(|| value_err(format!("{} counts no keys", c.method.kind())))?,
+        ),
+    };
     let (mut sizes, mut frequent, mut shared, mut lists) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for batch in batches {
@@ -270,6 +309,22 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
         *f = f.saturating_add(count(n)?);
     }
     shared.sort_unstable_by_key(|s| (s.0, s.1));
+    if let Some(spots) = spots {
+        // Σmin of the shared spots per pair, against the multiset sizes.
+        let mut edges = Vec::new();
+        for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            let sum = run.iter().try_fold(0u64, |acc, s| {
+                u64::try_from(s.2).map(|n| acc + n).map_err(|_| value_err("bad count"))
+            })?;
+            let (a, b) = (id(run[0].0)?, id(run[0].1)?);
+            let (la, lb) = (u64::from(sample_len[a as usize]), u64::from(sample_len[b as usize]));
+            if spots.is_candidate(sum, la, lb) {
+                edges.push(Edge::between(CANDIDATE, run[0].0, run[0].1));
+            }
+        }
+        return edges_batch(&edges).map_err(arrow_err);
+    }
+    let rule = rule.expect("a sampled method");
     let mut counts: Vec<(u32, u32, u32)> = Vec::with_capacity(shared.len());
     for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
         let n = run.iter().try_fold(0u32, |acc, s| count(s.2).map(|n| acc.saturating_add(n)))?;

@@ -542,10 +542,11 @@ mod tests {
             MethodKind::IMatch,
             MethodKind::IMatchRand,
             MethodKind::TfRidf,
-            // With the sampled stage: shared samples counted per pair.
+            // With the sampled stage: shared samples (spots) counted per pair.
             MethodKind::ModM,
             MethodKind::MinS,
             MethodKind::Broder,
+            MethodKind::SpotSigs,
         ] {
             assert!(methods_run.contains(&method), "{method:?} was not run");
         }

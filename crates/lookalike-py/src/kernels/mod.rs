@@ -24,7 +24,10 @@
 //!    per pair in the block), a larger one counts as *frequent* for its heads and keeps its
 //!    *list* of heads; each exact bucket gives its head's *sample* size. One task gathers those
 //!    rows of every block ([`sampled_candidates`]) and applies the library's rule: the candidates
-//!    of its Broder sort, with its frequent-shingle groups.
+//!    of its Broder sort, with its frequent-shingle groups. SpotSigs likewise: the keys are each
+//!    head's spots with their counts, a bucket gives each pair of its heads the smaller count,
+//!    and [`sampled_candidates`] keeps the pairs whose summed Σmin gives a weighted Jaccard at
+//!    or above the threshold (the pairs of the library's spot index, found exactly).
 //! 4. [`verify`] — exact verification joins the candidates with the texts, partitioned by
 //!    document: each candidate pair goes to the verification partition `dest` of its first
 //!    document ([`candidate_pairs`]); each text goes, once, to every partition that holds a pair
@@ -78,7 +81,9 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lookalike::method::{DocKeyer, KeyerError, PartialStatistics, SampleRule, StatisticsPass};
+use lookalike::method::{
+    DocKeyer, KeyerError, PartialStatistics, SampleRule, SpotSigs, StatisticsPass,
+};
 use lookalike::{DedupConfig, Measure, MethodConfig, Verify};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -136,7 +141,8 @@ pub fn ray_config(
 
 /// Whether the Ray job can run a configuration (see [`ray_config`]).
 pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
-    let sampled = SampleRule::new(c).map_err(|e| value_err(e.to_string()))?.is_some();
+    let sampled = SampleRule::new(c).map_err(|e| value_err(e.to_string()))?.is_some()
+        || SpotSigs::of(c).map_err(|e| value_err(e.to_string()))?.is_some();
     if !sampled
         && !matches!(
             c.method,

@@ -10,7 +10,9 @@ use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::candidates::lsh::band_key;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
-use lookalike::method::{DocKeyer, DocView, PartialStatistics, SampleRule, StatisticsPass};
+use lookalike::method::{
+    DocKeyer, DocView, PartialStatistics, SampleRule, SpotSigs, StatisticsPass,
+};
 use lookalike::shingles::ShingleScratch;
 use lookalike::sketch::supershingles;
 use lookalike::text::normalize::NormalizedText;
@@ -40,7 +42,8 @@ pub(super) fn sketch_schema() -> SchemaRef {
         Field::new("len", DataType::Int64, false),
         Field::new("reason", DataType::UInt8, true),
         // The SimHash fingerprint (SimHash, combined), the sample size (MOD-m, MIN-s,
-        // Broder), or 0.
+        // Broder), the multiset size of the spots (SpotSigs), or 0. `len`: the text length, or
+        // on a SpotSigs key row the spot's count in the document.
         Field::new("sim", DataType::UInt64, false),
     ]))
 }
@@ -48,7 +51,15 @@ pub(super) fn sketch_schema() -> SchemaRef {
 /// What one document becomes.
 enum Sketched {
     Skipped(SkipReason),
-    Doc { fp: u128, raw: u128, len: usize, keys: Vec<(i32, u64)>, sim: u64 },
+    /// `counts`: SpotSigs, each key's count in the document (empty for the other methods).
+    Doc {
+        fp: u128,
+        raw: u128,
+        len: usize,
+        keys: Vec<(i32, u64)>,
+        counts: Vec<u32>,
+        sim: u64,
+    },
 }
 
 /// How [`sketch_keys`] keys a document.
@@ -62,6 +73,9 @@ enum Keying {
     /// MOD-m, MIN-s, Broder: the document's sampled shingles (one key space); its sample size
     /// in `sim`.
     Sampled(SampleRule),
+    /// SpotSigs: the document's distinct spots (one key space), each with its count (`len` of
+    /// its row); the multiset size in `sim`.
+    Spots(Box<SpotSigs>),
     /// Exact: no keys (the exact rows do the work).
     Exact,
 }
@@ -82,6 +96,11 @@ impl Keying {
                 Keying::Super(MinHasher::new(s.shape.minhashes, s.scheme, c.seed), s.shape)
             }
             MethodConfig::Exact => Keying::Exact,
+            MethodConfig::SpotSigs(_) => Keying::Spots(Box::new(
+                SpotSigs::of(c)
+                    .map_err(|e| value_err(e.to_string()))?
+                    .ok_or_else(|| value_err("not spotsigs"))?,
+            )),
             MethodConfig::ModM(_) | MethodConfig::MinS(_) | MethodConfig::Broder(_) => {
                 Keying::Sampled(
                     SampleRule::new(c)
@@ -93,8 +112,34 @@ impl Keying {
         })
     }
 
-    /// The keys of one document (by key space) and its SimHash fingerprint (0 without one).
-    fn keys(&self, seed: u64, view: &DocView<'_>, buf: &mut Vec<u8>) -> (Vec<(i32, u64)>, u64) {
+    /// The keys of one document (by key space), each key's count in the document (SpotSigs;
+    /// empty for the other methods), and its SimHash fingerprint, sample size or spot multiset
+    /// size (0 without one).
+    fn keys(
+        &self,
+        seed: u64,
+        view: &DocView<'_>,
+        buf: &mut Vec<u8>,
+    ) -> (Vec<(i32, u64)>, Vec<u32>, u64) {
+        let (keys, sim) = match self {
+            Keying::Spots(method) => {
+                let spots = method.spots(view);
+                let keys = spots.spots().iter().map(|&(h, _)| (0, h)).collect();
+                let counts = spots.spots().iter().map(|&(_, n)| n).collect();
+                return (keys, counts, spots.len());
+            }
+            _ => self.unweighted_keys(seed, view, buf),
+        };
+        (keys, Vec::new(), sim)
+    }
+
+    /// The keys and the `sim` value of the methods without per-key counts.
+    fn unweighted_keys(
+        &self,
+        seed: u64,
+        view: &DocView<'_>,
+        buf: &mut Vec<u8>,
+    ) -> (Vec<(i32, u64)>, u64) {
         match self {
             Keying::Bands(hasher, p) => {
                 let sig = hasher.sketch(view.shingles);
@@ -122,7 +167,7 @@ impl Keying {
                 let len = sample.len() as u64;
                 (sample.into_iter().map(|k| (0, k)).collect(), len)
             }
-            Keying::Exact => (Vec::new(), 0),
+            Keying::Spots(_) | Keying::Exact => (Vec::new(), 0),
         }
     }
 }
@@ -201,8 +246,9 @@ pub fn sketch_batch(
                     return Sketched::Skipped(reason);
                 }
                 let view = DocView { text: t, norm, shingles: &shingles };
-                let (keys, sim) = keying.keys(c.seed, &view, buf);
+                let (keys, counts, sim) = keying.keys(c.seed, &view, buf);
                 Sketched::Doc {
+                    counts,
                     fp: text_fingerprint(&norm.text),
                     raw: raw_fingerprint(t.as_bytes()),
                     len: t.len(),
@@ -241,10 +287,15 @@ fn sketch_rows(
                 reason.append_value(u8::from(*r));
                 sims.append_value(0);
             }
-            Sketched::Doc { fp, raw, len: l, keys, sim } => {
+            Sketched::Doc { fp, raw, len: l, keys, counts, sim } => {
                 let rows = std::iter::once((EXACT, (*fp as u64) ^ ((*fp >> 64) as u64)))
                     .chain(keys.iter().copied());
-                for (b, k) in rows {
+                for (i, (b, k)) in rows.enumerate() {
+                    // The text length, or on a SpotSigs key row the spot's count.
+                    let l = match i.checked_sub(1).and_then(|i| counts.get(i)) {
+                        Some(&n) => i64::from(n),
+                        None => *l as i64,
+                    };
                     key.append_value(k);
                     band.append_value(b);
                     doc.append_value(d);
@@ -252,7 +303,7 @@ fn sketch_rows(
                     fp_lo.append_value(*fp as u64);
                     raw_hi.append_value((*raw >> 64) as u64);
                     raw_lo.append_value(*raw as u64);
-                    len.append_value(*l as i64);
+                    len.append_value(l);
                     reason.append_null();
                     sims.append_value(*sim);
                 }

@@ -215,7 +215,8 @@ pub fn ray_job(
         .iter()
         .map(|b| bucket_batch(c, b).expect("bucketed"))
         .collect();
-    if lookalike::method::SampleRule::new(c).expect("valid").is_some() {
+    let spots = matches!(c.method, lookalike::MethodConfig::SpotSigs(_));
+    if spots || lookalike::method::SampleRule::new(c).expect("valid").is_some() {
         buckets.push(sampled_candidates_of(c, &buckets).expect("sampled candidates"));
     }
     let near = verify_join(c, &buckets, &inputs, partitions, false);
