@@ -104,6 +104,35 @@ def test_ray_size_rules_both_sides_same_as_the_cli(
     assert len(cli_pairs) > 10
 
 
+@pytest.mark.parametrize(
+    "method, args, options",
+    [
+        ("tf-ridf", [], {}),
+        ("broder", ["--max-docs-per-shingle", "3"], {"max_docs_per_shingle": 3}),
+        ("spotsigs", [], {}),
+    ],
+)
+def test_ray_new_methods_on_the_large_paths_same_as_the_cli(
+    ray_cluster, cli, corpus, tmp_path, monkeypatch, method, args, options
+):
+    """The statistics stage's counts and the sampled methods' counted rows on the large side of
+    the size rules (the key shuffle in Ray Data, verification in the join, clustering in the
+    actor): the tables of lookalike.dedup and the CLI's pairs and clusters."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    for name in ("TASK_SHUFFLE_DOCUMENTS", "VERIFY_ONE_TASK_DOCUMENTS"):
+        monkeypatch.setattr(lray, name, 0)
+    monkeypatch.setattr(lray, "DRIVER_EDGES", -1)
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, *args)
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method=method, **options)
+    ds = ray.data.from_arrow(table).repartition(3)
+    result = lray.dedup(ds, text="text", id="id", method=method, num_partitions=4, **options)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) > 10
+
+
 def test_ray_without_candidates(ray_cluster):
     """No pair shares a key: nothing to verify, every document alone, as lookalike.dedup says."""
     ray = ray_cluster
