@@ -325,6 +325,30 @@ def test_ray_spotsigs_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, partit
     assert result.stats["method"] == "spotsigs (lookalike.ray)"
 
 
+#: Containment (exact verification) with the methods that reach it, at 1 and 4 partitions.
+CONTAINMENT_RUNS = [("mod-m", None, 1), ("mod-m", "center-refine", 4), ("exact", "connected", 4)]
+
+
+@pytest.mark.parametrize("method, cluster, partitions", CONTAINMENT_RUNS)
+def test_ray_containment_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, method, cluster, partitions):
+    """measure="containment": verification computes the larger containment of each pair with
+    its direction (the contained document first in the pairs), and each member's containment in
+    its representative; the clusters and pairs of lookalike.dedup and the CLI."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    extra = ["--cluster", cluster] if cluster else []
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, "--measure", "containment", *extra)
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method=method, measure="containment", cluster=cluster)
+    ds = ray.data.from_arrow(table).repartition(partitions)
+    result = lray.dedup(
+        ds, text="text", id="id", method=method, measure="containment", cluster=cluster, num_partitions=partitions
+    )
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) >= 12
+
+
 def test_ray_statistics_count_each_text_once_whatever_the_blocks(ray_cluster):
     """Exact copies (other case and spacing) in other blocks and in the same block, texts
     without shingles: the statistics are those of the distinct texts, as lookalike.dedup counts
@@ -386,7 +410,7 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
         lray.dedup(ds, method="refwords")
     with pytest.raises(ValueError, match=r"cannot run partitioned: .*C\(64, 4\)"):
         lray.dedup(ds, method="partitioned", lists=64, min_shared=4)
-    with pytest.raises(ValueError, match="exact Jaccard only"):
+    with pytest.raises(ValueError, match="verifies exactly only"):
         lray.dedup(ds, verify="estimate")
     with pytest.raises(ValueError, match="no text column 'body'"):
         lray.dedup(ds, text="body")

@@ -56,7 +56,8 @@ tasks over the blocks' object references, or run on the driver.
   requests for their texts (``candidate_pairs``); the driver marks the requested documents in a
   bitmap (n/8 bytes), and a task per document block keeps the texts it marks. When at most
   ``VERIFY_ONE_TASK_DOCUMENTS`` documents are requested, one task recomputes their shingle sets
-  and keeps the pairs whose exact Jaccard reaches the threshold (``verify_pairs``). Above it, a
+  and keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger
+  containment, its direction on the edge) reaches the threshold (``verify_pairs``). Above it, a
   join partitioned by document: each pair goes to the verification partition of its first
   document; the texts meet their requests in a ``repartition(keys=["doc"])`` and each requested
   text goes once to every partition that asked for it (``route_texts``); after a
@@ -67,7 +68,9 @@ tasks over the blocks' object references, or run on the driver.
   ``DRIVER_EDGES`` near edges and no ``union_find_memory`` was asked for; otherwise in a Ray
   actor. ``connected`` and ``center-refine`` can put a member with a representative it has no
   verified pair with: the clustering asks for those similarities, which the same verification
-  computes (exact, whatever the threshold).
+  computes (exact, whatever the threshold). With containment a member's similarity is its
+  containment in its representative, which its verified edge (the larger containment) does not
+  give: every member's is asked for.
 * ``components="distributed"`` (or ``"auto"`` above ``DISTRIBUTED_EDGES`` near edges), with
   ``cluster="connected"``: the components come from ``connected_components`` (large-star and
   small-star rounds on Ray Datasets) instead of the clustering's union-find.
@@ -77,8 +80,10 @@ The result is a ``RayDedupResult``: ``dataset`` (one row per document, the colum
 order and settings: the same clusters and pairs as ``lookalike dedup --method M`` and
 ``lookalike.dedup``, whatever ``num_partitions``, for every ``keep`` and ``cluster``.
 
-Limits: exact Jaccard verification only (containment and estimate verification run in
-``lookalike.dedup``: the verification join computes exact Jaccard). Methods refused with a
+Limits: exact verification only, Jaccard or containment (``verify="estimate"`` runs in
+``lookalike.dedup``: the method's own estimate needs its per-document data, which the
+verification join does not carry; containment runs with the methods that reach it, MOD-m,
+Broder with a MOD-m sample and exact, as in the library). Methods refused with a
 ``ValueError`` naming the reason: those whose candidates need the whole collection in one
 place — reference words (the selection looks at each document's relative term frequencies, not
 at sums) — and partitioned fingerprints whose C(lists, k) subset keys exceed 4096 per document.
@@ -658,7 +663,7 @@ def dedup(
 
     Raises ``ValueError`` for settings it cannot run (a method whose candidates need the whole
     collection in one place: reference words — the message says
-    why; they run in ``lookalike.dedup``; containment or estimate verification), a missing
+    why; they run in ``lookalike.dedup``; estimate verification), a missing
     column
     or a bad ``components``; ``TypeError`` for a column of another type.
     """

@@ -15,12 +15,13 @@ use lookalike::pipeline::tail::{
     choose_representatives, cluster_labels, clusters_of_labels, exact_match, fates, list_pairs,
     oracle_pairs,
 };
-use lookalike::{DedupConfig, DocId, Keep, ScoredPair, SkipReason, Slot};
+use lookalike::{Contained, DedupConfig, DocId, Keep, ScoredPair, SkipReason, Slot};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::{
-    CANDIDATE, FREQUENT, LIST, MEMBER, NEAR, SAMPLE, SHARED, SKIP, column, int64s, ray_config,
+    CANDIDATE, FREQUENT, LIST, MEMBER, NEAR, SAMPLE, SHARED, SKIP, column, contained_of, int64s,
+    ray_config,
 };
 use crate::errors::{arrow_err, value_err};
 use crate::tables::{documents_batch, documents_schema, pairs_batch, pairs_schema};
@@ -42,9 +43,12 @@ pub struct Components {
     /// Text length (only with `keep="longest"`).
     len: Vec<u32>,
     skipped: HashMap<u32, SkipReason>,
-    near: Vec<(u32, u32, f64)>,
+    /// Near edges `(a, b, similarity, containment's direction)`.
+    near: Vec<(u32, u32, f64, Option<Contained>)>,
     ids: Vec<Option<String>>,
-    /// Similarities of pairs of heads asked for by [`Components::cluster`].
+    /// Similarities of pairs of heads asked for by [`Components::cluster`]: by `(smaller,
+    /// larger)` head with Jaccard, by `(representative, member)` head with containment (the
+    /// member's containment in the representative).
     asked: HashMap<(u32, u32), f64>,
     /// Component of each head (its smallest head), from the distributed connected components;
     /// with `cluster="connected"` these replace the union-find.
@@ -190,7 +194,8 @@ impl Components {
                     }
                 }
                 NEAR if in_range(x) && in_range(y) => {
-                    self.near.push((x as u32, y as u32, sim.value(i)))
+                    let code = (!reason.is_null(i)).then(|| reason.value(i));
+                    self.near.push((x as u32, y as u32, sim.value(i), contained_of(code)?))
                 }
                 // Candidates reach the clustering through verification, as near edges; the
                 // sampled methods' counts through `sampled_candidates`, as candidates.
@@ -276,7 +281,8 @@ impl Components {
             if !(0..n).contains(&x) || !(0..n).contains(&y) {
                 return Err(value_err(format!("similarity {i}: documents {x}, {y} out of 0..{n}")));
             }
-            self.asked.insert((x.min(y) as u32, x.max(y) as u32), sim.value(i));
+            let key = if self.containment() { (x, y) } else { (x.min(y), x.max(y)) };
+            self.asked.insert((key.0 as u32, key.1 as u32), sim.value(i));
         }
         Ok(())
     }
@@ -305,6 +311,11 @@ impl Components {
             .collect()
     }
 
+    /// Whether the run measures containment (directed similarities).
+    fn containment(&self) -> bool {
+        self.config.measure == lookalike::Measure::Containment
+    }
+
     /// The exact groups: slots are the heads in input order.
     fn exact_groups(&self) -> ExactGroups {
         let n = self.head.len();
@@ -330,10 +341,14 @@ impl Components {
         let mut near: Vec<NearPair> = self
             .near
             .iter()
-            .filter_map(|&(a, b, similarity)| {
+            .filter_map(|&(a, b, similarity, contained)| {
                 let (sa, sb) = (slot(a)?, slot(b)?);
-                let (a, b) = (sa.min(sb), sa.max(sb));
-                (a != b).then_some(NearPair { a, b, similarity, contained: None })
+                let (a, b, contained) = if sa <= sb {
+                    (sa, sb, contained)
+                } else {
+                    (sb, sa, contained.map(Contained::flipped))
+                };
+                (a != b).then_some(NearPair { a, b, similarity, contained })
             })
             .collect();
         near.sort_unstable_by_key(|p| (p.a, p.b));
@@ -394,6 +409,17 @@ impl Components {
     /// that no verified edge gives, distinct, sorted.
     fn wanted(&self) -> Vec<(u32, u32)> {
         let Some(st) = &self.state else { return Vec::new() };
+        if self.containment() {
+            // A member's containment in its representative is not its verified edge's
+            // similarity (the larger containment): every one is asked for, as
+            // (representative, member).
+            let mut out: Vec<(u32, u32)> = oracle_pairs(&st.clusters, &st.groups)
+                .map(|(r, m)| (st.groups.head(r).0, st.groups.head(m).0))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            return out;
+        }
         let mut out: Vec<(u32, u32)> = oracle_pairs(&st.clusters, &st.groups)
             .filter(|&(r, m)| !st.edge_sim.contains_key(&(r.0.min(m.0), r.0.max(m.0))))
             .map(|(r, m)| {
@@ -411,7 +437,8 @@ impl Components {
         let st = self.state.as_ref().ok_or_else(|| value_err("not clustered yet"))?;
         let n = self.head.len();
         let exact_kind = |a: DocId, b: DocId| exact_match(self.bytes_of(a), self.bytes_of(b));
-        let oracle = Similarities { state: st, asked: &self.asked };
+        let oracle =
+            Similarities { state: st, asked: &self.asked, containment: self.containment() };
         let clusters = assemble_clusters(&st.clusters, &st.groups, exact_kind, &oracle)?;
         let skipped = |d: DocId| match self.skipped.get(&d.0) {
             Some(&reason) if self.head[d.index()] == NONE => Some(reason),
@@ -446,6 +473,8 @@ impl Components {
 struct Similarities<'a> {
     state: &'a Clustered,
     asked: &'a HashMap<(u32, u32), f64>,
+    /// Containment: every similarity was asked for, by (representative, member).
+    containment: bool,
 }
 
 impl SimilarityOracle for Similarities<'_> {
@@ -456,9 +485,14 @@ impl SimilarityOracle for Similarities<'_> {
         let st = self.state;
         let (r, m) = (representative.0, member.0);
         let (hr, hm) = (st.groups.head(representative).0, st.groups.head(member).0);
-        st.edge_sim
-            .get(&(r.min(m), r.max(m)))
-            .or_else(|| self.asked.get(&(hr.min(hm), hr.max(hm))))
+        let found = if self.containment {
+            self.asked.get(&(hr, hm))
+        } else {
+            st.edge_sim
+                .get(&(r.min(m), r.max(m)))
+                .or_else(|| self.asked.get(&(hr.min(hm), hr.max(hm))))
+        };
+        found
             .copied()
             .ok_or_else(|| {
                 value_err(format!(
@@ -550,6 +584,71 @@ mod tests {
         ] {
             assert!(methods_run.contains(&method), "{method:?} was not run");
         }
+    }
+
+    /// Containment (exact verification): near edges carry the direction, every member's
+    /// containment in its representative is asked for; MOD-m, Broder with a MOD-m sample and
+    /// exact under every cluster mode give the library's tables (pairs: the contained document
+    /// first).
+    #[test]
+    fn containment_gives_the_librarys_tables() {
+        use lookalike::config::{Sample, SampleConfig};
+        use lookalike::{Measure, MethodConfig};
+        let mut rng = Rng::new(31);
+        let mod_sample = SampleConfig { sample: Some(Sample::Mod(2)), ..SampleConfig::default() };
+        let mut contained = 0;
+        for method in [
+            MethodConfig::from(MethodKind::ModM),
+            MethodConfig::Broder(mod_sample),
+            MethodConfig::from(MethodKind::Exact),
+        ] {
+            for (keep, cluster, partitions) in [
+                (Keep::First, ClusterMode::Center, 1),
+                (Keep::First, ClusterMode::Connected, 3),
+                (Keep::Longest, ClusterMode::Clique, 4),
+                (Keep::Longest, ClusterMode::CenterRefine, 2),
+            ] {
+                let c = Dedup::builder()
+                    .method(method.clone())
+                    .measure(Measure::Containment)
+                    .threshold(0.7)
+                    .keep(keep)
+                    .cluster(cluster)
+                    .build()
+                    .unwrap()
+                    .config()
+                    .clone();
+                check_ray_config(&c).unwrap();
+                let n = 60 + rng.below(40);
+                let mut texts = corpus(&mut rng, n);
+                // Contained copies: a text's first part.
+                for i in 0..10 {
+                    let t = texts[i * 3].clone();
+                    let words: Vec<&str> = t.split(' ').collect();
+                    texts.push(words[..words.len() * 2 / 3].join(" "));
+                }
+                let expected = library(&c, &texts);
+                assert!(expected.1.num_rows() > 0, "{:?}: pairs", method.kind());
+                let got = ray_job(&c, &texts, 1 + rng.below(9), partitions);
+                assert_eq!(
+                    got.0,
+                    expected.0,
+                    "{:?} {keep:?} {cluster:?}: documents",
+                    method.kind()
+                );
+                assert_eq!(got.1, expected.1, "{:?} {keep:?} {cluster:?}: pairs", method.kind());
+                contained += expected.1.num_rows();
+            }
+        }
+        assert!(contained > 0);
+        let refused = Dedup::builder()
+            .method(MethodKind::MinHash)
+            .verify(lookalike::Verify::Estimate)
+            .build()
+            .unwrap()
+            .config()
+            .clone();
+        assert!(check_ray_config(&refused).is_err());
     }
 
     /// MOD-m, MIN-s and Broder with a small L (frequent shingles: discounted sizes, groups of

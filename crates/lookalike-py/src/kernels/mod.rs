@@ -33,7 +33,9 @@
 //!    document ([`candidate_pairs`]); each text goes, once, to every partition that holds a pair
 //!    of it ([`route_texts`], after a repartition by document); [`verify_pairs`] (after a
 //!    repartition by `dest`) recomputes the shingle sets of the texts it received and keeps the
-//!    pairs whose exact Jaccard reaches the threshold. Below `ray.py`'s bound on requested texts,
+//!    pairs whose exact Jaccard (or containment: the library's
+//!    [`lookalike::pipeline::exact_similarity`], its direction in the near edge's `reason`
+//!    code) reaches the threshold. Below `ray.py`'s bound on requested texts,
 //!    one task gets every requested text and verifies every pair instead (the same functions).
 //! 5. [`components`] — [`Components`] (on the driver, or one task for many edges): the streamed
 //!    edges clustered by the library's own last steps ([`lookalike::pipeline::tail`]: the same
@@ -51,7 +53,7 @@
 //! whatever the partitioning: candidates are the pairs sharing a key (MinHash's LSH band keys,
 //! super- or mega-shingles, or the keys of [`DocKeyer`], SimHash and combined keeping the pairs
 //! within Hamming distance k; every group listed as the library lists it), verification is exact
-//! Jaccard of the library's shingle sets, clustering runs the library's steps.
+//! Jaccard (or containment) of the library's shingle sets, clustering runs the library's steps.
 //!
 //! Each stage is a function over a [`RecordBatch`] without Python (tested here against the
 //! library's [`lookalike::DedupRun`]); the `#[pyfunction]`s parse the settings, release the GIL
@@ -84,7 +86,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::method::{
     DocKeyer, KeyerError, PartialStatistics, SampleRule, SpotSigs, StatisticsPass,
 };
-use lookalike::{DedupConfig, Measure, MethodConfig, Verify};
+use lookalike::{Contained, DedupConfig, MethodConfig, Verify};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -111,7 +113,8 @@ const FREQUENT: u8 = 6;
 const LIST: u8 = 7;
 
 /// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
-/// super-shingles, exact, or one of [`DocKeyer`]'s), Jaccard, exact verification.
+/// super-shingles, exact, or one of [`DocKeyer`]'s) or counted ones (the sampled methods,
+/// SpotSigs), Jaccard or containment, exact verification.
 pub fn ray_config(
     threshold: f64,
     keep: Option<&str>,
@@ -152,12 +155,31 @@ pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
         // The other methods run when their candidates come from keys each document has alone.
         keyer_of(c, 2, None)?;
     }
-    if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
+    if c.verify != Verify::Exact {
         return Err(value_err(
-            "lookalike.ray.dedup verifies exact Jaccard only (measure=\"jaccard\", verify=\"exact\")",
+            "lookalike.ray.dedup verifies exactly only (verify=\"exact\", Jaccard or containment): the method's own estimate needs its per-document data at verification (use lookalike.dedup)",
         ));
     }
     Ok(())
+}
+
+/// The code of a containment's direction on a near edge (its `reason` column): 0 the earlier
+/// document in the later one, 1 the other way.
+fn contained_code(c: Contained) -> u8 {
+    match c {
+        Contained::AInB => 0,
+        Contained::BInA => 1,
+    }
+}
+
+/// The direction of a near edge's containment from its `reason` code (none for Jaccard).
+fn contained_of(code: Option<u8>) -> PyResult<Option<Contained>> {
+    match code {
+        None => Ok(None),
+        Some(0) => Ok(Some(Contained::AInB)),
+        Some(1) => Ok(Some(Contained::BInA)),
+        Some(x) => Err(value_err(format!("unknown containment code {x}"))),
+    }
 }
 
 /// The per-document keyer of a method other than MinHash, super-shingles and exact, for about

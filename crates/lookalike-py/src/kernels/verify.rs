@@ -1,7 +1,7 @@
 //! Ray stage 4: exact verification as a join of the candidate pairs with the texts. Contract:
 //! "give me candidate pairs, I route each to a partition and ask for its texts; give me the
 //! texts, I send each once where it was asked for; give me a partition's pairs and texts, I give
-//! you the pairs whose exact Jaccard reaches the threshold".
+//! you the pairs whose exact Jaccard (or containment) reaches the threshold".
 
 use std::sync::Arc;
 
@@ -12,15 +12,18 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::DedupConfig;
+use lookalike::Measure;
+use lookalike::pipeline::exact_similarity;
 use lookalike::shingles::ShingleScratch;
 use lookalike::text::normalize::NormalizedText;
-use lookalike::verify::jaccard;
+use lookalike::verify::containment;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 use super::{
-    CANDIDATE, Edge, NEAR, column, edges_batch, index_column, int64s, ray_config, shingler_of,
+    CANDIDATE, Edge, NEAR, column, contained_code, edges_batch, index_column, int64s, ray_config,
+    shingler_of,
 };
 use crate::dedup::string_column;
 use crate::errors::{arrow_err, value_err};
@@ -211,7 +214,9 @@ pub fn routed(batch: &RecordBatch) -> PyResult<RecordBatch> {
 ///
 /// Verification step 3, over a block in which each pair's rows and the texts of its documents are
 /// together (after a repartition by `dest`): the shingle sets of the texts, recomputed as the
-/// library computes them, and the exact Jaccard of every distinct pair; returns the near edges
+/// library computes them, and the exact Jaccard of every distinct pair (with containment the
+/// larger containment, its direction as the edge's `reason` code 0 or 1; with `all=True` the
+/// containment of `b`, the member, in `a`, the representative); returns the near edges
 /// at or above the threshold (every pair with `all=True`, for the similarities a cluster mode
 /// asks for). A pair without one of its texts is a `ValueError`.
 #[pyfunction]
@@ -271,9 +276,19 @@ pub fn verified(c: &DedupConfig, batch: &RecordBatch, all: bool) -> PyResult<Rec
     let edges: Vec<Edge> = pairs
         .par_iter()
         .map(|&(x, y)| -> PyResult<Option<Edge>> {
-            let s = jaccard(set_of(x)?, set_of(y)?);
-            Ok((all || s >= c.threshold)
-                .then_some(Edge { similarity: s, ..Edge::between(NEAR, x, y) }))
+            let (a, b) = (set_of(x)?, set_of(y)?);
+            if all && c.measure == Measure::Containment {
+                // Asked for by the clustering: (representative, member), the member's
+                // containment in the representative.
+                let s = containment(b, a);
+                return Ok(Some(Edge { similarity: s, ..Edge::between(NEAR, x, y) }));
+            }
+            let (s, contained) = exact_similarity(c.measure, a, b);
+            Ok((all || s >= c.threshold).then_some(Edge {
+                similarity: s,
+                reason: contained.map(contained_code),
+                ..Edge::between(NEAR, x, y)
+            }))
         })
         .filter_map(Result::transpose)
         .collect::<PyResult<_>>()?;
@@ -288,6 +303,7 @@ mod tests {
 
     use super::super::testutil::{INDEX, input, verify_join};
     use super::*;
+    use lookalike::verify::jaccard;
 
     fn pairs_batch(pairs: &[(i64, i64)]) -> RecordBatch {
         let schema = Arc::new(Schema::new(vec![

@@ -121,7 +121,7 @@ impl PartialStatistics {
         self.counts.subtract(&other.counts);
     }
 
-    /// The counts as bytes: [`MAGIC`], documents (u64), terms (u64), then per term in hash
+    /// The counts as bytes: the magic `LKPSTAT1`, documents (u64), terms (u64), then per term in hash
     /// order its hash (u64), df (u32) and cf (u64), little-endian. Equal counts give equal
     /// bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
