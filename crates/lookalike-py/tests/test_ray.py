@@ -108,6 +108,7 @@ def test_ray_size_rules_both_sides_same_as_the_cli(
     "method, args, options",
     [
         ("tf-ridf", [], {}),
+        ("tf-ridf", ["--verify", "estimate", "--cluster", "center-refine"], {"verify": "estimate", "cluster": "center-refine"}),
         ("broder", ["--max-docs-per-shingle", "3"], {"max_docs_per_shingle": 3}),
         ("spotsigs", [], {}),
     ],
@@ -349,6 +350,40 @@ def test_ray_containment_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, met
     assert len(cli_pairs) >= 12
 
 
+#: Estimate verification (the method's own estimate and decision), with CLI arguments and the
+#: same options for Python: at 1 and 4 partitions, a method with a statistics stage, a sampled
+#: method under containment, SpotSigs, and a cluster mode that asks for similarities.
+ESTIMATE_RUNS = [
+    ("minhash", [], {}, 1),
+    ("minhash", ["--cluster", "center-refine"], {"cluster": "center-refine"}, 4),
+    ("tf-ridf", [], {}, 4),
+    ("simhash", ["--weights", "tfidf"], {"weights": "tfidf"}, 4),
+    ("mod-m", ["--measure", "containment"], {"measure": "containment"}, 4),
+    ("spotsigs", [], {}, 4),
+]
+
+
+@pytest.mark.parametrize(
+    "method, args, options, partitions", ESTIMATE_RUNS, ids=[f"{m[0]}-{m[3]}-{len(m[1])}" for m in ESTIMATE_RUNS]
+)
+def test_ray_estimate_verification_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, method, args, options, partitions):
+    """verify="estimate": verification computes the method's own estimate of each candidate
+    pair from the two documents' texts (with the statistics stage's counts), and its decision;
+    the clusters and pairs of lookalike.dedup and the CLI."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, "--verify", "estimate", *args)
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method=method, verify="estimate", **options)
+    ds = ray.data.from_arrow(table).repartition(partitions)
+    result = lray.dedup(
+        ds, text="text", id="id", method=method, verify="estimate", num_partitions=partitions, **options
+    )
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) >= 5
+
+
 def test_ray_statistics_count_each_text_once_whatever_the_blocks(ray_cluster):
     """Exact copies (other case and spacing) in other blocks and in the same block, texts
     without shingles: the statistics are those of the distinct texts, as lookalike.dedup counts
@@ -410,8 +445,6 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
         lray.dedup(ds, method="refwords")
     with pytest.raises(ValueError, match=r"cannot run partitioned: .*C\(64, 4\)"):
         lray.dedup(ds, method="partitioned", lists=64, min_shared=4)
-    with pytest.raises(ValueError, match="verifies exactly only"):
-        lray.dedup(ds, verify="estimate")
     with pytest.raises(ValueError, match="no text column 'body'"):
         lray.dedup(ds, text="body")
     with pytest.raises(ValueError, match="unknown option"):

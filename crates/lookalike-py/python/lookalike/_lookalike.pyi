@@ -272,6 +272,7 @@ def verify_pairs(
     threshold: float = 0.8,
     keep: str | None = None,
     cluster: str | None = None,
+    statistics: bytes | None = None,
     **options: Any,
 ) -> pa.RecordBatch: ...
 def connected_step(batch: pa.RecordBatch, step: str) -> pa.RecordBatch: ...

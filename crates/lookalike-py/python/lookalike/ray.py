@@ -57,7 +57,8 @@ tasks over the blocks' object references, or run on the driver.
   bitmap (n/8 bytes), and a task per document block keeps the texts it marks. When at most
   ``VERIFY_ONE_TASK_DOCUMENTS`` documents are requested, one task recomputes their shingle sets
   and keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger
-  containment, its direction on the edge) reaches the threshold (``verify_pairs``). Above it, a
+  containment, its direction on the edge; with ``verify="estimate"`` the method's estimate
+  that it accepts) reaches the threshold (``verify_pairs``). Above it, a
   join partitioned by document: each pair goes to the verification partition of its first
   document; the texts meet their requests in a ``repartition(keys=["doc"])`` and each requested
   text goes once to every partition that asked for it (``route_texts``); after a
@@ -80,10 +81,12 @@ The result is a ``RayDedupResult``: ``dataset`` (one row per document, the colum
 order and settings: the same clusters and pairs as ``lookalike dedup --method M`` and
 ``lookalike.dedup``, whatever ``num_partitions``, for every ``keep`` and ``cluster``.
 
-Limits: exact verification only, Jaccard or containment (``verify="estimate"`` runs in
-``lookalike.dedup``: the method's own estimate needs its per-document data, which the
-verification join does not carry; containment runs with the methods that reach it, MOD-m,
-Broder with a MOD-m sample and exact, as in the library). Methods refused with a
+Verification is exact (Jaccard, or containment with the methods that reach it: MOD-m, Broder
+with a MOD-m sample, exact) or, with ``verify="estimate"``, the method's own estimate and
+decision, computed from the texts of each pair's documents as they meet in the verification
+(``lookalike::method::estimate_pairs``, with the statistics stage's counts).
+
+Limits: methods refused with a
 ``ValueError`` naming the reason: those whose candidates need the whole collection in one
 place — reference words (the selection looks at each document's relative term frequencies, not
 at sums) — and partitioned fingerprints whose C(lists, k) subset keys exceed 4096 per document.
@@ -637,7 +640,8 @@ def dedup(
     verbose: bool = False,
     **options: Any,
 ) -> RayDedupResult:
-    """Deduplicate a ``ray.data.Dataset`` on Ray, with exact verification: ``method`` is
+    """Deduplicate a ``ray.data.Dataset`` on Ray (``verify``: ``"exact"``, the default, or
+    ``"estimate"``; ``measure``: ``"jaccard"`` or ``"containment"``): ``method`` is
     ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"`` (either with
     ``weights="tfidf"``: document frequencies from a statistics stage), ``"long-sentences"``,
     ``"partitioned"``, ``"exact"``, ``"i-match"``, ``"i-match-rand"`` or ``"tf-ridf"`` (with a
@@ -661,9 +665,9 @@ def dedup(
     them, its read and write included; by default only their warnings and errors are shown while
     the job runs).
 
-    Raises ``ValueError`` for settings it cannot run (a method whose candidates need the whole
-    collection in one place: reference words — the message says
-    why; they run in ``lookalike.dedup``; estimate verification), a missing
+    Raises ``ValueError`` for settings it cannot run (reference words, whose selection needs
+    the whole collection in one place — the message says
+    why; it runs in ``lookalike.dedup``), a missing
     column
     or a bad ``components``; ``TypeError`` for a column of another type.
     """
@@ -731,13 +735,17 @@ def dedup(
                 say("counting the collection statistics (document frequencies)")
                 statistics = _statistics(documents, text, settings)
             buckets = _keys_and_buckets(documents, total, text, partitions, settings, statistics)
+            # Estimate verification signs the pairs' documents again: with the statistics.
+            vsettings = settings
+            if statistics is not None and settings.get("verify") == "estimate":
+                vsettings = {**settings, "statistics": statistics}
             del statistics
             if _lookalike.is_sampled(**settings):
                 say("counting the shared samples per pair")
                 buckets = buckets + [ray.remote(_sampled).remote(settings, *buckets)]
             ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
             say("verifying the candidate pairs")
-            near, edges = _verify(buckets, documents, total, text, partitions, False, settings)
+            near, edges = _verify(buckets, documents, total, text, partitions, False, vsettings)
             say("clustering")
             if union_find_memory or edges > DRIVER_EDGES:
                 actor = ray.remote(_Clusterer)
@@ -759,7 +767,7 @@ def dedup(
             asked = clusterer.call("cluster")
             if asked.num_rows:
                 asked = [ray.put(pa.Table.from_batches([asked]))]
-                sims, _ = _verify(asked, documents, total, text, partitions, True, settings)
+                sims, _ = _verify(asked, documents, total, text, partitions, True, vsettings)
                 clusterer.call("add_similarities", sims)
             table, pairs, stats = clusterer.call("finish")
         finally:

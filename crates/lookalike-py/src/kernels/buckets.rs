@@ -295,18 +295,19 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
     if heads.windows(2).any(|w| w[0] == w[1]) {
         return Err(value_err("a head with two sample sizes"));
     }
-    let id = |d: i64| -> PyResult<u32> {
-        heads
-            .binary_search(&d)
-            .map(|i| i as u32)
-            .map_err(|_| value_err(format!("document {d} is not a head with a sample")))
-    };
+    // A key bucket in which a document's exact group head is missing lists the first copy
+    // instead, whose keys need not be its head's (SpotSigs: the language is detected on the
+    // document's own text): rows of documents that are not heads are left out, as the library
+    // keys heads only.
+    let position = |d: i64| heads.binary_search(&d).ok().map(|i| i as u32);
     let count = |n: i64| u32::try_from(n).map_err(|_| value_err(format!("bad count {n}")));
     let sample_len: Vec<u32> = sizes.iter().map(|s| count(s.1)).collect::<PyResult<_>>()?;
     let mut frequent_of = vec![0u32; heads.len()];
     for (d, n) in frequent {
-        let f = &mut frequent_of[id(d)? as usize];
-        *f = f.saturating_add(count(n)?);
+        if let Some(i) = position(d) {
+            let f = &mut frequent_of[i as usize];
+            *f = f.saturating_add(count(n)?);
+        }
     }
     shared.sort_unstable_by_key(|s| (s.0, s.1));
     if let Some(spots) = spots {
@@ -316,7 +317,7 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
             let sum = run.iter().try_fold(0u64, |acc, s| {
                 u64::try_from(s.2).map(|n| acc + n).map_err(|_| value_err("bad count"))
             })?;
-            let (a, b) = (id(run[0].0)?, id(run[0].1)?);
+            let (Some(a), Some(b)) = (position(run[0].0), position(run[0].1)) else { continue };
             let (la, lb) = (u64::from(sample_len[a as usize]), u64::from(sample_len[b as usize]));
             if spots.is_candidate(sum, la, lb) {
                 edges.push(Edge::between(CANDIDATE, run[0].0, run[0].1));
@@ -328,13 +329,15 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
     let mut counts: Vec<(u32, u32, u32)> = Vec::with_capacity(shared.len());
     for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
         let n = run.iter().try_fold(0u32, |acc, s| count(s.2).map(|n| acc.saturating_add(n)))?;
-        counts.push((id(run[0].0)?, id(run[0].1)?, n));
+        if let (Some(a), Some(b)) = (position(run[0].0), position(run[0].1)) {
+            counts.push((a, b, n));
+        }
     }
     lists.sort_unstable();
     let lists: Vec<Vec<u32>> = lists
         .chunk_by(|x, y| x.0 == y.0)
-        .map(|run| run.iter().map(|&(_, d)| id(d)).collect::<PyResult<Vec<u32>>>())
-        .collect::<PyResult<_>>()?;
+        .map(|run| run.iter().filter_map(|&(_, d)| position(d)).collect())
+        .collect();
     let edges: Vec<Edge> = rule
         .candidates(&sample_len, &frequent_of, &counts, &lists)
         .into_iter()

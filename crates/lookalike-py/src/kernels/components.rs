@@ -341,6 +341,10 @@ impl Components {
         let mut near: Vec<NearPair> = self
             .near
             .iter()
+            // Only edges between heads: a key bucket in which a document's exact group head is
+            // missing lists the first copy instead, whose keys (made from its own text: long
+            // sentences, a language) need not be its head's; the library keys heads only.
+            .filter(|&&(a, b, _, _)| self.head[a as usize] == a && self.head[b as usize] == b)
             .filter_map(|&(a, b, similarity, contained)| {
                 let (sa, sb) = (slot(a)?, slot(b)?);
                 let (a, b, contained) = if sa <= sb {
@@ -641,14 +645,88 @@ mod tests {
             }
         }
         assert!(contained > 0);
-        let refused = Dedup::builder()
-            .method(MethodKind::MinHash)
-            .verify(lookalike::Verify::Estimate)
+    }
+
+    /// A copy with its head's normalized text but its own keys (long sentences split its own
+    /// text: in capitals the last line becomes a sentence of its own) stands in for its head in
+    /// a key bucket the head is not in: the job keeps only the pairs between heads, as the
+    /// library, which keys heads only.
+    #[test]
+    fn a_copy_keyed_unlike_its_head_makes_no_pair() {
+        let c = Dedup::builder()
+            .method(MethodKind::LongSentences)
+            .threshold(0.7)
             .build()
             .unwrap()
             .config()
             .clone();
-        assert!(check_ray_config(&refused).is_err());
+        let words = "lantern silver orbit lantern window market engine paper river silver forest \
+                     winter garden harbor lantern garden river signal window stone river market \
+                     engine orbit paper engine stone light forest stone harbor";
+        let base =
+            format!("{words}. Another sentence follows here, much longer than the others were.");
+        let longer = format!("{base} and one more line at the end");
+        let copy = longer.to_uppercase().replace(' ', "  ");
+        let texts = vec![base, longer, copy, "an unrelated short text of its own here".to_owned()];
+        let expected = library(&c, &texts);
+        assert_eq!(expected.1.num_rows(), 1, "only the copy's exact pair");
+        for (chunk, partitions) in [(4, 1), (1, 3)] {
+            let got = ray_job(&c, &texts, chunk, partitions);
+            assert_eq!(got.0, expected.0, "documents at {chunk}/{partitions}");
+            assert_eq!(got.1, expected.1, "pairs at {chunk}/{partitions}");
+        }
+    }
+
+    /// Estimate verification (the method's own estimates from the pair's texts, with the
+    /// statistics stage's counts for the methods that sign with them), Jaccard and containment,
+    /// every cluster mode: the library's tables.
+    #[test]
+    fn estimate_verification_gives_the_librarys_tables() {
+        use lookalike::{Measure, Verify};
+        let mut rng = Rng::new(41);
+        let mut runs = 0;
+        for (method, measure) in [
+            (MethodKind::MinHash, Measure::Jaccard),
+            (MethodKind::SuperShingles, Measure::Jaccard),
+            (MethodKind::ModM, Measure::Jaccard),
+            (MethodKind::ModM, Measure::Containment),
+            (MethodKind::MinS, Measure::Jaccard),
+            (MethodKind::Broder, Measure::Jaccard),
+            (MethodKind::SimHash, Measure::Jaccard),
+            (MethodKind::Combined, Measure::Jaccard),
+            (MethodKind::IMatch, Measure::Jaccard),
+            (MethodKind::TfRidf, Measure::Jaccard),
+            (MethodKind::Partitioned, Measure::Jaccard),
+            (MethodKind::LongSentences, Measure::Jaccard),
+            (MethodKind::SpotSigs, Measure::Jaccard),
+        ] {
+            for (keep, cluster, partitions) in [
+                (Keep::First, ClusterMode::Center, 1),
+                (Keep::First, ClusterMode::Connected, 3),
+                (Keep::Longest, ClusterMode::CenterRefine, 4),
+            ] {
+                let c = Dedup::builder()
+                    .method(method)
+                    .measure(measure)
+                    .verify(Verify::Estimate)
+                    .threshold(0.7)
+                    .keep(keep)
+                    .cluster(cluster)
+                    .build()
+                    .unwrap()
+                    .config()
+                    .clone();
+                check_ray_config(&c).unwrap();
+                let n = 60 + rng.below(30);
+                let texts = corpus(&mut rng, n);
+                let expected = library(&c, &texts);
+                let got = ray_job(&c, &texts, 1 + rng.below(9), partitions);
+                assert_eq!(got.0, expected.0, "{method:?} {measure:?} {cluster:?}: documents");
+                assert_eq!(got.1, expected.1, "{method:?} {measure:?} {cluster:?}: pairs");
+                runs += usize::from(expected.1.num_rows() > 0);
+            }
+        }
+        assert!(runs > 30, "{runs} runs with pairs");
     }
 
     /// MOD-m, MIN-s and Broder with a small L (frequent shingles: discounted sizes, groups of

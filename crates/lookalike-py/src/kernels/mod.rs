@@ -35,7 +35,9 @@
 //!    repartition by `dest`) recomputes the shingle sets of the texts it received and keeps the
 //!    pairs whose exact Jaccard (or containment: the library's
 //!    [`lookalike::pipeline::exact_similarity`], its direction in the near edge's `reason`
-//!    code) reaches the threshold. Below `ray.py`'s bound on requested texts,
+//!    code) reaches the threshold; with estimate verification the method's own estimate of
+//!    each pair from its two texts, kept when the method accepts it
+//!    ([`lookalike::method::estimate_pairs`]). Below `ray.py`'s bound on requested texts,
 //!    one task gets every requested text and verifies every pair instead (the same functions).
 //! 5. [`components`] — [`Components`] (on the driver, or one task for many edges): the streamed
 //!    edges clustered by the library's own last steps ([`lookalike::pipeline::tail`]: the same
@@ -86,7 +88,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::method::{
     DocKeyer, KeyerError, PartialStatistics, SampleRule, SpotSigs, StatisticsPass,
 };
-use lookalike::{Contained, DedupConfig, MethodConfig, Verify};
+use lookalike::{Contained, DedupConfig, MethodConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -114,7 +116,7 @@ const LIST: u8 = 7;
 
 /// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
 /// super-shingles, exact, or one of [`DocKeyer`]'s) or counted ones (the sampled methods,
-/// SpotSigs), Jaccard or containment, exact verification.
+/// SpotSigs), Jaccard or containment, exact or estimate verification.
 pub fn ray_config(
     threshold: f64,
     keep: Option<&str>,
@@ -155,11 +157,7 @@ pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
         // The other methods run when their candidates come from keys each document has alone.
         keyer_of(c, 2, None)?;
     }
-    if c.verify != Verify::Exact {
-        return Err(value_err(
-            "lookalike.ray.dedup verifies exactly only (verify=\"exact\", Jaccard or containment): the method's own estimate needs its per-document data at verification (use lookalike.dedup)",
-        ));
-    }
+
     Ok(())
 }
 

@@ -16,7 +16,7 @@ use super::buckets::{bucket_batch, sampled_candidates_of};
 use super::components::Components;
 use super::sketch::sketch_batch;
 use super::statistics::{merge_of, partial_of, repeats_of};
-use super::verify::{pairs_and_requests, routed, text_rows, verified};
+use super::verify::{pairs_and_requests, routed, text_rows, verified_with};
 use crate::tables::{documents_batch, pairs_batch};
 use lookalike::method::{PartialStatistics, StatisticsPass};
 
@@ -154,6 +154,19 @@ pub fn verify_join(
     partitions: usize,
     all: bool,
 ) -> Vec<RecordBatch> {
+    verify_join_with(c, None, pairs, inputs, partitions, all)
+}
+
+/// [`verify_join`] with the statistics stage's counts (estimate verification of a method that
+/// has one).
+pub fn verify_join_with(
+    c: &DedupConfig,
+    stats: Option<&PartialStatistics>,
+    pairs: &[RecordBatch],
+    inputs: &[RecordBatch],
+    partitions: usize,
+    all: bool,
+) -> Vec<RecordBatch> {
     let (mut wanted, mut requests) = (Vec::new(), Vec::new());
     for batch in pairs {
         let (w, r) = pairs_and_requests(batch, partitions as u64).expect("pairs");
@@ -167,7 +180,7 @@ pub fn verify_join(
     let joined: Vec<RecordBatch> = wanted.into_iter().chain(routed).collect();
     shuffle(&joined, "dest", partitions)
         .iter()
-        .map(|b| verified(c, b, all).expect("verified"))
+        .map(|b| verified_with(c, stats, b, all).expect("verified"))
         .collect()
 }
 
@@ -219,7 +232,7 @@ pub fn ray_job(
     if spots || lookalike::method::SampleRule::new(c).expect("valid").is_some() {
         buckets.push(sampled_candidates_of(c, &buckets).expect("sampled candidates"));
     }
-    let near = verify_join(c, &buckets, &inputs, partitions, false);
+    let near = verify_join_with(c, stats.as_ref(), &buckets, &inputs, partitions, false);
     let mut components = Components::with_config(texts.len(), c.clone()).expect("components");
     for batch in buckets.iter().chain(&near) {
         components.add_edge_batch(batch).expect("edges");
@@ -229,7 +242,7 @@ pub fn ray_job(
     }
     let asked = components.wanted_batch().expect("clustered");
     if asked.num_rows() > 0 {
-        for batch in verify_join(c, &[asked], &inputs, partitions, true) {
+        for batch in verify_join_with(c, stats.as_ref(), &[asked], &inputs, partitions, true) {
             components.add_similarity_batch(&batch).expect("similarities");
         }
     }

@@ -605,6 +605,72 @@ mod tests {
         }
     }
 
+    /// The estimates of pairs computed from their two texts alone (with the collection's
+    /// statistics for the methods that sign with them) are the pipeline's.
+    #[test]
+    fn pair_estimates_from_two_texts_are_the_pipelines() {
+        use crate::method::{Slot, estimate_pairs};
+        let texts = texts();
+        let mut checked = 0;
+        let tf_idf = SimHashConfig {
+            weights: Weighting::TfIdf,
+            max_distance: Some(16),
+            ..SimHashConfig::default()
+        };
+        let mut all = configs();
+        all.extend([
+            DedupConfig { method: MethodConfig::SimHash(tf_idf), ..DedupConfig::default() },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::MinHash),
+                threshold: 0.5,
+                ..DedupConfig::default()
+            },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::ModM),
+                threshold: 0.5,
+                ..DedupConfig::default()
+            },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::SpotSigs),
+                threshold: 0.5,
+                ..DedupConfig::default()
+            },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::IMatch),
+                ..DedupConfig::default()
+            },
+        ]);
+        for c in all {
+            // The pipeline's estimates: every text a head.
+            let mut engine = c.method.build(&c).unwrap();
+            let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+            let docs: Vec<Document> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Document::from_text(i.to_string(), t.clone()))
+                .collect();
+            let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
+            engine.push_heads(&(0..docs.len()).collect::<Vec<_>>(), &processed);
+            engine.method_mut().prepare().unwrap();
+            let stats =
+                crate::method::StatisticsPass::new(&c).map(|_| piecewise_statistics(&c, &texts));
+            for (a, b) in [(0, 1), (0, 5), (3, 14), (13, 40), (2, 3)] {
+                let want = engine.method().estimate(Slot(a), Slot(b));
+                let got = estimate_pairs(
+                    &c,
+                    stats.as_ref(),
+                    &[texts[a as usize].as_str(), texts[b as usize].as_str()],
+                    &[(0, 1)],
+                )
+                .unwrap();
+                assert_eq!(got[0].estimate, want, "{} ({a}, {b})", c.method.kind());
+                assert_eq!(got[0].accepted, engine.method().accepts(want));
+                checked += usize::from(want > 0.0);
+            }
+        }
+        assert!(checked > 20);
+    }
+
     #[test]
     fn methods_without_per_document_keys_say_why() {
         let why =

@@ -428,10 +428,101 @@ pub trait Method: fmt::Debug + Send + Sync {
     }
 }
 
+/// The method's own estimate of a pair of documents and its decision, computed by
+/// [`estimate_pairs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairEstimate {
+    /// The method's similarity estimate ([`Method::estimate`]).
+    pub estimate: f64,
+    /// Whether the method calls the pair a duplicate ([`Method::accepts`]).
+    pub accepted: bool,
+    /// With containment, which document the estimate reads as contained in the other (the one
+    /// of the smaller sample, as verification reads it).
+    pub contained: Option<crate::pipeline::Contained>,
+}
+
+/// The method's own estimates of pairs of documents, outside the pipeline (the Ray job's
+/// estimate verification): `texts` become the heads `0..n` in this order (each must have
+/// shingles; a pair `(a, b)` with `a` < `b` reads `a` as the earlier document), with the
+/// collection `statistics` of a method that has a [`StatisticsPass`]. The estimates of
+/// [`Method::estimate`] after the pipeline's own steps, which depend on the two documents
+/// only (and the statistics); reference words (a selection over the collection) are refused.
+pub fn estimate_pairs(
+    c: &DedupConfig,
+    statistics: Option<&PartialStatistics>,
+    texts: &[&str],
+    pairs: &[(u32, u32)],
+) -> Result<Vec<PairEstimate>, Error> {
+    if matches!(c.method, MethodConfig::RefWords(_)) {
+        return Err(crate::error::ConfigError::RefWords(0).into());
+    }
+    let mut engine = c.method.build_with(c, statistics)?;
+    let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+    let docs: Vec<Document> =
+        texts.iter().enumerate().map(|(i, t)| Document::from_text(i.to_string(), *t)).collect();
+    let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
+    let heads: Vec<usize> = (0..docs.len()).collect();
+    engine.push_heads(&heads, &processed);
+    engine.method_mut().prepare()?;
+    let m = engine.method();
+    let containment = c.measure == Measure::Containment;
+    Ok(pairs
+        .iter()
+        .map(|&(a, b)| {
+            let (a, b) = (Slot(a), Slot(b));
+            let estimate = m.estimate(a, b);
+            let contained = containment.then(|| {
+                if m.sample_len(a) <= m.sample_len(b) {
+                    crate::pipeline::Contained::AInB
+                } else {
+                    crate::pipeline::Contained::BInA
+                }
+            });
+            PairEstimate { estimate, accepted: m.accepts(estimate), contained }
+        })
+        .collect())
+}
+
 impl MethodConfig {
     /// Builds the method with the run's settings, validating its own.
     pub(crate) fn build(&self, c: &DedupConfig) -> Result<Box<dyn Engine>, Error> {
+        self.build_with(c, None)
+    }
+
+    /// [`MethodConfig::build`], a method with a [`StatisticsPass`] signing with `statistics`
+    /// when given (as [`DocKeyer::with_statistics`] does).
+    fn build_with(
+        &self,
+        c: &DedupConfig,
+        statistics: Option<&PartialStatistics>,
+    ) -> Result<Box<dyn Engine>, Error> {
         let cx = Context::of(c);
+        if let Some(s) = statistics.filter(|_| StatisticsPass::new(c).is_some()) {
+            let lexicon = Some(std::sync::Arc::new(crate::lexical::collection::Lexicon::new(
+                s.collection_stats(),
+                c.seed,
+                "statistics of the input",
+            )));
+            let engine: Box<dyn Engine> = match self {
+                MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m) => {
+                    let randomized = matches!(self, MethodConfig::IMatchRand(_));
+                    let m = crate::config::IMatchSettings { lexicon, ..m.clone() };
+                    Runner::boxed(IMatch::new(&m, randomized, cx)?)
+                }
+                MethodConfig::TfRidf(m) => {
+                    let m = crate::config::TfRidfSettings { lexicon, ..m.clone() };
+                    Runner::boxed(TfRidf::new(&m, cx)?)
+                }
+                MethodConfig::SimHash(m) => {
+                    Runner::boxed(SimHash::new(*m, cx)?.with_doc_freq(s.doc_freq()))
+                }
+                MethodConfig::Combined(m) => {
+                    Runner::boxed(Combined::new(*m, cx)?.with_doc_freq(s.doc_freq()))
+                }
+                _ => return self.build_with(c, None),
+            };
+            return Ok(engine);
+        }
         let engine: Box<dyn Engine> = match self {
             MethodConfig::MinHash(m) => Runner::boxed(MinHash::new(*m, cx)?),
             MethodConfig::SuperShingles(m) => Runner::boxed(SuperShingles::new(*m, cx)?),
