@@ -98,7 +98,11 @@ documents costs the square of their number), where the library's index prunes by
 partitions and document frequency. A lexicon file (``lexicon=``) must be readable on every node. The statistics
 stage sends the driver 24 bytes per document with shingles (text fingerprint and position) and
 each block's counts (20 bytes per distinct term of the block): the merged counts (20 bytes per
-distinct term or SimHash feature of the collection) go to every sketch task. Partitioned fingerprints
+distinct term or SimHash feature of the collection) go to every sketch task, and each
+``sketch_keys`` call (one per batch of a block) parses them and builds their lookup table: with
+SimHash's shingle features (a feature per distinct shingle of the collection) that is the
+stage's main cost (on the 400-document test corpus, debug build, 2 CPUs: 3.1 s against 0.6 s
+with tf weights). Partitioned fingerprints
 with k > 1 shuffle one 64-bit key per k-subset of a document's list fingerprints: equal to the
 library's candidates up to 64-bit hash collisions. The ids, the per-document state and the near edges must fit the memory of
 the clustering (the driver, or one actor), also with ``components="distributed"``, which removes the union-find
