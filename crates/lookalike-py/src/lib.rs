@@ -57,8 +57,14 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ray_read::SiteCounts>()?;
     m.add_class::<ray_read::UniqueNames>()?;
     m.add_function(wrap_pyfunction!(config::describe, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::needs_statistics, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::statistics_partial, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::statistics_repeats, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::statistics_merge, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sketch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::bucket_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::sampled_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::is_sampled, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::texts_for_requests, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::route_texts, m)?)?;

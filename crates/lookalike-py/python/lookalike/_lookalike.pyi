@@ -263,10 +263,33 @@ def sketch_keys(
     keep: str | None = None,
     cluster: str | None = None,
     documents: int = 0,
+    statistics: bytes | None = None,
     **options: Any,
 ) -> pa.RecordBatch: ...
+def needs_statistics(
+    threshold: float = 0.8, keep: str | None = None, cluster: str | None = None, **options: Any
+) -> bool: ...
+def statistics_partial(
+    batch: pa.RecordBatch,
+    text: str = "text",
+    index: str = "__lookalike_index",
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> tuple[bytes, pa.RecordBatch]: ...
+def statistics_repeats(fingerprints: list[pa.RecordBatch]) -> list[pa.RecordBatch]: ...
+def statistics_merge(partials: list[bytes], repeats: list[bytes]) -> bytes: ...
 def bucket_edges(
     batch: pa.RecordBatch,
+    threshold: float = 0.8,
+    keep: str | None = None,
+    cluster: str | None = None,
+    **options: Any,
+) -> pa.RecordBatch: ...
+def is_sampled(threshold: float = 0.8, keep: str | None = None, cluster: str | None = None, **options: Any) -> bool: ...
+def sampled_candidates(
+    batches: list[pa.RecordBatch],
     threshold: float = 0.8,
     keep: str | None = None,
     cluster: str | None = None,
@@ -281,6 +304,7 @@ def verify_pairs(
     threshold: float = 0.8,
     keep: str | None = None,
     cluster: str | None = None,
+    statistics: bytes | None = None,
     **options: Any,
 ) -> pa.RecordBatch: ...
 def connected_step(batch: pa.RecordBatch, step: str) -> pa.RecordBatch: ...

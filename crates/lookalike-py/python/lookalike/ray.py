@@ -1,5 +1,6 @@
 """Deduplication of a ``ray.data.Dataset`` (MinHash, super-shingles, SimHash, combined, long
-sentences, partitioned fingerprints, exact), with Rust kernels doing the work.
+sentences, partitioned fingerprints, exact, I-Match, I-Match-rand, TF*RIDF, MOD-m, MIN-s,
+Broder, SpotSigs), with Rust kernels doing the work.
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels/``, one file per
 stage)::
@@ -9,6 +10,17 @@ stage)::
        input order)   one row per band; keys only)        only: ~1 KB/document)      candidate pairs)
 
        ─► verification (one task, or a join) ─► clustering (the driver, or one actor)
+
+Before the sketch, the methods that sign with statistics of the input itself (I-Match,
+I-Match-rand and TF*RIDF without a lexicon file, SimHash and combined with ``weights="tfidf"``)
+run a statistics stage of plain Ray tasks (``_statistics``, no Ray Data execution): a task per
+document block counts its documents' statistics (``statistics_partial``: the library's
+``StatisticsPass``, document and collection frequencies, as mergeable bytes) and returns their
+128-bit text fingerprints; the driver names the documents whose text was counted before
+(``statistics_repeats``), a task per block that has some counts those again, and the driver
+merges the counts minus theirs (``statistics_merge``): each distinct text with shingles counted
+once, as the library counts its heads. The merged counts go to every ``sketch_keys`` call, which
+signs each document with them as the library signs it after its statistics pass.
 
 The job runs two Ray Data executions when the input is small enough for the verification to
 run in one task (``ds`` itself, and the sketch, key shuffle and buckets); the other steps are Ray
@@ -27,11 +39,26 @@ tasks over the blocks' object references, or run on the driver.
 * ``bucket_edges`` (``map_batches`` over whole blocks): each exact group's head, and the
   candidate pairs between the heads of a bucket's distinct texts (the library's listing rule;
   SimHash and combined keep the pairs within their Hamming distance k).
+* MOD-m, MIN-s and Broder (``lookalike::method::SampleRule``): the keys are each document's
+  sampled shingles (its sample size beside them); ``bucket_edges`` gives, per sampled shingle of
+  at most L heads, one shared sample per pair of heads (summed per pair over the block), and for
+  a frequent shingle (more than L heads) a frequent count per head and its list of heads; each
+  exact bucket gives its head's sample size. One task (``_sampled``) gathers those rows of every
+  bucket block and applies the library's rule (``sampled_candidates``): the pairs whose shared
+  count reaches the threshold over the smaller (discounted) sample, and the pairs of the groups
+  of saturated heads sharing a frequent shingle — the candidates of the CLI's Broder sort with
+  its sorted groups, verified as the other methods' candidates. SpotSigs takes the same path:
+  the keys are each document's spots (the row's ``len`` is the spot's count, ``sim`` the
+  multiset size), a bucket gives each pair of heads the smaller of their counts, and
+  ``sampled_candidates`` keeps the pairs whose summed Σmin gives a weighted Jaccard at or above
+  the threshold: exactly the pairs of the library's spot index.
 * Verification (``_verify``): a task per bucket block lists its distinct candidate pairs and the
   requests for their texts (``candidate_pairs``); the driver marks the requested documents in a
   bitmap (n/8 bytes), and a task per document block keeps the texts it marks. When at most
   ``VERIFY_ONE_TASK_DOCUMENTS`` documents are requested, one task recomputes their shingle sets
-  and keeps the pairs whose exact Jaccard reaches the threshold (``verify_pairs``). Above it, a
+  and keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger
+  containment, its direction on the edge; with ``verify="estimate"`` the method's estimate
+  that it accepts) reaches the threshold (``verify_pairs``). Above it, a
   join partitioned by document: each pair goes to the verification partition of its first
   document; the texts meet their requests in a ``repartition(keys=["doc"])`` and each requested
   text goes once to every partition that asked for it (``route_texts``); after a
@@ -42,7 +69,9 @@ tasks over the blocks' object references, or run on the driver.
   ``DRIVER_EDGES`` near edges and no ``union_find_memory`` was asked for; otherwise in a Ray
   actor. ``connected`` and ``center-refine`` can put a member with a representative it has no
   verified pair with: the clustering asks for those similarities, which the same verification
-  computes (exact, whatever the threshold).
+  computes (exact, whatever the threshold). With containment a member's similarity is its
+  containment in its representative, which its verified edge (the larger containment) does not
+  give: every member's is asked for.
 * ``components="distributed"`` (or ``"auto"`` above ``DISTRIBUTED_EDGES`` near edges), with
   ``cluster="connected"``: the components come from ``connected_components`` (large-star and
   small-star rounds on Ray Datasets) instead of the clustering's union-find.
@@ -52,15 +81,28 @@ The result is a ``RayDedupResult``: ``dataset`` (one row per document, the colum
 order and settings: the same clusters and pairs as ``lookalike dedup --method M`` and
 ``lookalike.dedup``, whatever ``num_partitions``, for every ``keep`` and ``cluster``.
 
-Limits: exact Jaccard verification only (containment and estimate verification run in
-``lookalike.dedup``: the verification join computes exact Jaccard). Methods refused with a
-``ValueError`` naming the reason: those that need the whole collection before any candidate is
-known — I-Match, I-Match-rand and TF*RIDF without a lexicon file (``lexicon=``: with one, each
-document is signed alone and they run here; the file must be readable on every node), reference
-words (collection statistics), SimHash and
-combined with ``weights="tf-idf"`` (document frequencies), MOD-m, MIN-s and Broder (shared
-samples counted per pair over the collection), SpotSigs (an inverted index) — and partitioned
-fingerprints whose C(lists, k) subset keys exceed 4096 per document. Partitioned fingerprints
+Verification is exact (Jaccard, or containment with the methods that reach it: MOD-m, Broder
+with a MOD-m sample, exact) or, with ``verify="estimate"``, the method's own estimate and
+decision, computed from the texts of each pair's documents as they meet in the verification
+(``lookalike::method::estimate_pairs``, with the statistics stage's counts).
+
+Limits: methods refused with a
+``ValueError`` naming the reason: those whose candidates need the whole collection in one
+place — reference words (the selection looks at each document's relative term frequencies, not
+at sums) — and partitioned fingerprints whose C(lists, k) subset keys exceed 4096 per document.
+MOD-m, MIN-s and Broder count the shared samples of every pair in one task (``_sampled``): the
+pairs sharing a non-frequent sampled shingle (at most L(L−1)/2 per shingle, summed per bucket
+block; 12 bytes a pair in Rust) must fit its memory, where the CLI's external sort spills them
+to disk. SpotSigs lists every pair of documents sharing a spot (no bound: a spot in many
+documents costs the square of their number), where the library's index prunes by size
+partitions and document frequency. A lexicon file (``lexicon=``) must be readable on every node. The statistics
+stage sends the driver 24 bytes per document with shingles (text fingerprint and position) and
+each block's counts (20 bytes per distinct term of the block): the merged counts (20 bytes per
+distinct term or SimHash feature of the collection) go to every sketch task, and each
+``sketch_keys`` call (one per batch of a block) parses them and builds their lookup table: with
+SimHash's shingle features (a feature per distinct shingle of the collection) that is the
+stage's main cost (on the 400-document test corpus, debug build, 2 CPUs: 3.1 s against 0.6 s
+with tf weights). Partitioned fingerprints
 with k > 1 shuffle one 64-bit key per k-subset of a document's list fingerprints: equal to the
 library's candidates up to 64-bit hash collisions. The ids, the per-document state and the near edges must fit the memory of
 the clustering (the driver, or one actor), also with ``components="distributed"``, which removes the union-find
@@ -153,9 +195,48 @@ _REQUEST = pa.schema([("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.lar
 _PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
 
 
-def _sketch(table: pa.Table, text: str, documents: int, settings: dict[str, Any]) -> pa.Table:
+def _count(table: pa.Table, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
+    """The statistics stage over one block: the counts of its documents (bytes) and their text
+    fingerprints (``fp_hi``, ``fp_lo``, ``doc``)."""
+    if table.num_rows == 0:
+        table, text = pa.table({}), "text"
+    counts, fingerprints = _lookalike.statistics_partial(_one_batch(table, _INPUT), text, INDEX, **settings)
+    return counts, pa.Table.from_batches([fingerprints])
+
+
+def _recount(table: pa.Table, text: str, settings: dict[str, Any], repeats: pa.Table) -> bytes:
+    """The counts of a block's documents named in ``repeats`` (``doc``): texts counted before."""
+    return _count(table.filter(pa.compute.is_in(table[INDEX], value_set=repeats["doc"])), text, settings)[0]
+
+
+def _statistics(documents: list, text: str, settings: dict[str, Any]) -> bytes:
+    """The statistics stage: the collection statistics of a method that signs with them (as
+    bytes for ``sketch_keys``), each distinct text with shingles counted once, as the library
+    counts its heads. A task per block counts its documents; the driver gets their text
+    fingerprints (24 bytes per document) and names the documents whose text was counted before;
+    a task per block that has some counts them again, and the driver merges the counts minus
+    those (``kernels/statistics.rs``). Plain Ray tasks: no Ray Data execution."""
+    import ray
+
+    count = ray.remote(_count).options(num_returns=2)
+    parts = [count.remote(r, text, settings) for r in documents]
+    fingerprints = ray.get([f for _, f in parts])
+    repeats = _lookalike.statistics_repeats([_one_batch(f, f.schema) for f in fingerprints])
+    del fingerprints
+    recount = ray.remote(_recount)
+    corrections = [
+        recount.remote(r, text, settings, pa.Table.from_batches([rep]))
+        for r, rep in zip(documents, repeats)
+        if rep.num_rows
+    ]
+    return _lookalike.statistics_merge(ray.get([c for c, _ in parts]), ray.get(corrections))
+
+
+def _sketch(
+    table: pa.Table, text: str, documents: int, settings: dict[str, Any], statistics: bytes | None = None
+) -> pa.Table:
     batches = [
-        _lookalike.sketch_keys(b, text, INDEX, documents=documents, **settings)
+        _lookalike.sketch_keys(b, text, INDEX, documents=documents, statistics=statistics, **settings)
         for b in table.to_batches()
         if b.num_rows
     ]
@@ -187,12 +268,15 @@ def _spread(keys, partitions: int):
     return (x % np.uint64(partitions)).astype(np.int64)
 
 
-def _sketch_split(table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int):
+def _sketch_split(
+    table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int,
+    statistics: bytes | None = None,
+):
     """A block's key rows split by key among ``partitions`` (a tuple of tables; one table when
     ``partitions`` is 1): all rows of a key in the same partition, whatever the block."""
     import numpy as np
 
-    rows = _sketch(table, text, documents, settings)
+    rows = _sketch(table, text, documents, settings, statistics)
     if partitions == 1:
         return rows
     part = _spread(rows["key"].to_numpy(), partitions)
@@ -213,25 +297,40 @@ def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
 TASK_SHUFFLE_DOCUMENTS = 1_000_000
 
 
-def _keys_and_buckets(documents: list, total: int, text: str, partitions: int, settings: dict[str, Any]) -> list:
+def _keys_and_buckets(
+    documents: list, total: int, text: str, partitions: int, settings: dict[str, Any],
+    statistics: bytes | None = None,
+) -> list:
     """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
-    per partition."""
+    per partition. ``statistics``: the statistics stage's counts, for the methods that have one."""
     import ray
 
     if total <= TASK_SHUFFLE_DOCUMENTS:
         split = ray.remote(_sketch_split).options(num_returns=partitions)
-        pieces = [split.remote(r, text, total, settings, partitions) for r in documents]
+        stats = ray.put(statistics) if statistics is not None else None
+        pieces = [split.remote(r, text, total, settings, partitions, stats) for r in documents]
         if partitions == 1:
             pieces = [[p] for p in pieces]
         bucket = ray.remote(_bucket_parts)
         return [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
     return (
         ray.data.from_arrow_refs(documents)
-        .map_batches(_sketch, batch_format="pyarrow", fn_kwargs=dict(text=text, documents=total, settings=settings))
+        .map_batches(
+            _sketch,
+            batch_format="pyarrow",
+            fn_kwargs=dict(text=text, documents=total, settings=settings, statistics=statistics),
+        )
         .repartition(partitions, keys=["key"])
         .map_batches(_bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings))
         .to_arrow_refs()
     )
+
+
+def _sampled(settings: dict[str, Any], *buckets: pa.Table) -> pa.Table:
+    """MOD-m, MIN-s and Broder: the candidate pairs from the sampled rows of every bucket block
+    (shared samples per pair, frequent shingles, sample sizes), by the library's rule."""
+    batches = [_one_batch(b, b.schema) for b in buckets]
+    return pa.Table.from_batches([_lookalike.sampled_candidates(batches, **settings)])
 
 
 def _candidates(table: pa.Table, partitions: int) -> tuple[pa.Table, pa.Table, int]:
@@ -545,10 +644,13 @@ def dedup(
     verbose: bool = False,
     **options: Any,
 ) -> RayDedupResult:
-    """Deduplicate a ``ray.data.Dataset`` on Ray, with exact verification: ``method`` is
-    ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"``,
-    ``"long-sentences"``, ``"partitioned"``, ``"exact"``, or ``"i-match"``, ``"i-match-rand"``
-    and ``"tf-ridf"`` with a lexicon file (``lexicon=``).
+    """Deduplicate a ``ray.data.Dataset`` on Ray (``verify``: ``"exact"``, the default, or
+    ``"estimate"``; ``measure``: ``"jaccard"`` or ``"containment"``): ``method`` is
+    ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"`` (either with
+    ``weights="tfidf"``: document frequencies from a statistics stage), ``"long-sentences"``,
+    ``"partitioned"``, ``"exact"``, ``"i-match"``, ``"i-match-rand"`` or ``"tf-ridf"`` (with a
+    lexicon file, ``lexicon=``, or the statistics of the input, counted on Ray first),
+    ``"mod-m"``, ``"min-s"`` or ``"broder"`` (shared samples counted per pair), ``"spotsigs"``.
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
     ``threshold``, ``keep`` (``"first"``, ``"longest"``), ``cluster`` (``"center"``,
@@ -567,10 +669,10 @@ def dedup(
     them, its read and write included; by default only their warnings and errors are shown while
     the job runs).
 
-    Raises ``ValueError`` for settings it cannot run (a method that needs the whole collection
-    first: I-Match and TF*RIDF without a lexicon file, reference words, tf·idf weights, the sampling methods, SpotSigs — the
-    message says why; they run in ``lookalike.dedup``; containment or estimate verification), a
-    missing column
+    Raises ``ValueError`` for settings it cannot run (reference words, whose selection needs
+    the whole collection in one place — the message says
+    why; it runs in ``lookalike.dedup``), a missing
+    column
     or a bad ``components``; ``TypeError`` for a column of another type.
     """
     import ray
@@ -632,10 +734,22 @@ def dedup(
             partitions = num_partitions or max(1, len(documents))
             say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
 
-            buckets = _keys_and_buckets(documents, total, text, partitions, settings)
+            statistics = None
+            if _lookalike.needs_statistics(**settings):
+                say("counting the collection statistics (document frequencies)")
+                statistics = _statistics(documents, text, settings)
+            buckets = _keys_and_buckets(documents, total, text, partitions, settings, statistics)
+            # Estimate verification signs the pairs' documents again: with the statistics.
+            vsettings = settings
+            if statistics is not None and settings.get("verify") == "estimate":
+                vsettings = {**settings, "statistics": statistics}
+            del statistics
+            if _lookalike.is_sampled(**settings):
+                say("counting the shared samples per pair")
+                buckets = buckets + [ray.remote(_sampled).remote(settings, *buckets)]
             ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
             say("verifying the candidate pairs")
-            near, edges = _verify(buckets, documents, total, text, partitions, False, settings)
+            near, edges = _verify(buckets, documents, total, text, partitions, False, vsettings)
             say("clustering")
             if union_find_memory or edges > DRIVER_EDGES:
                 actor = ray.remote(_Clusterer)
@@ -657,7 +771,7 @@ def dedup(
             asked = clusterer.call("cluster")
             if asked.num_rows:
                 asked = [ray.put(pa.Table.from_batches([asked]))]
-                sims, _ = _verify(asked, documents, total, text, partitions, True, settings)
+                sims, _ = _verify(asked, documents, total, text, partitions, True, vsettings)
                 clusterer.call("add_similarities", sims)
             table, pairs, stats = clusterer.call("finish")
         finally:

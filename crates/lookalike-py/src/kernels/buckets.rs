@@ -7,13 +7,17 @@ use arrow_array::types::{Int32Type, Int64Type, UInt8Type, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use lookalike::candidates::lsh::group_pairs;
+use lookalike::method::{SampleRule, SpotSigs};
 use lookalike::{DedupConfig, MethodConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 use super::sketch::{EXACT, SKIPPED};
-use super::{CANDIDATE, Edge, MEMBER, SKIP, column, edges_batch, keyer_of, ray_config};
+use super::{
+    CANDIDATE, Edge, FREQUENT, LIST, MEMBER, SAMPLE, SHARED, SKIP, column, edges_batch, int64s,
+    keyer_of, ray_config,
+};
 use crate::errors::{arrow_err, value_err};
 
 /// One row of [`super::sketch_keys`]' output, borrowed.
@@ -25,7 +29,7 @@ struct Row {
     raw: u128,
     len: i64,
     reason: Option<u8>,
-    /// The SimHash fingerprint (SimHash, combined; 0 otherwise).
+    /// The SimHash fingerprint (SimHash, combined), the sample size (sampled methods), or 0.
     sim: u64,
 }
 
@@ -54,6 +58,12 @@ pub fn bucket_edges(
 /// configuration.
 pub fn bucket_batch(c: &DedupConfig, batch: &RecordBatch) -> PyResult<RecordBatch> {
     let rows = rows_of(batch)?;
+    if let Some(rule) = SampleRule::new(c).map_err(|e| value_err(e.to_string()))? {
+        return sampled_edges(rows, &Counting::Samples(&rule)).map_err(arrow_err);
+    }
+    if matches!(c.method, MethodConfig::SpotSigs(_)) {
+        return sampled_edges(rows, &Counting::Spots).map_err(arrow_err);
+    }
     // The library lists every pair of a super-shingle bucket and of shared keys; LSH buckets
     // (MinHash, combined) over the bound list anchors. SimHash and combined keep the pairs
     // within their Hamming distance.
@@ -61,7 +71,7 @@ pub fn bucket_batch(c: &DedupConfig, batch: &RecordBatch) -> PyResult<RecordBatc
         MethodConfig::MinHash(_) => (c.max_pairs_per_group, None),
         MethodConfig::SuperShingles(_) | MethodConfig::Exact => (u64::MAX, None),
         _ => {
-            let keyer = keyer_of(c, 2)?;
+            let keyer = keyer_of(c, 2, None)?;
             let bound = if keyer.lists_anchors() { c.max_pairs_per_group } else { u64::MAX };
             (bound, Some(keyer))
         }
@@ -121,6 +131,219 @@ fn edges_of(
     edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
     edges.dedup_by_key(|e| (e.kind, e.a, e.b));
     edges_batch(&edges)
+}
+
+/// What the buckets of a counting method count per pair of heads.
+enum Counting<'a> {
+    /// MOD-m, MIN-s, Broder: shared samples, frequent shingles past L heads.
+    Samples(&'a SampleRule),
+    /// SpotSigs: Σmin of the shared spots' counts.
+    Spots,
+}
+
+/// The edges of a block of a counting method (MOD-m, MIN-s, Broder; SpotSigs): exact-group
+/// memberships and skipped documents as for the other methods, each head's sample size or spot
+/// multiset size (from its exact bucket), and per key either one shared sample per pair of its
+/// heads (SpotSigs: the smaller of their counts of the spot) or, for a frequent shingle, a
+/// frequent count per head and the shingle's list of heads. Shared counts and frequent counts
+/// are summed over the block.
+fn sampled_edges(
+    mut rows: Vec<Row>,
+    counting: &Counting<'_>,
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
+    let buckets: Vec<&[Row]> = rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
+    let mut edges: Vec<Edge> = buckets
+        .par_iter()
+        .flat_map_iter(|bucket| match bucket[0].band {
+            EXACT => {
+                let mut out = exact_edges(bucket);
+                for group in bucket.chunk_by(|x, y| x.fp == y.fp) {
+                    let head = &group[0];
+                    out.push(Edge { len: head.sim as i64, ..Edge::between(SAMPLE, head.doc, -1) });
+                }
+                out
+            }
+            SKIPPED => bucket_edges_of(bucket, u64::MAX, &|_, _| true),
+            _ => match counting {
+                Counting::Samples(rule) => shingle_edges(bucket, rule),
+                Counting::Spots => spot_edges(bucket),
+            },
+        })
+        .collect();
+    edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
+    // Equal (kind, a, b): shared samples and frequent counts add up; other edges are repeats.
+    edges.dedup_by(|next, kept| {
+        let same = (next.kind, next.a, next.b) == (kept.kind, kept.a, kept.b);
+        if same && matches!(kept.kind, SHARED | FREQUENT) {
+            kept.len += next.len;
+        }
+        same
+    });
+    edges_batch(&edges)
+}
+
+/// A sampled shingle's bucket (rows sorted by text fingerprint, then document): its heads (one
+/// per distinct text, in input order) share one sample per pair, or, past L heads, the shingle
+/// is frequent for each of them and keeps their list.
+fn shingle_edges(bucket: &[Row], rule: &SampleRule) -> Vec<Edge> {
+    let mut heads: Vec<i64> = bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| g[0].doc).collect();
+    heads.sort_unstable();
+    if rule.is_frequent(heads.len()) {
+        let frequent = heads.iter().map(|&d| Edge { len: 1, ..Edge::between(FREQUENT, d, -1) });
+        let list = heads.iter().map(|&d| Edge::between(LIST, bucket[0].key as i64, d));
+        return frequent.chain(list).collect();
+    }
+    let mut out = Vec::with_capacity(heads.len() * heads.len().saturating_sub(1) / 2);
+    for (i, &a) in heads.iter().enumerate() {
+        for &b in &heads[i + 1..] {
+            out.push(Edge { len: 1, ..Edge::between(SHARED, a, b) });
+        }
+    }
+    out
+}
+
+/// is_sampled(threshold=0.8, keep=None, cluster=None, **options)
+/// --
+///
+/// Whether the method counts shared keys per pair (MOD-m, MIN-s, Broder: sampled shingles;
+/// SpotSigs: spots): its bucket blocks then go to `sampled_candidates`.
+#[pyfunction]
+#[pyo3(signature = (threshold=0.8, keep=None, cluster=None, **options))]
+pub fn is_sampled(
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<bool> {
+    let c = ray_config(threshold, keep, cluster, options)?;
+    let sampled = SampleRule::new(&c).map_err(|e| value_err(e.to_string()))?.is_some();
+    Ok(sampled || matches!(c.method, MethodConfig::SpotSigs(_)))
+}
+
+/// A spot's bucket (rows sorted by text fingerprint, then document; `len` the spot's count in
+/// the document): each pair of its heads shares the smaller of their counts.
+fn spot_edges(bucket: &[Row]) -> Vec<Edge> {
+    let mut heads: Vec<(i64, i64)> =
+        bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| (g[0].doc, g[0].len)).collect();
+    heads.sort_unstable();
+    let mut out = Vec::with_capacity(heads.len() * heads.len().saturating_sub(1) / 2);
+    for (i, &(a, x)) in heads.iter().enumerate() {
+        for &(b, y) in &heads[i + 1..] {
+            out.push(Edge { len: x.min(y), ..Edge::between(SHARED, a, b) });
+        }
+    }
+    out
+}
+
+/// sampled_candidates(batches, threshold=0.8, keep=None, cluster=None, **options)
+/// --
+///
+/// Ray kernel 2b, MOD-m, MIN-s and Broder: the candidate pairs (`kind` 3) from the sampled rows
+/// of every bucket block (shared samples, frequent counts, lists of frequent shingles, sample
+/// sizes), by the library's rule (`lookalike::method::SampleRule`): the candidates of its Broder
+/// sort. SpotSigs: the pairs whose summed Σmin over their multiset sizes gives a weighted
+/// Jaccard at or above the threshold (`SpotSigs::is_candidate`: the pairs of its index). GIL
+/// released.
+#[pyfunction]
+#[pyo3(signature = (batches, threshold=0.8, keep=None, cluster=None, **options))]
+pub fn sampled_candidates(
+    py: Python<'_>,
+    batches: Vec<PyArrowType<RecordBatch>>,
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    let c = ray_config(threshold, keep, cluster, options)?;
+    let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
+    py.detach(|| sampled_candidates_of(&c, &batches)).map(PyArrowType)
+}
+
+/// [`sampled_candidates`] without Python.
+pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResult<RecordBatch> {
+    let spots = SpotSigs::of(c).map_err(|e| value_err(e.to_string()))?;
+    let rule = match spots {
+        Some(_) => None,
+        None => Some(
+            SampleRule::new(c)
+                .map_err(|e| value_err(e.to_string()))?
+                .ok_or_else(|| value_err(format!("{} counts no keys", c.method.kind())))?,
+        ),
+    };
+    let (mut sizes, mut frequent, mut shared, mut lists) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for batch in batches {
+        let kind = column(batch, "kind")?
+            .as_primitive_opt::<UInt8Type>()
+            .ok_or_else(|| value_err("kind is not uint8"))?;
+        let (a, b, len) = (int64s(batch, "a")?, int64s(batch, "b")?, int64s(batch, "len")?);
+        for i in 0..batch.num_rows() {
+            let (x, y, n) = (a.value(i), b.value(i), len.value(i));
+            match kind.value(i) {
+                SAMPLE => sizes.push((x, n)),
+                FREQUENT => frequent.push((x, n)),
+                SHARED => shared.push((x, y, n)),
+                LIST => lists.push((x, y)),
+                _ => {}
+            }
+        }
+    }
+    // Heads by input order: dense ids in the same order (the library's slots).
+    sizes.sort_unstable();
+    let heads: Vec<i64> = sizes.iter().map(|s| s.0).collect();
+    if heads.windows(2).any(|w| w[0] == w[1]) {
+        return Err(value_err("a head with two sample sizes"));
+    }
+    // A key bucket in which a document's exact group head is missing lists the first copy
+    // instead, whose keys need not be its head's (SpotSigs: the language is detected on the
+    // document's own text): rows of documents that are not heads are left out, as the library
+    // keys heads only.
+    let position = |d: i64| heads.binary_search(&d).ok().map(|i| i as u32);
+    let count = |n: i64| u32::try_from(n).map_err(|_| value_err(format!("bad count {n}")));
+    let sample_len: Vec<u32> = sizes.iter().map(|s| count(s.1)).collect::<PyResult<_>>()?;
+    let mut frequent_of = vec![0u32; heads.len()];
+    for (d, n) in frequent {
+        if let Some(i) = position(d) {
+            let f = &mut frequent_of[i as usize];
+            *f = f.saturating_add(count(n)?);
+        }
+    }
+    shared.sort_unstable_by_key(|s| (s.0, s.1));
+    if let Some(spots) = spots {
+        // Σmin of the shared spots per pair, against the multiset sizes.
+        let mut edges = Vec::new();
+        for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            let sum = run.iter().try_fold(0u64, |acc, s| {
+                u64::try_from(s.2).map(|n| acc + n).map_err(|_| value_err("bad count"))
+            })?;
+            let (Some(a), Some(b)) = (position(run[0].0), position(run[0].1)) else { continue };
+            let (la, lb) = (u64::from(sample_len[a as usize]), u64::from(sample_len[b as usize]));
+            if spots.is_candidate(sum, la, lb) {
+                edges.push(Edge::between(CANDIDATE, run[0].0, run[0].1));
+            }
+        }
+        return edges_batch(&edges).map_err(arrow_err);
+    }
+    let rule = rule.expect("a sampled method");
+    let mut counts: Vec<(u32, u32, u32)> = Vec::with_capacity(shared.len());
+    for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+        let n = run.iter().try_fold(0u32, |acc, s| count(s.2).map(|n| acc.saturating_add(n)))?;
+        if let (Some(a), Some(b)) = (position(run[0].0), position(run[0].1)) {
+            counts.push((a, b, n));
+        }
+    }
+    lists.sort_unstable();
+    let lists: Vec<Vec<u32>> = lists
+        .chunk_by(|x, y| x.0 == y.0)
+        .map(|run| run.iter().filter_map(|&(_, d)| position(d)).collect())
+        .collect();
+    let edges: Vec<Edge> = rule
+        .candidates(&sample_len, &frequent_of, &counts, &lists)
+        .into_iter()
+        .map(|(a, b)| Edge::between(CANDIDATE, heads[a as usize], heads[b as usize]))
+        .collect();
+    edges_batch(&edges).map_err(arrow_err)
 }
 
 /// The edges of one bucket (rows sorted by text fingerprint, then document).
@@ -206,7 +429,7 @@ mod tests {
         let c = Dedup::builder().method(MethodKind::MinHash).build().unwrap().config().clone();
         let t = "a b c d e f g h i j k l m n o p q r s t u v w x y z".to_owned();
         let texts = vec![t.clone(), t.replace('q', "Q z"), t.to_uppercase(), "".into(), t.clone()];
-        let rows = sketch_batch(&c, 5, &input(&texts, 5)[0], "text", INDEX).unwrap();
+        let rows = sketch_batch(&c, 5, None, &input(&texts, 5)[0], "text", INDEX).unwrap();
         let got = edges(&bucket_batch(&c, &rows).unwrap());
         let members: Vec<_> = got.iter().filter(|e| e.0 == MEMBER).map(|e| (e.1, e.2)).collect();
         assert_eq!(members, [(0, 0), (0, 2), (0, 4), (1, 1)]);

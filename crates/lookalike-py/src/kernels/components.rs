@@ -15,11 +15,14 @@ use lookalike::pipeline::tail::{
     choose_representatives, cluster_labels, clusters_of_labels, exact_match, fates, list_pairs,
     oracle_pairs,
 };
-use lookalike::{DedupConfig, DocId, Keep, ScoredPair, SkipReason, Slot};
+use lookalike::{Contained, DedupConfig, DocId, Keep, ScoredPair, SkipReason, Slot};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::{CANDIDATE, MEMBER, NEAR, SKIP, column, int64s, ray_config};
+use super::{
+    CANDIDATE, FREQUENT, LIST, MEMBER, NEAR, SAMPLE, SHARED, SKIP, column, contained_of, int64s,
+    ray_config,
+};
 use crate::errors::{arrow_err, value_err};
 use crate::tables::{documents_batch, documents_schema, pairs_batch, pairs_schema};
 
@@ -40,9 +43,12 @@ pub struct Components {
     /// Text length (only with `keep="longest"`).
     len: Vec<u32>,
     skipped: HashMap<u32, SkipReason>,
-    near: Vec<(u32, u32, f64)>,
+    /// Near edges `(a, b, similarity, containment's direction)`.
+    near: Vec<(u32, u32, f64, Option<Contained>)>,
     ids: Vec<Option<String>>,
-    /// Similarities of pairs of heads asked for by [`Components::cluster`].
+    /// Similarities of pairs of heads asked for by [`Components::cluster`]: by `(smaller,
+    /// larger)` head with Jaccard, by `(representative, member)` head with containment (the
+    /// member's containment in the representative).
     asked: HashMap<(u32, u32), f64>,
     /// Component of each head (its smallest head), from the distributed connected components;
     /// with `cluster="connected"` these replace the union-find.
@@ -188,10 +194,12 @@ impl Components {
                     }
                 }
                 NEAR if in_range(x) && in_range(y) => {
-                    self.near.push((x as u32, y as u32, sim.value(i)))
+                    let code = (!reason.is_null(i)).then(|| reason.value(i));
+                    self.near.push((x as u32, y as u32, sim.value(i), contained_of(code)?))
                 }
-                // Candidates reach the clustering through verification, as near edges.
-                CANDIDATE => {}
+                // Candidates reach the clustering through verification, as near edges; the
+                // sampled methods' counts through `sampled_candidates`, as candidates.
+                CANDIDATE | SHARED | SAMPLE | FREQUENT | LIST => {}
                 SKIP if in_range(x) => {
                     let code = (!reason.is_null(i)).then(|| reason.value(i));
                     self.skipped.insert(x as u32, skip_reason(code)?);
@@ -273,7 +281,8 @@ impl Components {
             if !(0..n).contains(&x) || !(0..n).contains(&y) {
                 return Err(value_err(format!("similarity {i}: documents {x}, {y} out of 0..{n}")));
             }
-            self.asked.insert((x.min(y) as u32, x.max(y) as u32), sim.value(i));
+            let key = if self.containment() { (x, y) } else { (x.min(y), x.max(y)) };
+            self.asked.insert((key.0 as u32, key.1 as u32), sim.value(i));
         }
         Ok(())
     }
@@ -302,6 +311,11 @@ impl Components {
             .collect()
     }
 
+    /// Whether the run measures containment (directed similarities).
+    fn containment(&self) -> bool {
+        self.config.measure == lookalike::Measure::Containment
+    }
+
     /// The exact groups: slots are the heads in input order.
     fn exact_groups(&self) -> ExactGroups {
         let n = self.head.len();
@@ -327,10 +341,18 @@ impl Components {
         let mut near: Vec<NearPair> = self
             .near
             .iter()
-            .filter_map(|&(a, b, similarity)| {
+            // Only edges between heads: a key bucket in which a document's exact group head is
+            // missing lists the first copy instead, whose keys (made from its own text: long
+            // sentences, a language) need not be its head's; the library keys heads only.
+            .filter(|&&(a, b, _, _)| self.head[a as usize] == a && self.head[b as usize] == b)
+            .filter_map(|&(a, b, similarity, contained)| {
                 let (sa, sb) = (slot(a)?, slot(b)?);
-                let (a, b) = (sa.min(sb), sa.max(sb));
-                (a != b).then_some(NearPair { a, b, similarity, contained: None })
+                let (a, b, contained) = if sa <= sb {
+                    (sa, sb, contained)
+                } else {
+                    (sb, sa, contained.map(Contained::flipped))
+                };
+                (a != b).then_some(NearPair { a, b, similarity, contained })
             })
             .collect();
         near.sort_unstable_by_key(|p| (p.a, p.b));
@@ -391,6 +413,17 @@ impl Components {
     /// that no verified edge gives, distinct, sorted.
     fn wanted(&self) -> Vec<(u32, u32)> {
         let Some(st) = &self.state else { return Vec::new() };
+        if self.containment() {
+            // A member's containment in its representative is not its verified edge's
+            // similarity (the larger containment): every one is asked for, as
+            // (representative, member).
+            let mut out: Vec<(u32, u32)> = oracle_pairs(&st.clusters, &st.groups)
+                .map(|(r, m)| (st.groups.head(r).0, st.groups.head(m).0))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            return out;
+        }
         let mut out: Vec<(u32, u32)> = oracle_pairs(&st.clusters, &st.groups)
             .filter(|&(r, m)| !st.edge_sim.contains_key(&(r.0.min(m.0), r.0.max(m.0))))
             .map(|(r, m)| {
@@ -408,7 +441,8 @@ impl Components {
         let st = self.state.as_ref().ok_or_else(|| value_err("not clustered yet"))?;
         let n = self.head.len();
         let exact_kind = |a: DocId, b: DocId| exact_match(self.bytes_of(a), self.bytes_of(b));
-        let oracle = Similarities { state: st, asked: &self.asked };
+        let oracle =
+            Similarities { state: st, asked: &self.asked, containment: self.containment() };
         let clusters = assemble_clusters(&st.clusters, &st.groups, exact_kind, &oracle)?;
         let skipped = |d: DocId| match self.skipped.get(&d.0) {
             Some(&reason) if self.head[d.index()] == NONE => Some(reason),
@@ -443,6 +477,8 @@ impl Components {
 struct Similarities<'a> {
     state: &'a Clustered,
     asked: &'a HashMap<(u32, u32), f64>,
+    /// Containment: every similarity was asked for, by (representative, member).
+    containment: bool,
 }
 
 impl SimilarityOracle for Similarities<'_> {
@@ -453,9 +489,14 @@ impl SimilarityOracle for Similarities<'_> {
         let st = self.state;
         let (r, m) = (representative.0, member.0);
         let (hr, hm) = (st.groups.head(representative).0, st.groups.head(member).0);
-        st.edge_sim
-            .get(&(r.min(m), r.max(m)))
-            .or_else(|| self.asked.get(&(hr.min(hm), hr.max(hm))))
+        let found = if self.containment {
+            self.asked.get(&(hr, hm))
+        } else {
+            st.edge_sim
+                .get(&(r.min(m), r.max(m)))
+                .or_else(|| self.asked.get(&(hr.min(hm), hr.max(hm))))
+        };
+        found
             .copied()
             .ok_or_else(|| {
                 value_err(format!(
@@ -531,8 +572,233 @@ mod tests {
                 assert_eq!(got.1, expected.1, "{method:?} {keep:?} {cluster:?}: pairs");
             }
         }
-        for method in [MethodKind::MinHash, MethodKind::SuperShingles, MethodKind::Exact] {
+        // With the statistics stage: I-Match and TF*RIDF signed with the input's statistics.
+        for method in [
+            MethodKind::MinHash,
+            MethodKind::SuperShingles,
+            MethodKind::Exact,
+            MethodKind::IMatch,
+            MethodKind::IMatchRand,
+            MethodKind::TfRidf,
+            // With the sampled stage: shared samples (spots) counted per pair.
+            MethodKind::ModM,
+            MethodKind::MinS,
+            MethodKind::Broder,
+            MethodKind::SpotSigs,
+        ] {
             assert!(methods_run.contains(&method), "{method:?} was not run");
+        }
+    }
+
+    /// Containment (exact verification): near edges carry the direction, every member's
+    /// containment in its representative is asked for; MOD-m, Broder with a MOD-m sample and
+    /// exact under every cluster mode give the library's tables (pairs: the contained document
+    /// first).
+    #[test]
+    fn containment_gives_the_librarys_tables() {
+        use lookalike::config::{Sample, SampleConfig};
+        use lookalike::{Measure, MethodConfig};
+        let mut rng = Rng::new(31);
+        let mod_sample = SampleConfig { sample: Some(Sample::Mod(2)), ..SampleConfig::default() };
+        let mut contained = 0;
+        for method in [
+            MethodConfig::from(MethodKind::ModM),
+            MethodConfig::Broder(mod_sample),
+            MethodConfig::from(MethodKind::Exact),
+        ] {
+            for (keep, cluster, partitions) in [
+                (Keep::First, ClusterMode::Center, 1),
+                (Keep::First, ClusterMode::Connected, 3),
+                (Keep::Longest, ClusterMode::Clique, 4),
+                (Keep::Longest, ClusterMode::CenterRefine, 2),
+            ] {
+                let c = Dedup::builder()
+                    .method(method.clone())
+                    .measure(Measure::Containment)
+                    .threshold(0.7)
+                    .keep(keep)
+                    .cluster(cluster)
+                    .build()
+                    .unwrap()
+                    .config()
+                    .clone();
+                check_ray_config(&c).unwrap();
+                let n = 60 + rng.below(40);
+                let mut texts = corpus(&mut rng, n);
+                // Contained copies: a text's first part.
+                for i in 0..10 {
+                    let t = texts[i * 3].clone();
+                    let words: Vec<&str> = t.split(' ').collect();
+                    texts.push(words[..words.len() * 2 / 3].join(" "));
+                }
+                let expected = library(&c, &texts);
+                assert!(expected.1.num_rows() > 0, "{:?}: pairs", method.kind());
+                let got = ray_job(&c, &texts, 1 + rng.below(9), partitions);
+                assert_eq!(
+                    got.0,
+                    expected.0,
+                    "{:?} {keep:?} {cluster:?}: documents",
+                    method.kind()
+                );
+                assert_eq!(got.1, expected.1, "{:?} {keep:?} {cluster:?}: pairs", method.kind());
+                contained += expected.1.num_rows();
+            }
+        }
+        assert!(contained > 0);
+    }
+
+    /// A copy with its head's normalized text but its own keys (long sentences split its own
+    /// text: in capitals the last line becomes a sentence of its own) stands in for its head in
+    /// a key bucket the head is not in: the job keeps only the pairs between heads, as the
+    /// library, which keys heads only.
+    #[test]
+    fn a_copy_keyed_unlike_its_head_makes_no_pair() {
+        let c = Dedup::builder()
+            .method(MethodKind::LongSentences)
+            .threshold(0.7)
+            .build()
+            .unwrap()
+            .config()
+            .clone();
+        let words = "lantern silver orbit lantern window market engine paper river silver forest \
+                     winter garden harbor lantern garden river signal window stone river market \
+                     engine orbit paper engine stone light forest stone harbor";
+        let base =
+            format!("{words}. Another sentence follows here, much longer than the others were.");
+        let longer = format!("{base} and one more line at the end");
+        let copy = longer.to_uppercase().replace(' ', "  ");
+        let texts = vec![base, longer, copy, "an unrelated short text of its own here".to_owned()];
+        let expected = library(&c, &texts);
+        assert_eq!(expected.1.num_rows(), 1, "only the copy's exact pair");
+        for (chunk, partitions) in [(4, 1), (1, 3)] {
+            let got = ray_job(&c, &texts, chunk, partitions);
+            assert_eq!(got.0, expected.0, "documents at {chunk}/{partitions}");
+            assert_eq!(got.1, expected.1, "pairs at {chunk}/{partitions}");
+        }
+    }
+
+    /// Estimate verification (the method's own estimates from the pair's texts, with the
+    /// statistics stage's counts for the methods that sign with them), Jaccard and containment,
+    /// every cluster mode: the library's tables.
+    #[test]
+    fn estimate_verification_gives_the_librarys_tables() {
+        use lookalike::{Measure, Verify};
+        let mut rng = Rng::new(41);
+        let mut runs = 0;
+        for (method, measure) in [
+            (MethodKind::MinHash, Measure::Jaccard),
+            (MethodKind::SuperShingles, Measure::Jaccard),
+            (MethodKind::ModM, Measure::Jaccard),
+            (MethodKind::ModM, Measure::Containment),
+            (MethodKind::MinS, Measure::Jaccard),
+            (MethodKind::Broder, Measure::Jaccard),
+            (MethodKind::SimHash, Measure::Jaccard),
+            (MethodKind::Combined, Measure::Jaccard),
+            (MethodKind::IMatch, Measure::Jaccard),
+            (MethodKind::TfRidf, Measure::Jaccard),
+            (MethodKind::Partitioned, Measure::Jaccard),
+            (MethodKind::LongSentences, Measure::Jaccard),
+            (MethodKind::SpotSigs, Measure::Jaccard),
+        ] {
+            for (keep, cluster, partitions) in [
+                (Keep::First, ClusterMode::Center, 1),
+                (Keep::First, ClusterMode::Connected, 3),
+                (Keep::Longest, ClusterMode::CenterRefine, 4),
+            ] {
+                let c = Dedup::builder()
+                    .method(method)
+                    .measure(measure)
+                    .verify(Verify::Estimate)
+                    .threshold(0.7)
+                    .keep(keep)
+                    .cluster(cluster)
+                    .build()
+                    .unwrap()
+                    .config()
+                    .clone();
+                check_ray_config(&c).unwrap();
+                let n = 60 + rng.below(30);
+                let texts = corpus(&mut rng, n);
+                let expected = library(&c, &texts);
+                let got = ray_job(&c, &texts, 1 + rng.below(9), partitions);
+                assert_eq!(got.0, expected.0, "{method:?} {measure:?} {cluster:?}: documents");
+                assert_eq!(got.1, expected.1, "{method:?} {measure:?} {cluster:?}: pairs");
+                runs += usize::from(expected.1.num_rows() > 0);
+            }
+        }
+        assert!(runs > 30, "{runs} runs with pairs");
+    }
+
+    /// MOD-m, MIN-s and Broder with a small L (frequent shingles: discounted sizes, groups of
+    /// saturated heads, anchors past a small bound) and both frequent-shingle rules: the
+    /// library's tables at several block sizes and partition counts.
+    #[test]
+    fn sampled_methods_with_frequent_shingles_give_the_librarys_tables() {
+        use lookalike::MethodConfig;
+        use lookalike::candidates::sorted_pairs::FrequentShingles;
+        use lookalike::config::{Sample, SampleConfig};
+        let mut rng = Rng::new(23);
+        let sampled = |sample, max_docs_per_shingle, frequent| SampleConfig {
+            sample,
+            max_docs_per_shingle,
+            frequent,
+        };
+        for (method, bound) in [
+            (MethodConfig::ModM(sampled(Some(Sample::Mod(2)), 3, FrequentShingles::Discount)), 4),
+            (MethodConfig::MinS(sampled(Some(Sample::Min(16)), 4, FrequentShingles::Skip)), 1_000),
+            (MethodConfig::Broder(sampled(None, 2, FrequentShingles::Discount)), 1_000),
+            (MethodConfig::Broder(sampled(Some(Sample::Min(8)), 5, FrequentShingles::Skip)), 3),
+        ] {
+            let kind = method.kind();
+            let c = Dedup::builder()
+                .method(method)
+                .threshold(0.6)
+                .max_pairs_per_group(bound)
+                .build()
+                .unwrap()
+                .config()
+                .clone();
+            check_ray_config(&c).unwrap();
+            for (chunk, partitions) in [(200, 1), (7, 4), (1, 3)] {
+                let texts = corpus(&mut rng, 90);
+                let expected = library(&c, &texts);
+                assert!(expected.1.num_rows() > 0, "{kind:?}: the corpus has duplicates");
+                let got = ray_job(&c, &texts, chunk, partitions);
+                assert_eq!(got.0, expected.0, "{kind:?} at {chunk}/{partitions}: documents");
+                assert_eq!(got.1, expected.1, "{kind:?} at {chunk}/{partitions}: pairs");
+            }
+        }
+    }
+
+    /// SimHash and combined with tf-idf weights (document frequencies from the statistics
+    /// stage): the library's tables, at one and several partitions and block sizes.
+    #[test]
+    fn tf_idf_weights_give_the_librarys_tables() {
+        let mut rng = Rng::new(11);
+        use lookalike::MethodConfig;
+        use lookalike::config::{CombinedConfig, SimHashConfig};
+        use lookalike::sketch::simhash::Weighting;
+        let simhash = SimHashConfig {
+            weights: Weighting::TfIdf,
+            max_distance: Some(12),
+            ..SimHashConfig::default()
+        };
+        let combined = CombinedConfig { weights: Weighting::TfIdf, ..CombinedConfig::default() };
+        for (method, config) in [
+            (MethodKind::SimHash, MethodConfig::SimHash(simhash)),
+            (MethodKind::Combined, MethodConfig::Combined(combined)),
+        ] {
+            let c =
+                Dedup::builder().method(config).threshold(0.7).build().unwrap().config().clone();
+            check_ray_config(&c).unwrap();
+            for (chunk, partitions) in [(100, 1), (7, 4), (1, 3)] {
+                let texts = corpus(&mut rng, 60);
+                let expected = library(&c, &texts);
+                assert!(expected.1.num_rows() > 0, "{method:?}: the corpus has duplicates");
+                let got = ray_job(&c, &texts, chunk, partitions);
+                assert_eq!(got.0, expected.0, "{method:?}: documents");
+                assert_eq!(got.1, expected.1, "{method:?}: pairs");
+            }
         }
     }
 
@@ -549,7 +815,7 @@ mod tests {
         let c_text = words[10..50].join(" ");
         let texts = vec![a, b, c_text];
         let inputs = input(&texts, 3);
-        let rows = sketch_batch(&c, 3, &inputs[0], "text", INDEX).unwrap();
+        let rows = sketch_batch(&c, 3, None, &inputs[0], "text", INDEX).unwrap();
         let buckets = bucket_batch(&c, &rows).unwrap();
         let near = verify_join(&c, std::slice::from_ref(&buckets), &inputs, 1, false);
         let mut components = Components::with_config(3, c.clone()).unwrap();

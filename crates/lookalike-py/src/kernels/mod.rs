@@ -1,6 +1,13 @@
 //! The Rust kernels of `lookalike.ray.dedup`, engine-neutral functions over Arrow batches, one
 //! module per Ray stage:
 //!
+//! 0. [`statistics`] — for the methods that sign with statistics of the input itself (a
+//!    [`StatisticsPass`]: I-Match, I-Match-rand and TF*RIDF without a lexicon file, SimHash and
+//!    combined with tf-idf weights): [`statistics_partial`] counts a block's distinct texts
+//!    (mergeable [`PartialStatistics`] and their text fingerprints), [`statistics_repeats`]
+//!    finds the texts a block shares with an earlier one, whose counts (the same kernel over
+//!    those documents) [`statistics_merge`] subtracts while merging: each distinct text counted
+//!    once, as the library counts its heads. The merged counts go to [`sketch_keys`].
 //! 1. [`sketch`] — [`sketch_keys`] (a `map_batches` task): each document of a batch, with its
 //!    global input index, becomes *keys only*: one *exact* row keyed by its normalized-text
 //!    fingerprint, one *band* row per key of the method (band, key, document, text fingerprint),
@@ -12,12 +19,25 @@
 //!    every document its exact group's head (the first document with that text) and its length;
 //!    a band bucket gives the *candidate* pairs between the heads of its distinct texts, listed
 //!    as the library lists a group ([`lookalike::candidates::lsh::group_pairs`]).
+//!    MOD-m, MIN-s and Broder (the library's [`SampleRule`]): the keys are each head's sampled
+//!    shingles; a bucket of at most L heads gives each pair of them one *shared* sample (summed
+//!    per pair in the block), a larger one counts as *frequent* for its heads and keeps its
+//!    *list* of heads; each exact bucket gives its head's *sample* size. One task gathers those
+//!    rows of every block ([`sampled_candidates`]) and applies the library's rule: the candidates
+//!    of its Broder sort, with its frequent-shingle groups. SpotSigs likewise: the keys are each
+//!    head's spots with their counts, a bucket gives each pair of its heads the smaller count,
+//!    and [`sampled_candidates`] keeps the pairs whose summed Σmin gives a weighted Jaccard at
+//!    or above the threshold (the pairs of the library's spot index, found exactly).
 //! 4. [`verify`] — exact verification joins the candidates with the texts, partitioned by
 //!    document: each candidate pair goes to the verification partition `dest` of its first
 //!    document ([`candidate_pairs`]); each text goes, once, to every partition that holds a pair
 //!    of it ([`route_texts`], after a repartition by document); [`verify_pairs`] (after a
 //!    repartition by `dest`) recomputes the shingle sets of the texts it received and keeps the
-//!    pairs whose exact Jaccard reaches the threshold. Below `ray.py`'s bound on requested texts,
+//!    pairs whose exact Jaccard (or containment: the library's
+//!    [`lookalike::pipeline::exact_similarity`], its direction in the near edge's `reason`
+//!    code) reaches the threshold; with estimate verification the method's own estimate of
+//!    each pair from its two texts, kept when the method accepts it
+//!    ([`lookalike::method::estimate_pairs`]). Below `ray.py`'s bound on requested texts,
 //!    one task gets every requested text and verifies every pair instead (the same functions).
 //! 5. [`components`] — [`Components`] (on the driver, or one task for many edges): the streamed
 //!    edges clustered by the library's own last steps ([`lookalike::pipeline::tail`]: the same
@@ -35,7 +55,7 @@
 //! whatever the partitioning: candidates are the pairs sharing a key (MinHash's LSH band keys,
 //! super- or mega-shingles, or the keys of [`DocKeyer`], SimHash and combined keeping the pairs
 //! within Hamming distance k; every group listed as the library lists it), verification is exact
-//! Jaccard of the library's shingle sets, clustering runs the library's steps.
+//! Jaccard (or containment) of the library's shingle sets, clustering runs the library's steps.
 //!
 //! Each stage is a function over a [`RecordBatch`] without Python (tested here against the
 //! library's [`lookalike::DedupRun`]); the `#[pyfunction]`s parse the settings, release the GIL
@@ -45,15 +65,17 @@ pub mod buckets;
 pub mod components;
 pub mod connected;
 pub mod sketch;
+pub mod statistics;
 pub mod verify;
 
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use buckets::bucket_edges;
+pub use buckets::{bucket_edges, is_sampled, sampled_candidates};
 pub use components::Components;
 pub use connected::connected_step;
 pub use sketch::sketch_keys;
+pub use statistics::{needs_statistics, statistics_merge, statistics_partial, statistics_repeats};
 pub use verify::{candidate_pairs, pair_dest, route_texts, texts_for_requests, verify_pairs};
 
 use std::sync::Arc;
@@ -63,8 +85,10 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lookalike::method::{DocKeyer, KeyerError};
-use lookalike::{DedupConfig, Measure, MethodConfig, Verify};
+use lookalike::method::{
+    DocKeyer, KeyerError, PartialStatistics, SampleRule, SpotSigs, StatisticsPass,
+};
+use lookalike::{Contained, DedupConfig, MethodConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -79,9 +103,20 @@ const MEMBER: u8 = 1;
 const SKIP: u8 = 2;
 /// A candidate pair of heads, not yet verified.
 const CANDIDATE: u8 = 3;
+/// Sampled methods (MOD-m, MIN-s, Broder): two heads sharing `len` non-frequent sampled
+/// shingles of one partition (summed over the partitions by [`sampled_candidates`]).
+const SHARED: u8 = 4;
+/// Sampled methods: a head (`a`) and its sample size (`len`), from its exact bucket.
+const SAMPLE: u8 = 5;
+/// Sampled methods: a head (`a`) and how many frequent sampled shingles of one partition it
+/// has (`len`).
+const FREQUENT: u8 = 6;
+/// Sampled methods: a head (`b`) of the frequent sampled shingle `a` (the shingle's list).
+const LIST: u8 = 7;
 
 /// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
-/// super-shingles, exact, or one of [`DocKeyer`]'s), Jaccard, exact verification.
+/// super-shingles, exact, or one of [`DocKeyer`]'s) or counted ones (the sampled methods,
+/// SpotSigs), Jaccard or containment, exact or estimate verification.
 pub fn ray_config(
     threshold: f64,
     keep: Option<&str>,
@@ -111,25 +146,57 @@ pub fn ray_config(
 
 /// Whether the Ray job can run a configuration (see [`ray_config`]).
 pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
-    if !matches!(
-        c.method,
-        MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact
-    ) {
+    let sampled = SampleRule::new(c).map_err(|e| value_err(e.to_string()))?.is_some()
+        || SpotSigs::of(c).map_err(|e| value_err(e.to_string()))?.is_some();
+    if !sampled
+        && !matches!(
+            c.method,
+            MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact
+        )
+    {
         // The other methods run when their candidates come from keys each document has alone.
-        keyer_of(c, 2)?;
+        keyer_of(c, 2, None)?;
     }
-    if c.measure != Measure::Jaccard || c.verify != Verify::Exact {
-        return Err(value_err(
-            "lookalike.ray.dedup verifies exact Jaccard only (measure=\"jaccard\", verify=\"exact\")",
-        ));
-    }
+
     Ok(())
 }
 
+/// The code of a containment's direction on a near edge (its `reason` column): 0 the earlier
+/// document in the later one, 1 the other way.
+fn contained_code(c: Contained) -> u8 {
+    match c {
+        Contained::AInB => 0,
+        Contained::BInA => 1,
+    }
+}
+
+/// The direction of a near edge's containment from its `reason` code (none for Jaccard).
+fn contained_of(code: Option<u8>) -> PyResult<Option<Contained>> {
+    match code {
+        None => Ok(None),
+        Some(0) => Ok(Some(Contained::AInB)),
+        Some(1) => Ok(Some(Contained::BInA)),
+        Some(x) => Err(value_err(format!("unknown containment code {x}"))),
+    }
+}
+
 /// The per-document keyer of a method other than MinHash, super-shingles and exact, for about
-/// `documents` documents; a `ValueError` naming the reason for a method that has none.
-fn keyer_of(c: &DedupConfig, documents: usize) -> PyResult<DocKeyer> {
-    DocKeyer::new(c, documents).map_err(|e| match e {
+/// `documents` documents; a `ValueError` naming the reason for a method that has none. A method
+/// with a [`StatisticsPass`] is keyed with `statistics` (the merged counts of the statistics
+/// stage); without them (the stages that key no document: buckets, settings checks) with empty
+/// ones, which give its settings and candidate rule but not its keys.
+fn keyer_of(
+    c: &DedupConfig,
+    documents: usize,
+    statistics: Option<&PartialStatistics>,
+) -> PyResult<DocKeyer> {
+    let keyer = if StatisticsPass::new(c).is_some() {
+        let empty = PartialStatistics::new();
+        DocKeyer::with_statistics(c, documents, statistics.unwrap_or(&empty))
+    } else {
+        DocKeyer::new(c, documents)
+    };
+    keyer.map_err(|e| match e {
         KeyerError::Config(e) => value_err(e.to_string()),
         KeyerError::NoDocumentKeys(why) => value_err(format!(
             "lookalike.ray.dedup cannot run {}: {why} (use lookalike.dedup)",

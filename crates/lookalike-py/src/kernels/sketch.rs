@@ -10,7 +10,9 @@ use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::candidates::lsh::band_key;
 use lookalike::fingerprint::{raw_fingerprint, text_fingerprint};
-use lookalike::method::{DocKeyer, DocView};
+use lookalike::method::{
+    DocKeyer, DocView, PartialStatistics, SampleRule, SpotSigs, StatisticsPass,
+};
 use lookalike::shingles::ShingleScratch;
 use lookalike::sketch::supershingles;
 use lookalike::text::normalize::NormalizedText;
@@ -39,6 +41,9 @@ pub(super) fn sketch_schema() -> SchemaRef {
         Field::new("raw_lo", DataType::UInt64, false),
         Field::new("len", DataType::Int64, false),
         Field::new("reason", DataType::UInt8, true),
+        // The SimHash fingerprint (SimHash, combined), the sample size (MOD-m, MIN-s,
+        // Broder), the multiset size of the spots (SpotSigs), or 0. `len`: the text length, or
+        // on a SpotSigs key row the spot's count in the document.
         Field::new("sim", DataType::UInt64, false),
     ]))
 }
@@ -46,7 +51,15 @@ pub(super) fn sketch_schema() -> SchemaRef {
 /// What one document becomes.
 enum Sketched {
     Skipped(SkipReason),
-    Doc { fp: u128, raw: u128, len: usize, keys: Vec<(i32, u64)>, sim: u64 },
+    /// `counts`: SpotSigs, each key's count in the document (empty for the other methods).
+    Doc {
+        fp: u128,
+        raw: u128,
+        len: usize,
+        keys: Vec<(i32, u64)>,
+        counts: Vec<u32>,
+        sim: u64,
+    },
 }
 
 /// How [`sketch_keys`] keys a document.
@@ -57,13 +70,23 @@ enum Keying {
     Super(MinHasher, supershingles::SuperShingleConfig),
     /// The methods of [`DocKeyer`]: its keys, by key space, and the SimHash fingerprint.
     Keyed(DocKeyer),
+    /// MOD-m, MIN-s, Broder: the document's sampled shingles (one key space); its sample size
+    /// in `sim`.
+    Sampled(SampleRule),
+    /// SpotSigs: the document's distinct spots (one key space), each with its count (`len` of
+    /// its row); the multiset size in `sim`.
+    Spots(Box<SpotSigs>),
     /// Exact: no keys (the exact rows do the work).
     Exact,
 }
 
 impl Keying {
     /// The keying of a checked Ray configuration, for a collection of about `documents`.
-    fn of(c: &DedupConfig, documents: usize) -> PyResult<Keying> {
+    fn of(
+        c: &DedupConfig,
+        documents: usize,
+        statistics: Option<&PartialStatistics>,
+    ) -> PyResult<Keying> {
         Ok(match &c.method {
             MethodConfig::MinHash(mh) => Keying::Bands(
                 MinHasher::new(mh.num_perm, mh.scheme, c.seed),
@@ -73,12 +96,50 @@ impl Keying {
                 Keying::Super(MinHasher::new(s.shape.minhashes, s.scheme, c.seed), s.shape)
             }
             MethodConfig::Exact => Keying::Exact,
-            _ => Keying::Keyed(keyer_of(c, documents)?),
+            MethodConfig::SpotSigs(_) => Keying::Spots(Box::new(
+                SpotSigs::of(c)
+                    .map_err(|e| value_err(e.to_string()))?
+                    .ok_or_else(|| value_err("not spotsigs"))?,
+            )),
+            MethodConfig::ModM(_) | MethodConfig::MinS(_) | MethodConfig::Broder(_) => {
+                Keying::Sampled(
+                    SampleRule::new(c)
+                        .map_err(|e| value_err(e.to_string()))?
+                        .ok_or_else(|| value_err(format!("{} has no sample", c.method.kind())))?,
+                )
+            }
+            _ => Keying::Keyed(keyer_of(c, documents, statistics)?),
         })
     }
 
-    /// The keys of one document (by key space) and its SimHash fingerprint (0 without one).
-    fn keys(&self, seed: u64, view: &DocView<'_>, buf: &mut Vec<u8>) -> (Vec<(i32, u64)>, u64) {
+    /// The keys of one document (by key space), each key's count in the document (SpotSigs;
+    /// empty for the other methods), and its SimHash fingerprint, sample size or spot multiset
+    /// size (0 without one).
+    fn keys(
+        &self,
+        seed: u64,
+        view: &DocView<'_>,
+        buf: &mut Vec<u8>,
+    ) -> (Vec<(i32, u64)>, Vec<u32>, u64) {
+        let (keys, sim) = match self {
+            Keying::Spots(method) => {
+                let spots = method.spots(view);
+                let keys = spots.spots().iter().map(|&(h, _)| (0, h)).collect();
+                let counts = spots.spots().iter().map(|&(_, n)| n).collect();
+                return (keys, counts, spots.len());
+            }
+            _ => self.unweighted_keys(seed, view, buf),
+        };
+        (keys, Vec::new(), sim)
+    }
+
+    /// The keys and the `sim` value of the methods without per-key counts.
+    fn unweighted_keys(
+        &self,
+        seed: u64,
+        view: &DocView<'_>,
+        buf: &mut Vec<u8>,
+    ) -> (Vec<(i32, u64)>, u64) {
         match self {
             Keying::Bands(hasher, p) => {
                 let sig = hasher.sketch(view.shingles);
@@ -101,19 +162,26 @@ impl Keying {
                 let k = keyer.keys(view);
                 (k.keys.into_iter().map(|(s, k)| (s as i32, k)).collect(), k.fingerprint)
             }
-            Keying::Exact => (Vec::new(), 0),
+            Keying::Sampled(rule) => {
+                let sample = rule.sample(view);
+                let len = sample.len() as u64;
+                (sample.into_iter().map(|k| (0, k)).collect(), len)
+            }
+            Keying::Spots(_) | Keying::Exact => (Vec::new(), 0),
         }
     }
 }
 
-/// sketch_keys(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options)
+/// sketch_keys(batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, statistics=None, **options)
 /// --
 ///
 /// Ray kernel 1: a batch of documents (a text column and an int64 global input index) as rows
 /// keyed for the shuffle, keys only (see the module documentation). `documents`: the collection
-/// size (SimHash's table layout, as the library chooses it). Runs in parallel, GIL released.
+/// size (SimHash's table layout, as the library chooses it). `statistics`: the merged counts of
+/// the statistics stage (`statistics_merge`), required by the methods that have one
+/// (`needs_statistics`). Runs in parallel, GIL released.
 #[pyfunction]
-#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, **options))]
+#[pyo3(signature = (batch, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, documents=0, statistics=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub fn sketch_keys(
     py: Python<'_>,
@@ -124,22 +192,34 @@ pub fn sketch_keys(
     keep: Option<&str>,
     cluster: Option<&str>,
     documents: usize,
+    statistics: Option<&[u8]>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let c = ray_config(threshold, keep, cluster, options)?;
+    let statistics =
+        statistics.map(PartialStatistics::from_bytes).transpose().map_err(value_err)?;
     let batch = batch.0;
-    py.detach(|| sketch_batch(&c, documents, &batch, text, index)).map(PyArrowType)
+    py.detach(|| sketch_batch(&c, documents, statistics.as_ref(), &batch, text, index))
+        .map(PyArrowType)
 }
 
-/// [`sketch_keys`] without Python: the rows of a batch's documents under a checked configuration.
+/// [`sketch_keys`] without Python: the rows of a batch's documents under a checked configuration
+/// (with the merged `statistics` when its method has a statistics pass).
 pub fn sketch_batch(
     c: &DedupConfig,
     documents: usize,
+    statistics: Option<&PartialStatistics>,
     batch: &RecordBatch,
     text: &str,
     index: &str,
 ) -> PyResult<RecordBatch> {
-    let keying = Keying::of(c, documents)?;
+    if statistics.is_none() && batch.num_rows() > 0 && StatisticsPass::new(c).is_some() {
+        return Err(value_err(format!(
+            "{} signs with statistics of the input: sketch_keys needs statistics= (statistics_merge)",
+            c.method.kind()
+        )));
+    }
+    let keying = Keying::of(c, documents, statistics)?;
     let texts = string_column(batch, text, "text")?;
     let docs = index_column(batch, index)?;
     for (t, d) in texts.iter().zip(&docs) {
@@ -166,8 +246,9 @@ pub fn sketch_batch(
                     return Sketched::Skipped(reason);
                 }
                 let view = DocView { text: t, norm, shingles: &shingles };
-                let (keys, sim) = keying.keys(c.seed, &view, buf);
+                let (keys, counts, sim) = keying.keys(c.seed, &view, buf);
                 Sketched::Doc {
+                    counts,
                     fp: text_fingerprint(&norm.text),
                     raw: raw_fingerprint(t.as_bytes()),
                     len: t.len(),
@@ -206,10 +287,15 @@ fn sketch_rows(
                 reason.append_value(u8::from(*r));
                 sims.append_value(0);
             }
-            Sketched::Doc { fp, raw, len: l, keys, sim } => {
+            Sketched::Doc { fp, raw, len: l, keys, counts, sim } => {
                 let rows = std::iter::once((EXACT, (*fp as u64) ^ ((*fp >> 64) as u64)))
                     .chain(keys.iter().copied());
-                for (b, k) in rows {
+                for (i, (b, k)) in rows.enumerate() {
+                    // The text length, or on a SpotSigs key row the spot's count.
+                    let l = match i.checked_sub(1).and_then(|i| counts.get(i)) {
+                        Some(&n) => i64::from(n),
+                        None => *l as i64,
+                    };
                     key.append_value(k);
                     band.append_value(b);
                     doc.append_value(d);
@@ -217,7 +303,7 @@ fn sketch_rows(
                     fp_lo.append_value(*fp as u64);
                     raw_hi.append_value((*raw >> 64) as u64);
                     raw_lo.append_value(*raw as u64);
-                    len.append_value(*l as i64);
+                    len.append_value(l);
                     reason.append_null();
                     sims.append_value(*sim);
                 }
@@ -269,7 +355,7 @@ mod tests {
         };
         let text = "the quick brown fox jumps over the lazy dog near the river bank".to_owned();
         let texts = vec![text.clone(), "  ".into(), "?!".into(), text.to_uppercase(), text];
-        let batch = sketch_batch(&c, 5, &input(&texts, 5)[0], "text", INDEX).unwrap();
+        let batch = sketch_batch(&c, 5, None, &input(&texts, 5)[0], "text", INDEX).unwrap();
         let rows = rows(&batch);
         let of = |d: i64| rows.iter().filter(|r| r.2 == d).copied().collect::<Vec<_>>();
         for d in [0, 3, 4] {
@@ -291,7 +377,7 @@ mod tests {
     fn exact_gives_only_exact_rows_and_a_null_text_is_refused() {
         let c = config(MethodKind::Exact);
         let texts = vec!["one two three four five six".to_owned(), "seven eight nine ten".into()];
-        let batch = sketch_batch(&c, 2, &input(&texts, 2)[0], "text", INDEX).unwrap();
+        let batch = sketch_batch(&c, 2, None, &input(&texts, 2)[0], "text", INDEX).unwrap();
         assert!(rows(&batch).iter().all(|r| r.0 == EXACT));
         assert_eq!(batch.num_rows(), 2);
 
@@ -304,6 +390,6 @@ mod tests {
             Arc::new(arrow_array::Int64Array::from(vec![0])),
         ];
         let null = RecordBatch::try_new(schema, columns).unwrap();
-        assert!(sketch_batch(&c, 1, &null, "text", INDEX).is_err());
+        assert!(sketch_batch(&c, 1, None, &null, "text", INDEX).is_err());
     }
 }

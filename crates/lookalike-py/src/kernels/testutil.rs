@@ -12,11 +12,13 @@ use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
 use lookalike::{Dedup, DedupConfig, Document};
 
-use super::buckets::bucket_batch;
+use super::buckets::{bucket_batch, sampled_candidates_of};
 use super::components::Components;
 use super::sketch::sketch_batch;
-use super::verify::{pairs_and_requests, routed, text_rows, verified};
+use super::statistics::{merge_of, partial_of, repeats_of};
+use super::verify::{pairs_and_requests, routed, text_rows, verified_with};
 use crate::tables::{documents_batch, pairs_batch};
+use lookalike::method::{PartialStatistics, StatisticsPass};
 
 /// The global input index column of the job.
 pub const INDEX: &str = "__lookalike_index";
@@ -152,6 +154,19 @@ pub fn verify_join(
     partitions: usize,
     all: bool,
 ) -> Vec<RecordBatch> {
+    verify_join_with(c, None, pairs, inputs, partitions, all)
+}
+
+/// [`verify_join`] with the statistics stage's counts (estimate verification of a method that
+/// has one).
+pub fn verify_join_with(
+    c: &DedupConfig,
+    stats: Option<&PartialStatistics>,
+    pairs: &[RecordBatch],
+    inputs: &[RecordBatch],
+    partitions: usize,
+    all: bool,
+) -> Vec<RecordBatch> {
     let (mut wanted, mut requests) = (Vec::new(), Vec::new());
     for batch in pairs {
         let (w, r) = pairs_and_requests(batch, partitions as u64).expect("pairs");
@@ -165,8 +180,34 @@ pub fn verify_join(
     let joined: Vec<RecordBatch> = wanted.into_iter().chain(routed).collect();
     shuffle(&joined, "dest", partitions)
         .iter()
-        .map(|b| verified(c, b, all).expect("verified"))
+        .map(|b| verified_with(c, stats, b, all).expect("verified"))
         .collect()
+}
+
+/// The statistics stage as `lookalike.ray` runs it (`None` for a method without one): each
+/// block counted, the repeated texts found and counted again over their documents alone, the
+/// counts merged minus those.
+pub fn statistics(c: &DedupConfig, inputs: &[RecordBatch]) -> Option<PartialStatistics> {
+    StatisticsPass::new(c)?;
+    let (partials, fps): (Vec<_>, Vec<_>) =
+        inputs.iter().map(|b| partial_of(c, b, "text", INDEX).expect("counted")).unzip();
+    let repeats = repeats_of(&fps).expect("repeats");
+    let corrections: Vec<Vec<u8>> = inputs
+        .iter()
+        .zip(&repeats)
+        .map(|(b, r)| {
+            let docs = r.column(0).as_primitive::<Int64Type>().values().to_vec();
+            let index = b.column_by_name(INDEX).expect("index").as_primitive::<Int64Type>();
+            let mut keep = BooleanBuilder::new();
+            for d in index.values() {
+                keep.append_value(docs.contains(d));
+            }
+            let only = filter_record_batch(b, &keep.finish()).expect("filtered");
+            partial_of(c, &only, "text", INDEX).expect("counted").0.to_bytes()
+        })
+        .collect();
+    let partials: Vec<Vec<u8>> = partials.iter().map(PartialStatistics::to_bytes).collect();
+    Some(merge_of(&partials, &corrections).expect("merged"))
 }
 
 /// The documents table and the pairs table of the Ray job over `texts`, its input in batches of
@@ -178,15 +219,20 @@ pub fn ray_job(
     partitions: usize,
 ) -> (RecordBatch, RecordBatch) {
     let inputs = input(texts, chunk);
+    let stats = statistics(c, &inputs);
     let rows: Vec<RecordBatch> = inputs
         .iter()
-        .map(|b| sketch_batch(c, texts.len(), b, "text", INDEX).expect("sketched"))
+        .map(|b| sketch_batch(c, texts.len(), stats.as_ref(), b, "text", INDEX).expect("sketched"))
         .collect();
-    let buckets: Vec<RecordBatch> = shuffle(&rows, "key", partitions)
+    let mut buckets: Vec<RecordBatch> = shuffle(&rows, "key", partitions)
         .iter()
         .map(|b| bucket_batch(c, b).expect("bucketed"))
         .collect();
-    let near = verify_join(c, &buckets, &inputs, partitions, false);
+    let spots = matches!(c.method, lookalike::MethodConfig::SpotSigs(_));
+    if spots || lookalike::method::SampleRule::new(c).expect("valid").is_some() {
+        buckets.push(sampled_candidates_of(c, &buckets).expect("sampled candidates"));
+    }
+    let near = verify_join_with(c, stats.as_ref(), &buckets, &inputs, partitions, false);
     let mut components = Components::with_config(texts.len(), c.clone()).expect("components");
     for batch in buckets.iter().chain(&near) {
         components.add_edge_batch(batch).expect("edges");
@@ -196,7 +242,7 @@ pub fn ray_job(
     }
     let asked = components.wanted_batch().expect("clustered");
     if asked.num_rows() > 0 {
-        for batch in verify_join(c, &[asked], &inputs, partitions, true) {
+        for batch in verify_join_with(c, stats.as_ref(), &[asked], &inputs, partitions, true) {
             components.add_similarity_batch(&batch).expect("similarities");
         }
     }

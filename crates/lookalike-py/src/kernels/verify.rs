@@ -1,7 +1,7 @@
 //! Ray stage 4: exact verification as a join of the candidate pairs with the texts. Contract:
 //! "give me candidate pairs, I route each to a partition and ask for its texts; give me the
 //! texts, I send each once where it was asked for; give me a partition's pairs and texts, I give
-//! you the pairs whose exact Jaccard reaches the threshold".
+//! you the pairs whose exact Jaccard (or containment) reaches the threshold".
 
 use std::sync::Arc;
 
@@ -12,15 +12,19 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::DedupConfig;
+use lookalike::method::{PartialStatistics, estimate_pairs};
+use lookalike::pipeline::exact_similarity;
 use lookalike::shingles::ShingleScratch;
 use lookalike::text::normalize::NormalizedText;
-use lookalike::verify::jaccard;
+use lookalike::verify::containment;
+use lookalike::{Measure, Verify};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 use super::{
-    CANDIDATE, Edge, NEAR, column, edges_batch, index_column, int64s, ray_config, shingler_of,
+    CANDIDATE, Edge, NEAR, column, contained_code, edges_batch, index_column, int64s, ray_config,
+    shingler_of,
 };
 use crate::dedup::string_column;
 use crate::errors::{arrow_err, value_err};
@@ -211,11 +215,14 @@ pub fn routed(batch: &RecordBatch) -> PyResult<RecordBatch> {
 ///
 /// Verification step 3, over a block in which each pair's rows and the texts of its documents are
 /// together (after a repartition by `dest`): the shingle sets of the texts, recomputed as the
-/// library computes them, and the exact Jaccard of every distinct pair; returns the near edges
+/// library computes them, and the exact Jaccard of every distinct pair (with containment the
+/// larger containment, its direction as the edge's `reason` code 0 or 1; with `all=True` the
+/// containment of `b`, the member, in `a`, the representative); returns the near edges
 /// at or above the threshold (every pair with `all=True`, for the similarities a cluster mode
 /// asks for). A pair without one of its texts is a `ValueError`.
 #[pyfunction]
-#[pyo3(signature = (batch, all=false, threshold=0.8, keep=None, cluster=None, **options))]
+#[pyo3(signature = (batch, all=false, threshold=0.8, keep=None, cluster=None, statistics=None, **options))]
+#[allow(clippy::too_many_arguments)]
 pub fn verify_pairs(
     py: Python<'_>,
     batch: PyArrowType<RecordBatch>,
@@ -223,15 +230,29 @@ pub fn verify_pairs(
     threshold: f64,
     keep: Option<&str>,
     cluster: Option<&str>,
+    statistics: Option<&[u8]>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let c = ray_config(threshold, keep, cluster, options)?;
+    let statistics =
+        statistics.map(PartialStatistics::from_bytes).transpose().map_err(value_err)?;
     let batch = batch.0;
-    py.detach(|| verified(&c, &batch, all)).map(PyArrowType)
+    py.detach(|| verified_with(&c, statistics.as_ref(), &batch, all)).map(PyArrowType)
 }
 
-/// [`verify_pairs`] without Python, under a checked configuration.
+/// [`verify_pairs`] without Python, under a checked configuration, without statistics.
 pub fn verified(c: &DedupConfig, batch: &RecordBatch, all: bool) -> PyResult<RecordBatch> {
+    verified_with(c, None, batch, all)
+}
+
+/// [`verify_pairs`] without Python, under a checked configuration (with the statistics stage's
+/// counts for the estimates of a method that has one).
+pub fn verified_with(
+    c: &DedupConfig,
+    statistics: Option<&PartialStatistics>,
+    batch: &RecordBatch,
+    all: bool,
+) -> PyResult<RecordBatch> {
     let (a, b) = (int64s(batch, "a")?, int64s(batch, "b")?);
     let text = column(batch, "text")?
         .as_string_opt::<i64>()
@@ -249,6 +270,9 @@ pub fn verified(c: &DedupConfig, batch: &RecordBatch, all: bool) -> PyResult<Rec
     texts.dedup_by_key(|t| t.0);
     pairs.sort_unstable();
     pairs.dedup();
+    if c.verify == Verify::Estimate {
+        return estimated(c, statistics, &texts, text, &pairs, all);
+    }
     let shingler = shingler_of(c);
     let sets: Vec<Vec<u64>> = texts
         .par_iter()
@@ -271,12 +295,57 @@ pub fn verified(c: &DedupConfig, batch: &RecordBatch, all: bool) -> PyResult<Rec
     let edges: Vec<Edge> = pairs
         .par_iter()
         .map(|&(x, y)| -> PyResult<Option<Edge>> {
-            let s = jaccard(set_of(x)?, set_of(y)?);
-            Ok((all || s >= c.threshold)
-                .then_some(Edge { similarity: s, ..Edge::between(NEAR, x, y) }))
+            let (a, b) = (set_of(x)?, set_of(y)?);
+            if all && c.measure == Measure::Containment {
+                // Asked for by the clustering: (representative, member), the member's
+                // containment in the representative.
+                let s = containment(b, a);
+                return Ok(Some(Edge { similarity: s, ..Edge::between(NEAR, x, y) }));
+            }
+            let (s, contained) = exact_similarity(c.measure, a, b);
+            Ok((all || s >= c.threshold).then_some(Edge {
+                similarity: s,
+                reason: contained.map(contained_code),
+                ..Edge::between(NEAR, x, y)
+            }))
         })
         .filter_map(Result::transpose)
         .collect::<PyResult<_>>()?;
+    edges_batch(&edges).map_err(arrow_err)
+}
+
+/// Estimate verification: the method's own estimates of the pairs, from the texts of their
+/// documents (the library's [`estimate_pairs`]), kept when the method accepts them (every pair
+/// with `all`, as the representative and member the clustering asked for).
+fn estimated(
+    c: &DedupConfig,
+    statistics: Option<&PartialStatistics>,
+    texts: &[(i64, usize)],
+    text: &arrow_array::LargeStringArray,
+    pairs: &[(i64, i64)],
+    all: bool,
+) -> PyResult<RecordBatch> {
+    let position = |d: i64| -> PyResult<u32> {
+        texts
+            .binary_search_by_key(&d, |t| t.0)
+            .map(|i| i as u32)
+            .map_err(|_| value_err(format!("pair with document {d}: its text did not arrive")))
+    };
+    let at: Vec<(u32, u32)> =
+        pairs.iter().map(|&(x, y)| Ok((position(x)?, position(y)?))).collect::<PyResult<_>>()?;
+    let strs: Vec<&str> = texts.iter().map(|&(_, row)| text.value(row)).collect();
+    let estimates =
+        estimate_pairs(c, statistics, &strs, &at).map_err(|e| value_err(e.to_string()))?;
+    let edges: Vec<Edge> = pairs
+        .iter()
+        .zip(estimates)
+        .filter(|(_, e)| all || e.accepted)
+        .map(|(&(x, y), e)| Edge {
+            similarity: e.estimate,
+            reason: if all { None } else { e.contained.map(contained_code) },
+            ..Edge::between(NEAR, x, y)
+        })
+        .collect();
     edges_batch(&edges).map_err(arrow_err)
 }
 
@@ -288,6 +357,7 @@ mod tests {
 
     use super::super::testutil::{INDEX, input, verify_join};
     use super::*;
+    use lookalike::verify::jaccard;
 
     fn pairs_batch(pairs: &[(i64, i64)]) -> RecordBatch {
         let schema = Arc::new(Schema::new(vec![

@@ -197,6 +197,43 @@ impl CollectionStatsBuilder {
         }
     }
 
+    /// Removes counts added earlier (the counts of documents that were added twice, as
+    /// [`merge`](Self::merge) adds them): the inverse of `merge` for counts that did not
+    /// saturate. A term whose counts fall to zero is dropped, so that `a.merge(b)` then
+    /// `a.subtract(&b)` gives back `a`'s terms.
+    pub fn subtract(&mut self, other: &CollectionStatsBuilder) {
+        self.docs = self.docs.saturating_sub(other.docs);
+        for (h, &(df, cf)) in &other.terms {
+            if let Some(e) = self.terms.get_mut(h) {
+                e.0 = e.0.saturating_sub(df);
+                e.1 = e.1.saturating_sub(cf);
+                if *e == (0, 0) {
+                    self.terms.remove(h);
+                }
+            }
+        }
+    }
+
+    /// Every term's `(hash, df, cf)`, sorted by hash (for serializing the counts).
+    pub fn entries(&self) -> Vec<(u64, u32, u64)> {
+        let mut entries: Vec<(u64, u32, u64)> =
+            self.terms.iter().map(|(&h, &(df, cf))| (h, df, cf)).collect();
+        entries.sort_unstable_by_key(|e| e.0);
+        entries
+    }
+
+    /// A builder holding `docs` documents and these `(hash, df, cf)` counts (as
+    /// [`entries`](Self::entries) gives them; a repeated hash adds up).
+    pub fn from_entries(docs: u64, entries: impl IntoIterator<Item = (u64, u32, u64)>) -> Self {
+        let mut b = CollectionStatsBuilder { docs, terms: TermMap::default() };
+        for (h, df, cf) in entries {
+            let e = b.terms.entry(h).or_insert((0, 0));
+            e.0 = e.0.saturating_add(df);
+            e.1 = e.1.saturating_add(cf);
+        }
+        b
+    }
+
     /// Documents counted so far.
     pub fn docs(&self) -> u64 {
         self.docs

@@ -335,6 +335,13 @@ fn ratio(smin: u64, smax: u64) -> f64 {
     if smax == 0 { 0.0 } else { smin as f64 / smax as f64 }
 }
 
+/// Weighted Jaccard of two multisets of `len_a` and `len_b` spots whose counts of shared spots
+/// have `shared_min` = Σmin: Σmin / Σmax with Σmax = `len_a + len_b − shared_min`, the same
+/// number as [`weighted_jaccard`] (for an engine that sums Σmin per pair itself).
+pub fn weighted_jaccard_of_sums(shared_min: u64, len_a: u64, len_b: u64) -> f64 {
+    ratio(shared_min, (len_a + len_b).saturating_sub(shared_min))
+}
+
 /// Weighted Jaccard Σmin / Σmax of two spot multisets; 0 when both are empty.
 pub fn weighted_jaccard(a: &SpotSet, b: &SpotSet) -> f64 {
     let (smin, smax) = min_max_sums(a, b);

@@ -59,6 +59,16 @@ impl Combined {
         self.simhash.max_distance()
     }
 
+    /// The method with its SimHash half fingerprinting each document at once with these
+    /// document frequencies ([`SimHash::with_doc_freq`]; tf-idf weights).
+    pub(super) fn with_doc_freq(
+        mut self,
+        df: std::sync::Arc<crate::sketch::simhash::DocFreq>,
+    ) -> Combined {
+        self.simhash = self.simhash.with_doc_freq(df);
+        self
+    }
+
     /// The MinHash half (for [`super::DocKeyer`]).
     pub(super) fn minhash(&self) -> &MinHash {
         &self.minhash

@@ -11,7 +11,7 @@ use super::{
     SimDoc, SimHash, TfRidf,
 };
 use crate::candidates::hamming::{TableConfig, binomial, combinations};
-use crate::config::{DedupConfig, MethodConfig};
+use crate::config::{DedupConfig, IMatchSettings, MethodConfig, TfRidfSettings};
 use crate::error::{ConfigError, Error};
 use crate::sketch::simhash::{Weighting, hamming};
 
@@ -83,7 +83,9 @@ impl From<Error> for KeyerError {
 /// The other methods have none ([`KeyerError::NoDocumentKeys`] says why): MinHash and
 /// super-shingles have their own ([`crate::candidates::lsh::band_key`],
 /// [`crate::sketch::supershingles::document_keys`]), exact has no candidates, and the rest need
-/// the whole collection first (I-Match and TF*RIDF without a lexicon file among them).
+/// the whole collection first (I-Match and TF*RIDF without a lexicon file among them; those
+/// with a [`StatisticsPass`](super::StatisticsPass) are keyed by
+/// [`DocKeyer::with_statistics`] once their statistics are counted).
 #[derive(Debug)]
 pub struct DocKeyer {
     keyer: Keyer,
@@ -118,16 +120,50 @@ impl DocKeyer {
     /// The keyer of a configuration, for a collection of about `documents` documents (the SimHash
     /// table layout, when the configuration does not fix its blocks).
     pub fn new(c: &DedupConfig, documents: usize) -> Result<DocKeyer, KeyerError> {
+        DocKeyer::build(c, documents, None)
+    }
+
+    /// The keyer of a configuration whose method signs with statistics of the input itself (a
+    /// [`StatisticsPass`](super::StatisticsPass): I-Match, I-Match-rand and TF*RIDF without a
+    /// lexicon file, SimHash and combined with tf-idf weights), given those statistics counted
+    /// over the collection's heads: each document is then keyed alone as the pipeline keys it
+    /// after its statistics pass. For the other methods the statistics are ignored
+    /// ([`DocKeyer::new`]).
+    pub fn with_statistics(
+        c: &DedupConfig,
+        documents: usize,
+        statistics: &super::PartialStatistics,
+    ) -> Result<DocKeyer, KeyerError> {
+        DocKeyer::build(c, documents, Some(statistics))
+    }
+
+    fn build(
+        c: &DedupConfig,
+        documents: usize,
+        statistics: Option<&super::PartialStatistics>,
+    ) -> Result<DocKeyer, KeyerError> {
         let cx = Context::of(c);
-        let statistics = |what: &str| {
+        // The statistics as a lexicon (what a lexicon file gives I-Match and TF*RIDF: the same
+        // `Signer::from_stats` as `prepare`).
+        let lexicon = |s: &super::PartialStatistics| {
+            Some(std::sync::Arc::new(crate::lexical::collection::Lexicon::new(
+                s.collection_stats(),
+                c.seed,
+                "statistics of the input",
+            )))
+        };
+        let needs = |what: &str| {
             KeyerError::NoDocumentKeys(format!(
                 "{} signs documents with {what} of the whole collection, known only once every document is read",
                 c.method.kind()
             ))
         };
         let keyer = match &c.method {
-            MethodConfig::SimHash(m) if m.weights != Weighting::TfIdf => {
-                let method = SimHash::new(*m, cx)?;
+            MethodConfig::SimHash(m) if m.weights != Weighting::TfIdf || statistics.is_some() => {
+                let mut method = SimHash::new(*m, cx)?;
+                if let Some(s) = statistics {
+                    method = method.with_doc_freq(s.doc_freq());
+                }
                 let k = method.max_distance();
                 let layout = match m.blocks {
                     Some(b) => TableConfig::new(b, k),
@@ -137,14 +173,17 @@ impl DocKeyer {
                 Keyer::SimHash { method, masks: layout.key_masks(k), k }
             }
             MethodConfig::SimHash(_) => {
-                return Err(statistics("tf·idf weights (document frequencies)"));
+                return Err(needs("tf·idf weights (document frequencies)"));
             }
-            MethodConfig::Combined(m) if m.weights != Weighting::TfIdf => {
-                let method = Combined::new(*m, cx)?;
+            MethodConfig::Combined(m) if m.weights != Weighting::TfIdf || statistics.is_some() => {
+                let mut method = Combined::new(*m, cx)?;
+                if let Some(s) = statistics {
+                    method = method.with_doc_freq(s.doc_freq());
+                }
                 Keyer::Combined { k: method.max_distance(), method: Box::new(method) }
             }
             MethodConfig::Combined(_) => {
-                return Err(statistics("tf·idf weights (document frequencies)"));
+                return Err(needs("tf·idf weights (document frequencies)"));
             }
             MethodConfig::LongSentences(m) => {
                 Keyer::Sentences(LongSentences::new(*m, cx).map_err(Error::from)?)
@@ -168,21 +207,30 @@ impl DocKeyer {
                 let randomized = matches!(c.method, MethodConfig::IMatchRand(_));
                 Keyer::IMatch { method: Box::new(IMatch::new(m, randomized, cx)?), randomized }
             }
+            MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m) if statistics.is_some() => {
+                let randomized = matches!(c.method, MethodConfig::IMatchRand(_));
+                let m = IMatchSettings { lexicon: statistics.and_then(lexicon), ..m.clone() };
+                Keyer::IMatch { method: Box::new(IMatch::new(&m, randomized, cx)?), randomized }
+            }
             MethodConfig::IMatch(_) | MethodConfig::IMatchRand(_) => {
-                return Err(statistics(
+                return Err(needs(
                     "a lexicon from the document frequencies (a lexicon file, `lexicon=`, signs each document alone)",
                 ));
             }
             MethodConfig::TfRidf(m) if m.lexicon.is_some() => {
                 Keyer::TfRidf(Box::new(TfRidf::new(m, cx)?))
             }
+            MethodConfig::TfRidf(m) if statistics.is_some() => {
+                let m = TfRidfSettings { lexicon: statistics.and_then(lexicon), ..m.clone() };
+                Keyer::TfRidf(Box::new(TfRidf::new(&m, cx)?))
+            }
             MethodConfig::TfRidf(_) => {
-                return Err(statistics(
+                return Err(needs(
                     "residual IDF (document frequencies; a lexicon file, `lexicon=`, signs each document alone)",
                 ));
             }
             MethodConfig::RefWords(_) => {
-                return Err(statistics("reference words chosen from the frequencies"));
+                return Err(needs("reference words chosen from the frequencies"));
             }
             MethodConfig::ModM(_) | MethodConfig::MinS(_) | MethodConfig::Broder(_) => {
                 return Err(KeyerError::NoDocumentKeys(format!(
@@ -380,7 +428,10 @@ mod tests {
     /// The pairs an engine grouping [`DocKeyer`]'s keys finds: every pair of distinct documents
     /// sharing a `(space, key)` and close (no group here reaches the anchors' bound).
     fn keyed_pairs(c: &DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
-        let keyer = DocKeyer::new(c, texts.len()).unwrap();
+        keyed_pairs_with(DocKeyer::new(c, texts.len()).unwrap(), c, texts)
+    }
+
+    fn keyed_pairs_with(keyer: DocKeyer, c: &DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
         let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
         let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
         let keys: Vec<DocKeys> = texts
@@ -484,6 +535,140 @@ mod tests {
             assert!(want.len() >= 3, "{}: {} pairs", c.method.kind(), want.len());
             assert_eq!(keyed_pairs(&c, &texts), want, "{} at {}", c.method.kind(), c.threshold);
         }
+    }
+
+    /// The statistics of `texts` counted as a piecewise engine counts them: two pieces sharing
+    /// some texts, each counting its own, the shared ones subtracted from the second, the counts
+    /// carried as bytes.
+    fn piecewise_statistics(c: &DedupConfig, texts: &[String]) -> crate::method::PartialStatistics {
+        use crate::method::{PartialStatistics, StatisticsPass};
+        let pass = StatisticsPass::new(c).expect("a method with a statistics pass");
+        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+        let count = |texts: &[String]| {
+            let mut partial = PartialStatistics::new();
+            let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
+            for t in texts {
+                shingler.normalize_into(t, &mut norm);
+                let mut shingles = Vec::new();
+                shingler.shingles_into(&norm, &mut scratch, &mut shingles);
+                pass.add(&mut partial, &DocView { text: t, norm: &norm, shingles: &shingles });
+            }
+            PartialStatistics::from_bytes(&partial.to_bytes()).unwrap()
+        };
+        let (first, second) = (&texts[..texts.len() / 2 + 3], &texts[texts.len() / 2..]);
+        let mut stats = count(first);
+        stats.merge(count(second));
+        stats.subtract(&count(&texts[texts.len() / 2..texts.len() / 2 + 3]));
+        assert_eq!(stats.docs(), texts.len() as u64);
+        assert_eq!(stats.to_bytes(), count(texts).to_bytes());
+        stats
+    }
+
+    #[test]
+    fn merged_statistics_key_documents_as_the_statistics_pass_signs_them() {
+        let texts = texts();
+        let at = |method| DedupConfig { method, ..DedupConfig::default() };
+        let band = crate::lexical::imatch::IMatchConfig {
+            nidf_low: 0.0,
+            nidf_high: 0.5,
+            min_terms: 3,
+            ..Default::default()
+        };
+        let imatch = crate::config::IMatchSettings { imatch: band, lexicon: None };
+        let tf_ridf = crate::config::TfRidfSettings {
+            tf_ridf: crate::lexical::lexsig::TfRidfConfig { words: 1, ..Default::default() },
+            lexicon: None,
+        };
+        let tf_idf = SimHashConfig {
+            weights: Weighting::TfIdf,
+            max_distance: Some(16),
+            ..SimHashConfig::default()
+        };
+        let combined = CombinedConfig { weights: Weighting::TfIdf, ..CombinedConfig::default() };
+        for c in [
+            at(MethodConfig::IMatch(imatch.clone())),
+            at(MethodConfig::IMatchRand(imatch)),
+            at(MethodConfig::TfRidf(tf_ridf)),
+            at(MethodConfig::SimHash(tf_idf)),
+            DedupConfig { threshold: 0.5, ..at(MethodConfig::Combined(combined)) },
+        ] {
+            assert!(matches!(DocKeyer::new(&c, 10), Err(KeyerError::NoDocumentKeys(_))));
+            let want = library_pairs(&c, &texts);
+            assert!(want.len() >= 3, "{}: {} pairs", c.method.kind(), want.len());
+            let stats = piecewise_statistics(&c, &texts);
+            let keyer = DocKeyer::with_statistics(&c, texts.len(), &stats).unwrap();
+            assert_eq!(keyed_pairs_with(keyer, &c, &texts), want, "{}", c.method.kind());
+        }
+        // Methods without a statistics pass: none (reference words have no mergeable one).
+        for kind in [MethodKind::MinHash, MethodKind::RefWords, MethodKind::SpotSigs] {
+            assert!(crate::method::StatisticsPass::new(&at(MethodConfig::from(kind))).is_none());
+        }
+    }
+
+    /// The estimates of pairs computed from their two texts alone (with the collection's
+    /// statistics for the methods that sign with them) are the pipeline's.
+    #[test]
+    fn pair_estimates_from_two_texts_are_the_pipelines() {
+        use crate::method::{Slot, estimate_pairs};
+        let texts = texts();
+        let mut checked = 0;
+        let tf_idf = SimHashConfig {
+            weights: Weighting::TfIdf,
+            max_distance: Some(16),
+            ..SimHashConfig::default()
+        };
+        let mut all = configs();
+        all.extend([
+            DedupConfig { method: MethodConfig::SimHash(tf_idf), ..DedupConfig::default() },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::MinHash),
+                threshold: 0.5,
+                ..DedupConfig::default()
+            },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::ModM),
+                threshold: 0.5,
+                ..DedupConfig::default()
+            },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::SpotSigs),
+                threshold: 0.5,
+                ..DedupConfig::default()
+            },
+            DedupConfig {
+                method: MethodConfig::from(MethodKind::IMatch),
+                ..DedupConfig::default()
+            },
+        ]);
+        for c in all {
+            // The pipeline's estimates: every text a head.
+            let mut engine = c.method.build(&c).unwrap();
+            let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+            let docs: Vec<Document> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Document::from_text(i.to_string(), t.clone()))
+                .collect();
+            let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
+            engine.push_heads(&(0..docs.len()).collect::<Vec<_>>(), &processed);
+            engine.method_mut().prepare().unwrap();
+            let stats =
+                crate::method::StatisticsPass::new(&c).map(|_| piecewise_statistics(&c, &texts));
+            for (a, b) in [(0, 1), (0, 5), (3, 14), (13, 40), (2, 3)] {
+                let want = engine.method().estimate(Slot(a), Slot(b));
+                let got = estimate_pairs(
+                    &c,
+                    stats.as_ref(),
+                    &[texts[a as usize].as_str(), texts[b as usize].as_str()],
+                    &[(0, 1)],
+                )
+                .unwrap();
+                assert_eq!(got[0].estimate, want, "{} ({a}, {b})", c.method.kind());
+                assert_eq!(got[0].accepted, engine.method().accepts(want));
+                checked += usize::from(want > 0.0);
+            }
+        }
+        assert!(checked > 20);
     }
 
     #[test]

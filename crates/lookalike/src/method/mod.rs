@@ -24,7 +24,10 @@
 //! [`DocKeyer`] computes, outside the pipeline, the candidate keys of one document for the methods
 //! whose candidates come from keys each document has by itself (SimHash, combined, long
 //! sentences, partitioned fingerprints, I-Match and TF*RIDF with a lexicon file): what the Ray
-//! job shuffles.
+//! job shuffles. With a [`StatisticsPass`] (I-Match and TF*RIDF without a lexicon file, tf-idf
+//! SimHash and combined), the statistics [`Method::prepare`] counts over the heads are counted
+//! outside the pipeline as mergeable [`PartialStatistics`], and
+//! [`DocKeyer::with_statistics`] keys each document with them.
 //!
 //! Adding a method: a file here with a type implementing [`Method`] and its registry entry (a
 //! `MethodSpec`: the options it owns, its settings from them, whether an index holds it), one line in [`options::METHODS`], a variant of
@@ -63,6 +66,7 @@ mod ref_words;
 mod samples;
 mod simhash;
 mod spot_sigs;
+mod statistics;
 mod super_shingles;
 mod tf_ridf;
 
@@ -78,9 +82,10 @@ pub use minhash::MinHash;
 pub use mod_m::{ModM, ModMEstimate};
 pub use partitioned::{PartitionSigner, Partitioned};
 pub use ref_words::RefWords;
-pub use samples::{Estimator, SHORT_SAMPLE, Sampled, Samples};
+pub use samples::{Estimator, SHORT_SAMPLE, SampleRule, Sampled, Samples};
 pub use simhash::{SimDoc, SimHash};
 pub use spot_sigs::SpotSigs;
+pub use statistics::{PartialStatistics, StatisticsPass};
 pub use super_shingles::SuperShingles;
 pub use tf_ridf::{RidfSigner, TfRidf};
 
@@ -423,10 +428,101 @@ pub trait Method: fmt::Debug + Send + Sync {
     }
 }
 
+/// The method's own estimate of a pair of documents and its decision, computed by
+/// [`estimate_pairs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairEstimate {
+    /// The method's similarity estimate ([`Method::estimate`]).
+    pub estimate: f64,
+    /// Whether the method calls the pair a duplicate ([`Method::accepts`]).
+    pub accepted: bool,
+    /// With containment, which document the estimate reads as contained in the other (the one
+    /// of the smaller sample, as verification reads it).
+    pub contained: Option<crate::pipeline::Contained>,
+}
+
+/// The method's own estimates of pairs of documents, outside the pipeline (the Ray job's
+/// estimate verification): `texts` become the heads `0..n` in this order (each must have
+/// shingles; a pair `(a, b)` with `a` < `b` reads `a` as the earlier document), with the
+/// collection `statistics` of a method that has a [`StatisticsPass`]. The estimates of
+/// [`Method::estimate`] after the pipeline's own steps, which depend on the two documents
+/// only (and the statistics); reference words (a selection over the collection) are refused.
+pub fn estimate_pairs(
+    c: &DedupConfig,
+    statistics: Option<&PartialStatistics>,
+    texts: &[&str],
+    pairs: &[(u32, u32)],
+) -> Result<Vec<PairEstimate>, Error> {
+    if matches!(c.method, MethodConfig::RefWords(_)) {
+        return Err(crate::error::ConfigError::RefWords(0).into());
+    }
+    let mut engine = c.method.build_with(c, statistics)?;
+    let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+    let docs: Vec<Document> =
+        texts.iter().enumerate().map(|(i, t)| Document::from_text(i.to_string(), *t)).collect();
+    let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
+    let heads: Vec<usize> = (0..docs.len()).collect();
+    engine.push_heads(&heads, &processed);
+    engine.method_mut().prepare()?;
+    let m = engine.method();
+    let containment = c.measure == Measure::Containment;
+    Ok(pairs
+        .iter()
+        .map(|&(a, b)| {
+            let (a, b) = (Slot(a), Slot(b));
+            let estimate = m.estimate(a, b);
+            let contained = containment.then(|| {
+                if m.sample_len(a) <= m.sample_len(b) {
+                    crate::pipeline::Contained::AInB
+                } else {
+                    crate::pipeline::Contained::BInA
+                }
+            });
+            PairEstimate { estimate, accepted: m.accepts(estimate), contained }
+        })
+        .collect())
+}
+
 impl MethodConfig {
     /// Builds the method with the run's settings, validating its own.
     pub(crate) fn build(&self, c: &DedupConfig) -> Result<Box<dyn Engine>, Error> {
+        self.build_with(c, None)
+    }
+
+    /// [`MethodConfig::build`], a method with a [`StatisticsPass`] signing with `statistics`
+    /// when given (as [`DocKeyer::with_statistics`] does).
+    fn build_with(
+        &self,
+        c: &DedupConfig,
+        statistics: Option<&PartialStatistics>,
+    ) -> Result<Box<dyn Engine>, Error> {
         let cx = Context::of(c);
+        if let Some(s) = statistics.filter(|_| StatisticsPass::new(c).is_some()) {
+            let lexicon = Some(std::sync::Arc::new(crate::lexical::collection::Lexicon::new(
+                s.collection_stats(),
+                c.seed,
+                "statistics of the input",
+            )));
+            let engine: Box<dyn Engine> = match self {
+                MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m) => {
+                    let randomized = matches!(self, MethodConfig::IMatchRand(_));
+                    let m = crate::config::IMatchSettings { lexicon, ..m.clone() };
+                    Runner::boxed(IMatch::new(&m, randomized, cx)?)
+                }
+                MethodConfig::TfRidf(m) => {
+                    let m = crate::config::TfRidfSettings { lexicon, ..m.clone() };
+                    Runner::boxed(TfRidf::new(&m, cx)?)
+                }
+                MethodConfig::SimHash(m) => {
+                    Runner::boxed(SimHash::new(*m, cx)?.with_doc_freq(s.doc_freq()))
+                }
+                MethodConfig::Combined(m) => {
+                    Runner::boxed(Combined::new(*m, cx)?.with_doc_freq(s.doc_freq()))
+                }
+                _ => return self.build_with(c, None),
+            };
+            return Ok(engine);
+        }
         let engine: Box<dyn Engine> = match self {
             MethodConfig::MinHash(m) => Runner::boxed(MinHash::new(*m, cx)?),
             MethodConfig::SuperShingles(m) => Runner::boxed(SuperShingles::new(*m, cx)?),

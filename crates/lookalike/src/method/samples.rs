@@ -110,17 +110,123 @@ impl<E: Estimator> Sampled<E> {
     }
 }
 
+/// The sorted sample of a document's shingle hashes.
+fn sample_of(sample: Sample, seed: u64, shingles: &[u64]) -> Vec<u64> {
+    match sample {
+        Sample::Mod(m) => ModSketch::new(m, seed).sketch_or_smallest(shingles, SHORT_SAMPLE),
+        Sample::Min(s) => MinSketch::new(s, seed).sketch(shingles),
+    }
+}
+
+/// The candidate rule of MOD-m, MIN-s and Broder's algorithm, for an engine that groups the
+/// sampled shingles and counts the pairs itself (the Ray job: a shuffle by sampled shingle, then
+/// the counts of every shingle gathered). With each head's [`sample`](SampleRule::sample), the
+/// engine groups the heads by sampled shingle; a shingle of at most
+/// [`max_docs_per_shingle`](SampleRule::max_docs_per_shingle) heads gives each pair of them one
+/// shared sample, a larger one ([`is_frequent`](SampleRule::is_frequent)) counts as frequent for
+/// each of its heads and keeps its list of heads. [`candidates`](SampleRule::candidates) then
+/// gives, from those counts, the pairs [`sorted_pairs::collect`] gives the pipeline: pairs whose
+/// shared count reaches the threshold over the smaller (discounted) sample, and the pairs of the
+/// groups of saturated heads sharing a frequent shingle.
+#[derive(Debug, Clone)]
+pub struct SampleRule {
+    sample: Sample,
+    seed: u64,
+    max_docs: usize,
+    frequent: FrequentShingles,
+    threshold: f64,
+    bound: u64,
+}
+
+impl SampleRule {
+    /// The rule of a sampling method's configuration (its settings validated as the method
+    /// validates them); `None` for the other methods.
+    pub fn new(c: &crate::config::DedupConfig) -> Result<Option<SampleRule>, Error> {
+        use crate::config::MethodConfig;
+        let cx = Context::of(c);
+        let samples = match &c.method {
+            MethodConfig::ModM(m) => super::ModM::new(*m, cx)?.samples,
+            MethodConfig::MinS(m) => super::MinS::new(*m, cx)?.samples,
+            MethodConfig::Broder(m) => super::Broder::new(*m, cx)?.samples,
+            _ => return Ok(None),
+        };
+        Ok(Some(SampleRule {
+            sample: samples.sample,
+            seed: samples.cx.seed,
+            max_docs: samples.config.max_docs_per_shingle,
+            frequent: samples.config.frequent,
+            threshold: samples.threshold(),
+            bound: samples.cx.max_pairs_per_group,
+        }))
+    }
+
+    /// A document's sample (sorted, distinct), from its view as the pipeline makes it.
+    pub fn sample(&self, doc: &DocView<'_>) -> Vec<u64> {
+        sample_of(self.sample, self.seed, doc.shingles)
+    }
+
+    /// L: a sampled shingle of more heads than this is frequent.
+    pub fn max_docs_per_shingle(&self) -> usize {
+        self.max_docs
+    }
+
+    /// Whether a sampled shingle of `heads` heads is frequent (gives no pairs of its own).
+    pub fn is_frequent(&self, heads: usize) -> bool {
+        heads > self.max_docs
+    }
+
+    /// The candidate pairs `(a, b)`, `a < b`, in order, of heads `0..n` from what the engine
+    /// counted: `sample_len[d]` (each head's sample size), `frequent[d]` (the frequent shingles
+    /// of each head's sample), `shared` (`(a, b, count)`: the pairs of heads sharing
+    /// non-frequent shingles, each pair once with its count), `lists` (each frequent shingle's
+    /// heads, in increasing order). The pairs of [`sorted_pairs::collect`] over the same samples.
+    pub fn candidates(
+        &self,
+        sample_len: &[u32],
+        frequent: &[u32],
+        shared: &[(u32, u32, u32)],
+        lists: &[Vec<u32>],
+    ) -> Vec<(u32, u32)> {
+        let discount = self.frequent == FrequentShingles::Discount;
+        let size = |d: u32| {
+            let d = d as usize;
+            if discount { sample_len[d].saturating_sub(frequent[d]) } else { sample_len[d] }
+        };
+        // Saturated: half or more of the sample frequent (as `collect` judges it).
+        let saturated = |d: u32| {
+            let (f, n) = (frequent[d as usize], sample_len[d as usize]);
+            f > 0 && 2 * f >= n
+        };
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for &(a, b, count) in shared {
+            let smaller = size(a).min(size(b));
+            let estimate = if smaller == 0 { 0.0 } else { f64::from(count) / f64::from(smaller) };
+            if count > 0 && estimate >= self.threshold {
+                out.push((a, b));
+            }
+        }
+        let mut members: Vec<u32> = Vec::new();
+        for list in lists {
+            members.clear();
+            members.extend(list.iter().copied().filter(|&d| saturated(d)));
+            if members.len() >= 2 {
+                let _ = crate::candidates::lsh::group_pairs(&members, self.bound, |a, b| {
+                    out.push((a, b));
+                    Ok::<(), std::convert::Infallible>(())
+                });
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 impl<E: Estimator> Method for Sampled<E> {
     type Doc = Vec<u64>;
 
     fn doc(&self, doc: &DocView<'_>) -> Vec<u64> {
-        let seed = self.samples.cx.seed;
-        match self.samples.sample {
-            Sample::Mod(m) => {
-                ModSketch::new(m, seed).sketch_or_smallest(doc.shingles, SHORT_SAMPLE)
-            }
-            Sample::Min(s) => MinSketch::new(s, seed).sketch(doc.shingles),
-        }
+        sample_of(self.samples.sample, self.samples.cx.seed, doc.shingles)
     }
 
     fn push_heads(&mut self, heads: Vec<Head<'_, Vec<u64>>>) {
@@ -254,5 +360,156 @@ pub(super) fn config_of(v: &OptionValues) -> SampleConfig {
         sample: v.get("sample"),
         max_docs_per_shingle: v.get("max_docs_per_shingle").unwrap_or(d.max_docs_per_shingle),
         frequent: v.get("frequent_shingles").unwrap_or(d.frequent),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::config::{DedupConfig, MethodConfig};
+    use crate::document::Document;
+    use crate::method::MethodKind;
+    use crate::shingles::{ShingleScratch, Shingler};
+    use crate::text::normalize::NormalizedText;
+
+    /// Texts of a few templates (boilerplate shared by many pages: frequent shingles) with a
+    /// page-specific part, some pages nearly all template (saturated: groups), and near copies.
+    fn texts() -> Vec<String> {
+        let mut state = 17u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let words: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
+        let templates: Vec<String> = (0..3)
+            .map(|t| (0..80).map(|i| words[t * 90 + i].as_str()).collect::<Vec<_>>().join(" "))
+            .collect();
+        let mut out = Vec::new();
+        for i in 0..90 {
+            let own = 3 + if i % 3 == 0 { 2 } else { 60 };
+            let own: Vec<&str> = (0..own).map(|_| words[next(words.len())].as_str()).collect();
+            let t = &templates[i % 3];
+            out.push(format!("{} page {i} {}", t, own.join(" ")));
+            if i % 4 == 0 {
+                let last = out.last().unwrap().clone();
+                out.push(format!("{last} one more"));
+            }
+        }
+        out
+    }
+
+    /// The pipeline's own candidates of `texts` (every text a head).
+    fn library_pairs(c: &DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
+        let mut engine = c.method.build(c).unwrap();
+        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+        let docs: Vec<Document> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Document::from_text(i.to_string(), t.clone()))
+            .collect();
+        let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
+        let heads: Vec<usize> = (0..docs.len()).collect();
+        engine.push_heads(&heads, &processed);
+        engine.method_mut().prepare().unwrap();
+        let mut pairs = Vec::new();
+        engine.method().candidates(&mut |a, b| pairs.push((a.0, b.0))).unwrap();
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
+    /// The candidates as an engine that groups the samples by shingle finds them with the rule.
+    fn rule_pairs(c: &DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
+        let rule = SampleRule::new(c).unwrap().unwrap();
+        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+        let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
+        let samples: Vec<Vec<u64>> = texts
+            .iter()
+            .map(|t| {
+                shingler.normalize_into(t, &mut norm);
+                let mut shingles = Vec::new();
+                shingler.shingles_into(&norm, &mut scratch, &mut shingles);
+                rule.sample(&DocView { text: t, norm: &norm, shingles: &shingles })
+            })
+            .collect();
+        let mut by_shingle: HashMap<u64, Vec<u32>> = HashMap::new();
+        for (d, s) in samples.iter().enumerate() {
+            for &x in s {
+                by_shingle.entry(x).or_default().push(d as u32);
+            }
+        }
+        let mut frequent = vec![0u32; texts.len()];
+        let mut shared: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut lists = Vec::new();
+        for docs in by_shingle.values() {
+            if rule.is_frequent(docs.len()) {
+                for &d in docs {
+                    frequent[d as usize] += 1;
+                }
+                lists.push(docs.clone());
+            } else {
+                for (i, &a) in docs.iter().enumerate() {
+                    for &b in &docs[i + 1..] {
+                        *shared.entry((a, b)).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let mut shared: Vec<(u32, u32, u32)> =
+            shared.into_iter().map(|((a, b), n)| (a, b, n)).collect();
+        shared.sort_unstable();
+        let sample_len: Vec<u32> = samples.iter().map(|s| s.len() as u32).collect();
+        rule.candidates(&sample_len, &frequent, &shared, &lists)
+    }
+
+    #[test]
+    fn the_rule_over_counted_samples_gives_the_methods_own_candidates() {
+        let texts = texts();
+        let sampled = |max_docs_per_shingle, frequent, sample| SampleConfig {
+            sample,
+            max_docs_per_shingle,
+            frequent,
+        };
+        let mut grouped = 0;
+        for (method, config) in [
+            (MethodKind::ModM, sampled(100, FrequentShingles::Discount, None)),
+            (MethodKind::ModM, sampled(8, FrequentShingles::Discount, Some(Sample::Mod(4)))),
+            (MethodKind::MinS, sampled(8, FrequentShingles::Discount, None)),
+            (MethodKind::MinS, sampled(8, FrequentShingles::Skip, Some(Sample::Min(16)))),
+            (MethodKind::Broder, sampled(5, FrequentShingles::Discount, Some(Sample::Min(32)))),
+            (MethodKind::Broder, sampled(100, FrequentShingles::Skip, None)),
+        ] {
+            let method = match method {
+                MethodKind::ModM => MethodConfig::ModM(config),
+                MethodKind::MinS => MethodConfig::MinS(config),
+                _ => MethodConfig::Broder(config),
+            };
+            for bound in [5_000_000, 20] {
+                let c = DedupConfig {
+                    method: method.clone(),
+                    threshold: 0.6,
+                    max_pairs_per_group: bound,
+                    ..DedupConfig::default()
+                };
+                let want = library_pairs(&c, &texts);
+                assert!(want.len() >= 10, "{:?}: {} pairs", c.method.kind(), want.len());
+                assert_eq!(
+                    rule_pairs(&c, &texts),
+                    want,
+                    "{:?} {config:?} bound {bound}",
+                    method.kind()
+                );
+                if config.max_docs_per_shingle < 10 {
+                    grouped += 1;
+                }
+            }
+        }
+        assert!(grouped > 0);
+        let minhash = DedupConfig::default();
+        assert!(SampleRule::new(&minhash).unwrap().is_none());
     }
 }

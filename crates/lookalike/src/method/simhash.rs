@@ -37,6 +37,9 @@ pub struct SimHash {
     fingerprints: Vec<u64>,
     /// tf-idf: the heads' bags until [`Method::prepare`].
     bags: Vec<Vec<(u64, u32)>>,
+    /// tf-idf: document frequencies known before any document is read
+    /// ([`SimHash::with_doc_freq`]): each document is fingerprinted at once.
+    doc_freq: Option<Arc<DocFreq>>,
 }
 
 impl SimHash {
@@ -54,7 +57,18 @@ impl SimHash {
             cx,
             fingerprints: Vec::new(),
             bags: Vec::new(),
+            doc_freq: None,
         })
+    }
+
+    /// The method fingerprinting each document at once with these document frequencies (those
+    /// [`Method::prepare`] would count over the heads, computed elsewhere: the Ray job's
+    /// statistics pass); no effect without tf-idf weights.
+    pub(super) fn with_doc_freq(mut self, df: Arc<DocFreq>) -> SimHash {
+        if self.tf_idf() {
+            self.doc_freq = Some(df);
+        }
+        self
     }
 
     fn tf_idf(&self) -> bool {
@@ -89,7 +103,12 @@ impl Method for SimHash {
     fn doc(&self, doc: &DocView<'_>) -> SimDoc {
         let mut hashes = Vec::new();
         self.hasher.feature_hashes_into(doc.norm, self.features, &mut hashes);
-        if self.tf_idf() {
+        if let Some(df) = &self.doc_freq {
+            // As `prepare` weighs a head's bag once the frequencies are known.
+            let mut weighted = Vec::new();
+            simhash::weigh(&hashes, Weighting::TfIdf, Some(df), &mut weighted);
+            SimDoc::Fingerprint(self.hasher.fingerprint(&weighted))
+        } else if self.tf_idf() {
             let bag =
                 hashes.chunk_by(|a, b| a == b).map(|run| (run[0], run.len() as u32)).collect();
             SimDoc::Bag(bag)
@@ -101,7 +120,7 @@ impl Method for SimHash {
     }
 
     fn push_heads(&mut self, heads: Vec<Head<'_, SimDoc>>) {
-        if self.tf_idf() {
+        if self.tf_idf() && self.doc_freq.is_none() {
             self.bags.extend(heads.into_iter().map(|h| match h.doc {
                 SimDoc::Bag(b) => b,
                 SimDoc::Fingerprint(_) | SimDoc::Empty => Vec::new(),
@@ -116,7 +135,7 @@ impl Method for SimHash {
 
     /// tf-idf: document frequencies of the heads, then every fingerprint.
     fn prepare(&mut self) -> Result<(), Error> {
-        if !self.tf_idf() {
+        if !self.tf_idf() || self.doc_freq.is_some() {
             return Ok(());
         }
         let bags = std::mem::take(&mut self.bags);

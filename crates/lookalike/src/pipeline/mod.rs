@@ -23,6 +23,7 @@ mod run;
 mod sink;
 pub mod tail;
 mod verification;
+pub use verification::exact_similarity;
 
 pub use outcome::{
     Cluster, ClusterMember, Contained, DedupOutcome, DedupStats, DocStatus, MatchKind, RunReport,

@@ -42,6 +42,23 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// The exact similarity with which verification scores a candidate pair of heads `a` < `b`
+/// (their sorted shingle sets): Jaccard, or with containment the larger of |A∩B|/|A| and
+/// |A∩B|/|B| with its direction (ties read as the earlier document contained in the later one).
+/// A cluster member's similarity to its representative under containment is
+/// [`crate::verify::containment`] of the member in the representative.
+pub fn exact_similarity(measure: Measure, a: &[u64], b: &[u64]) -> (f64, Option<Contained>) {
+    match measure {
+        Measure::Jaccard => (jaccard(a, b), None),
+        Measure::Containment => {
+            let inter = intersection_size(a, b) as f64;
+            let ca = if a.is_empty() { 0.0 } else { inter / a.len() as f64 };
+            let cb = if b.is_empty() { 0.0 } else { inter / b.len() as f64 };
+            if ca >= cb { (ca, Some(Contained::AInB)) } else { (cb, Some(Contained::BInA)) }
+        }
+    }
+}
+
 /// Similarity between heads: exact from the shingle store, or the method's own estimate.
 pub(super) struct Similarity<'a> {
     pub(super) method: &'a dyn MethodObject,
@@ -53,16 +70,7 @@ impl Similarity<'_> {
     /// Exact similarity of two sets under the configured measure, with the direction of a
     /// containment.
     fn exact(&self, a: &[u64], b: &[u64]) -> (f64, Option<Contained>) {
-        match self.config.measure {
-            Measure::Jaccard => (jaccard(a, b), None),
-            Measure::Containment => {
-                let inter = intersection_size(a, b) as f64;
-                let ca = if a.is_empty() { 0.0 } else { inter / a.len() as f64 };
-                let cb = if b.is_empty() { 0.0 } else { inter / b.len() as f64 };
-                // Ties (equal sizes) read as the earlier document contained in the later one.
-                if ca >= cb { (ca, Some(Contained::AInB)) } else { (cb, Some(Contained::BInA)) }
-            }
-        }
+        exact_similarity(self.config.measure, a, b)
     }
 
     /// Verifies sorted candidate pairs of slots; returns those at or above the threshold (exact
@@ -193,10 +201,8 @@ impl SimilarityOracle for Similarity<'_> {
                 store.read(member.index(), &mut buf.b, &mut buf.read)?;
                 Ok(match self.config.measure {
                     Measure::Jaccard => jaccard(&buf.a, &buf.b),
-                    Measure::Containment if buf.b.is_empty() => 0.0,
-                    Measure::Containment => {
-                        intersection_size(&buf.a, &buf.b) as f64 / buf.b.len() as f64
-                    }
+                    // The member's containment in the representative.
+                    Measure::Containment => crate::verify::containment(&buf.b, &buf.a),
                 })
             }
         }

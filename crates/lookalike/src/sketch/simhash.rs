@@ -298,6 +298,17 @@ impl DocFreq {
         t
     }
 
+    /// A table of `docs` documents with these `(feature, df)` counts (a repeated feature adds
+    /// up): document frequencies counted elsewhere, e.g. merged from partial counts.
+    pub fn from_counts(docs: u64, df: impl IntoIterator<Item = (u64, u32)>) -> Self {
+        let mut t = DocFreq { docs, df: HashMap::new() };
+        for (h, n) in df {
+            let c = t.df.entry(h).or_insert(0);
+            *c = c.saturating_add(n);
+        }
+        t
+    }
+
     /// Number of documents N.
     pub fn num_docs(&self) -> u64 {
         self.docs
