@@ -98,13 +98,19 @@ def main(out):
     c["t64us"] = pa.array(cycle([dt.time(0, 0, 0, 1), dt.time(12, 30)]), type=pa.time64("us"))
     c["t64ns"] = pa.array(cycle([1, 45_000_000_000_123, None]), type=pa.time64("ns"))
     base_ts = 1_706_702_400
+    # Time zones in a file of their own: Arrow's JSON writer (built without chrono-tz) refused
+    # "UTC", so the old binary does not read that file (a second-unit column is stored in
+    # milliseconds, in UTC, whatever its zone).
+    utc = base()
     for unit, mul in [("s", 1), ("ms", 1000), ("us", 10**6), ("ns", 10**9)]:
         vals = [base_ts * mul, base_ts * mul + (mul // 4 if mul > 1 else 1), None, -1, 0]
         c[f"ts_{unit}"] = pa.array(cycle(vals), type=pa.timestamp(unit))
-        c[f"ts_{unit}_utc"] = pa.array(cycle(vals), type=pa.timestamp(unit, tz="UTC"))
-        c[f"ts_{unit}_plus2"] = pa.array(cycle(vals), type=pa.timestamp(unit, tz="+02:00"))
+        utc[f"ts_{unit}_utc"] = pa.array(cycle(vals), type=pa.timestamp(unit, tz="UTC"))
+        (utc if unit == "s" else c)[f"ts_{unit}_plus2"] = pa.array(
+            cycle(vals), type=pa.timestamp(unit, tz="+02:00"))
         c[f"dur_{unit}"] = pa.array(cycle([90 * mul, -3, None, 86400 * mul + 1]), type=pa.duration(unit))
     write(out / "temporal.parquet", c)
+    write(out / "utc.parquet", utc)
     # A named time zone (Arrow's writer, built without chrono-tz, could not write it).
     c = base()
     c["ts_paris"] = pa.array(cycle([base_ts * 1000, None]), type=pa.timestamp("ms", tz="Europe/Paris"))

@@ -33,19 +33,24 @@ for f in "$dir"/in/*.parquet; do
     name=$(basename "$f" .parquet)
     run "$old" "$dir/old/$name" "$f"
     run "$new" "$dir/new/$name" "$f"
-    for o in "$dir/old/$name"/*; do
-        n="$dir/new/$name/$(basename "$o")"
+    # Every file either binary wrote (one only the other wrote differs).
+    for b in $( (ls "$dir/old/$name"; ls "$dir/new/$name") | sort -u); do
+        o="$dir/old/$name/$b"
+        n="$dir/new/$name/$b"
         if cmp -s "$o" "$n"; then
             same=$((same + 1))
         else
             differ=$((differ + 1))
-            echo "DIFFERS: $name/$(basename "$o")"
-            cmp "$o" "$n" || true
+            echo "DIFFERS: $name/$b"
+            cmp "$o" "$n" 2>&1 || true
         fi
     done
-    printf '%-24s paragraphs: %6s lines, status %s; dedup: %s pairs, status %s\n' "$name" \
-        "$(wc -l < "$dir/old/$name/paragraphs.jsonl")" "$(cat "$dir/old/$name/paragraphs.status")" \
-        "$(wc -l < "$dir/old/$name/pairs.tsv")" "$(cat "$dir/old/$name/dedup.status")"
+    lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo -; fi; }
+    printf '%-16s old: paragraphs %5s lines (exit %s), dedup %s pairs (exit %s); new: %5s, %s, %s, %s\n' \
+        "$name" "$(lines "$dir/old/$name/paragraphs.jsonl")" "$(cat "$dir/old/$name/paragraphs.status")" \
+        "$(lines "$dir/old/$name/pairs.tsv")" "$(cat "$dir/old/$name/dedup.status")" \
+        "$(lines "$dir/new/$name/paragraphs.jsonl")" "$(cat "$dir/new/$name/paragraphs.status")" \
+        "$(lines "$dir/new/$name/pairs.tsv")" "$(cat "$dir/new/$name/dedup.status")"
 done
 echo "$same files the same, $differ differ ($dir)"
 [ "$differ" -eq 0 ]

@@ -18,6 +18,7 @@ mod paragraphs;
 mod params;
 mod params_methods;
 mod report;
+#[cfg(feature = "serve")]
 mod serve;
 mod snapshot;
 mod web;
