@@ -2,6 +2,7 @@
 //! kept, the removed spans in the report, skipped records reported, Parquet rows kept whole.
 
 use std::path::Path;
+#[cfg(feature = "parquet")]
 use std::sync::Arc;
 
 use serde_json::Value;
