@@ -18,6 +18,7 @@ mod params;
 mod progress;
 mod read;
 mod report;
+#[cfg(feature = "serve")]
 mod serve;
 mod setup;
 mod stats;
@@ -80,7 +81,15 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(*args),
         Command::Report(args) => report::run(&args),
         Command::Index(args) => index::run(args),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(*args),
+        #[cfg(not(feature = "serve"))]
+        Command::Serve(_) => Err(UsageError(
+            "lookalike serve needs lookalike built with the `serve` feature (on by default): \
+             cargo install lookalike-cli --features serve"
+                .into(),
+        )
+        .into()),
     };
     match result {
         Ok(code) => code,

@@ -82,11 +82,16 @@ mod skip;
 mod sniff;
 mod writers;
 
+/// What reading a Parquet file says when this crate is built without its `parquet` feature.
+pub const PARQUET_DISABLED: &str = "Parquet input needs lookalike built with the `parquet` \
+    feature (on by default): cargo install lookalike-cli --features parquet";
+
 pub use batches::{BatchLimits, DecodedBatches};
 pub use decode::decode;
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};
 pub use formats::docreader::DocreaderReader;
+#[cfg(feature = "parquet")]
 pub use formats::parquet::arrow_ids;
 pub use formats::warc::WarcReader;
 pub use gzip::{GzipGap, GzipMembers};

@@ -14,6 +14,7 @@ use crate::error::InputError;
 use crate::format::Format;
 use crate::formats::docreader::DocreaderReader;
 use crate::formats::jsonl::Lines;
+#[cfg(feature = "parquet")]
 use crate::formats::parquet::ParquetRows;
 use crate::formats::text::read_whole;
 use crate::formats::warc::WarcReader;
@@ -128,8 +129,13 @@ impl Reader {
                 if self.opts.format.or_else(|| Format::from_path(path))
                     == Some(Format::Parquet) =>
             {
-                let rows = ParquetRows::open(path, name, &self.opts, self.all_columns)?;
-                Ok(Opened::Records(Current::Parquet(Box::new(rows))))
+                #[cfg(feature = "parquet")]
+                {
+                    let rows = ParquetRows::open(path, name, &self.opts, self.all_columns)?;
+                    Ok(Opened::Records(Current::Parquet(Box::new(rows))))
+                }
+                #[cfg(not(feature = "parquet"))]
+                Err(InputError::new(&name, None, crate::PARQUET_DISABLED).losing_input())
             }
             Input::Path(path) => {
                 // std::fs rather than fs-err: the InputError names the path already.
@@ -219,6 +225,7 @@ impl Iterator for Reader {
                 Some(Current::Lines(lines)) => lines.next_record(self.max_record_bytes),
                 Some(Current::Warc(warc)) => warc.next(),
                 Some(Current::Docreader(records)) => records.next(),
+                #[cfg(feature = "parquet")]
                 Some(Current::Parquet(rows)) => rows.next(),
                 None => None,
             };
@@ -265,6 +272,7 @@ enum Current {
     Lines(Lines),
     Warc(WarcReader<Stream>),
     Docreader(DocreaderReader<Stream>),
+    #[cfg(feature = "parquet")]
     Parquet(Box<ParquetRows>),
 }
 
@@ -274,6 +282,7 @@ impl fmt::Debug for Current {
             Current::Lines(l) => write!(f, "Lines({}:{})", l.source, l.line),
             Current::Warc(w) => w.fmt(f),
             Current::Docreader(d) => d.fmt(f),
+            #[cfg(feature = "parquet")]
             Current::Parquet(p) => p.fmt(f),
         }
     }

@@ -315,6 +315,8 @@ failed, a second signal), 2 bad usage.";
 
 /// `lookalike serve`.
 #[derive(Debug, Args)]
+// Parsed but not read without the `serve` feature (the command then says it is not built in).
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
 pub struct ServeArgs {
     /// The index directory (create it with `lookalike index create`).
     pub dir: PathBuf,

@@ -652,37 +652,9 @@ fn corpus() -> Vec<Case> {
     );
 
     // Parquet: dictionary columns (pandas `category`) read for the text and the id.
-    cases.push(
-        Case::new("dictionary_parquet")
-            .file("cat.parquet", dictionary_parquet())
-            .arg("cat.parquet")
-            .fates([
-                kept("p1", "cat.parquet", Pos::Row(1)),
-                kept("p2", "cat.parquet", Pos::Row(2)),
-                skipped("p3", "no string field 'text'", "cat.parquet", Pos::Row(3)),
-            ]),
-    );
-
-    // Parquet with invalid UTF-8 in one text (it lost the whole file): that
-    // row alone is lost, reported with its row; every other row is read.
-    let ids: Vec<String> = (1..=6).map(|i| format!("q{i}")).collect();
-    cases.push(
-        Case::new("parquet_bad_utf8")
-            .file("bad.parquet", parquet_with_bad_utf8(&ids, 3, &[4]))
-            .arg("bad.parquet")
-            .fates(
-                [1, 2, 3, 4, 6]
-                    .map(|i| kept(format!("q{i}"), "bad.parquet", Pos::Row(i)))
-                    .into_iter()
-                    .chain([skipped(
-                        "bad.parquet:5",
-                        "row group 2: cannot read the row",
-                        "bad.parquet",
-                        Pos::Row(5),
-                    )]),
-            )
-            .says("bad.parquet:5: row group 2: cannot read the row: corrupt Parquet data"),
-    );
+    if cfg!(feature = "parquet") {
+        cases.extend(parquet_cases());
+    }
 
     // A folder of text files under names the reader does not know, and binary files (the text
     // ones were ignored silently): the text is read, the rest listed.
@@ -714,6 +686,43 @@ fn corpus() -> Vec<Case> {
             .says("-: Parquet data: Parquet needs a seekable file; save it and give its path"),
     );
 
+    cases
+}
+
+/// The Parquet cases (with the `parquet` feature).
+fn parquet_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    cases.push(
+        Case::new("dictionary_parquet")
+            .file("cat.parquet", dictionary_parquet())
+            .arg("cat.parquet")
+            .fates([
+                kept("p1", "cat.parquet", Pos::Row(1)),
+                kept("p2", "cat.parquet", Pos::Row(2)),
+                skipped("p3", "no string field 'text'", "cat.parquet", Pos::Row(3)),
+            ]),
+    );
+
+    // Parquet with invalid UTF-8 in one text (it lost the whole file): that
+    // row alone is lost, reported with its row; every other row is read.
+    let ids: Vec<String> = (1..=6).map(|i| format!("q{i}")).collect();
+    cases.push(
+        Case::new("parquet_bad_utf8")
+            .file("bad.parquet", parquet_with_bad_utf8(&ids, 3, &[4]))
+            .arg("bad.parquet")
+            .fates(
+                [1, 2, 3, 4, 6]
+                    .map(|i| kept(format!("q{i}"), "bad.parquet", Pos::Row(i)))
+                    .into_iter()
+                    .chain([skipped(
+                        "bad.parquet:5",
+                        "row group 2: cannot read the row",
+                        "bad.parquet",
+                        Pos::Row(5),
+                    )]),
+            )
+            .says("bad.parquet:5: row group 2: cannot read the row: corrupt Parquet data"),
+    );
     cases
 }
 

@@ -271,3 +271,38 @@ fn a_bad_option_is_reported_before_any_side_effect() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("missing.txt") && !err.contains("missing.bin"), "{err}");
 }
+
+/// Built without the `parquet` feature, a Parquet input is an error naming the feature.
+#[test]
+#[cfg(not(feature = "parquet"))]
+fn without_the_parquet_feature_a_parquet_input_names_the_feature() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "rows.parquet", b"PAR1 not read");
+    write(tmp.path(), "a.txt", words(1, 80).as_bytes());
+    let o = run(&["dedup", "rows.parquet", "a.txt", "--strict"], None, tmp.path());
+    assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "rows.parquet: Parquet input needs lookalike built with the `parquet` feature"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Built without the `serve` feature, `lookalike serve` is a usage error naming the feature.
+#[test]
+#[cfg(not(feature = "serve"))]
+fn without_the_serve_feature_serve_names_the_feature() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&["serve", "idx"], None, tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "lookalike serve needs lookalike built with the `serve` feature (on by default): \
+             cargo install lookalike-cli --features serve"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -442,6 +442,7 @@ fn damaged_index_rounds(rounds: usize, seed: u64) {
 /// that another process holds the index and how to inspect it, and `verify` does not call it
 /// damaged.
 #[test]
+#[cfg(feature = "serve")]
 fn an_index_held_by_serve_is_in_use_not_damaged() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

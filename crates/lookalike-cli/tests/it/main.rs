@@ -19,6 +19,7 @@ mod params;
 mod params_methods;
 mod readme;
 mod report;
+#[cfg(feature = "serve")]
 mod serve;
 mod snapshot;
 mod web;

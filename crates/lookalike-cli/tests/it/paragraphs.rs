@@ -2,6 +2,7 @@
 //! kept, the removed spans in the report, skipped records reported, Parquet rows kept whole.
 
 use std::path::Path;
+#[cfg(feature = "parquet")]
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -240,6 +241,7 @@ fn the_output_does_not_depend_on_the_thread_count_and_a_big_bloom_filter_equals_
 }
 
 #[test]
+#[cfg(feature = "parquet")]
 fn parquet_rows_are_written_with_every_column() {
     use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 

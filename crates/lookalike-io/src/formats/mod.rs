@@ -4,6 +4,7 @@
 
 pub(crate) mod docreader;
 pub(crate) mod jsonl;
+#[cfg(feature = "parquet")]
 pub(crate) mod parquet;
 pub(crate) mod text;
 pub(crate) mod warc;

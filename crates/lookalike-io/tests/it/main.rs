@@ -8,6 +8,7 @@ mod docreader;
 mod html;
 mod inputs;
 mod main_content;
+#[cfg(feature = "parquet")]
 mod parquet;
 mod reader;
 mod skip;

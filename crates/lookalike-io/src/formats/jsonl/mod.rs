@@ -4,5 +4,7 @@
 mod decode;
 mod read;
 
-pub(crate) use decode::{decode, id_text};
+pub(crate) use decode::decode;
+#[cfg(feature = "parquet")]
+pub(crate) use decode::id_text;
 pub(crate) use read::Lines;

@@ -16,8 +16,8 @@
 //!
 //! A reader asked for every column ([`crate::Reader::with_all_columns`]) reads them all and makes
 //! each row the JSON object of the whole row, columns in the file's order: the id and text
-//! columns as above, the others as Arrow's JSON writer (`arrow_json`) writes them, nulls as
-//! `null`. Rows are then written back whole (`lookalike paragraphs`).
+//! columns as above, the others as [`super::json`] writes them (as Arrow's JSON writer did), nulls
+//! as `null`. Rows are then written back whole (`lookalike paragraphs`).
 //!
 //! The text column holds strings: Arrow `Utf8`, `LargeUtf8`, `Utf8View`, or binary that is
 //! UTF-8, plain or dictionary-encoded (a pandas `category`, an Arrow dictionary). The id column
@@ -35,7 +35,6 @@ use arrow_array::types::{
     UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_json::writer::{EncoderOptions, make_encoder};
 use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
@@ -144,10 +143,8 @@ impl ParquetRows {
         roots.extend(id_root);
         if all_columns {
             roots = (0..fields.len()).collect();
-            let options = EncoderOptions::default().with_explicit_nulls(true);
             for field in schema.fields() {
-                let empty = arrow_array::new_empty_array(field.data_type());
-                if let Err(e) = make_encoder(field, empty.as_ref(), &options) {
+                if let Err(e) = super::json::check(field.data_type()) {
                     return Err(err(format!(
                         "column '{}' of type {} has no JSON form: {e}",
                         field.name(),
@@ -308,51 +305,39 @@ struct Rows {
 
 impl Rows {
     /// The rows of `batch`, whose columns are those of `schema`: the id and text columns as
-    /// [`cell`] gives them (the same values as when only they are read), the others by Arrow's
-    /// JSON encoders.
+    /// [`cell`] gives them (the same values as when only they are read), the others as
+    /// [`super::json`] writes them.
     fn new(
         schema: &SchemaRef,
         batch: &RecordBatch,
         own: &Batch,
         text_col: usize,
         id_col: Option<usize>,
-    ) -> Result<Rows, arrow_schema::ArrowError> {
-        let options = EncoderOptions::default().with_explicit_nulls(true);
+    ) -> Result<Rows, String> {
         let names: Vec<Vec<u8>> = schema
             .fields()
             .iter()
             .map(|f| serde_json::to_vec(f.name()).unwrap_or_default())
             .collect();
-        let mut encoders = Vec::with_capacity(names.len());
-        for (c, field) in schema.fields().iter().enumerate() {
-            encoders.push(if c == text_col || Some(c) == id_col {
-                None
-            } else {
-                Some(make_encoder(field, batch.column(c).as_ref(), &options)?)
-            });
-        }
         let mut rows = Rows { json: Vec::new(), ends: Vec::with_capacity(batch.num_rows()) };
         for i in 0..batch.num_rows() {
             rows.json.push(b'{');
-            for (c, encoder) in encoders.iter_mut().enumerate() {
+            for (c, name) in names.iter().enumerate() {
                 if c > 0 {
                     rows.json.push(b',');
                 }
-                rows.json.extend_from_slice(&names[c]);
+                rows.json.extend_from_slice(name);
                 rows.json.push(b':');
                 let own_cell = |col: Option<&Column>| col.and_then(|col| col.cell(i));
-                match encoder {
-                    Some(e) if e.is_null(i) => rows.json.extend_from_slice(b"null"),
-                    Some(e) => e.encode(i, &mut rows.json),
-                    None => {
-                        let value = if c == text_col {
-                            own_cell(Some(&own.text))
-                        } else {
-                            own_cell(own.id.as_ref())
-                        };
-                        serde_json::to_writer(&mut rows.json, &value)
-                            .map_err(|e| arrow_schema::ArrowError::JsonError(e.to_string()))?;
-                    }
+                if c == text_col || Some(c) == id_col {
+                    let value = if c == text_col {
+                        own_cell(Some(&own.text))
+                    } else {
+                        own_cell(own.id.as_ref())
+                    };
+                    serde_json::to_writer(&mut rows.json, &value).map_err(|e| e.to_string())?;
+                } else {
+                    super::json::write_value(batch.column(c).as_ref(), i, &mut rows.json)?;
                 }
             }
             rows.json.push(b'}');
