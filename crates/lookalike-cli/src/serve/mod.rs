@@ -9,7 +9,7 @@
 //!   A request is answered only once its transaction is committed, so an answered insert is on
 //!   disk (`--durability safe`).
 //! - Answers can be trusted: a request still running after `--timeout` is answered 408 only if
-//!   the writer has taken none of its writes (and then never will: see [`Claim`]); once one is
+//!   the writer has taken none of its writes (and then never will: see [`handlers::Claim`]); once one is
 //!   taken, the request is answered when it is committed. A batch is answered in order: its
 //!   documents are checked (and inserted) as if one after the other.
 //! - Writes need the bearer token when one is given (`--token-file` or `LOOKALIKE_TOKEN`,
