@@ -62,3 +62,33 @@ impl Rng {
         splitmix64(&mut self.0) % n
     }
 }
+
+/// The pipeline's engine for `c` over `texts`, every text a head, prepared (its statistics
+/// pass done): what a test compares another route's candidates or estimates with.
+pub(crate) fn prepared_engine(
+    c: &crate::DedupConfig,
+    texts: &[String],
+) -> Box<dyn crate::method::Engine> {
+    let mut engine = c.method.build(c).unwrap();
+    let shingler =
+        crate::shingles::Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+    let docs: Vec<crate::Document> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| crate::Document::from_text(i.to_string(), t.clone()))
+        .collect();
+    let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
+    engine.push_heads(&(0..docs.len()).collect::<Vec<_>>(), &processed);
+    engine.method_mut().prepare().unwrap();
+    engine
+}
+
+/// The pipeline's own candidates of `texts` (every text a head), sorted and distinct.
+pub(crate) fn library_pairs(c: &crate::DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
+    let engine = prepared_engine(c, texts);
+    let mut pairs = Vec::new();
+    engine.method().candidates(&mut |a, b| pairs.push((a.0, b.0))).unwrap();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}

@@ -513,7 +513,9 @@ mod tests {
 
     use super::super::buckets::bucket_batch;
     use super::super::sketch::sketch_batch;
-    use super::super::testutil::{INDEX, Rng, corpus, input, library, ray_job, verify_join};
+    use super::super::testutil::{
+        INDEX, Rng, assert_ray_job_is_library, corpus, input, library, ray_job, verify_join,
+    };
     use super::super::{check_ray_config, int64s};
     use super::{Components, skip_reason};
 
@@ -565,11 +567,8 @@ mod tests {
                 methods_run.push(method);
                 let n = 40 + rng.below(40);
                 let texts = corpus(&mut rng, n);
-                let expected = library(&c, &texts);
-                assert!(expected.1.num_rows() > 0, "{method:?}: the corpus has duplicates");
-                let got = ray_job(&c, &texts, 1 + rng.below(9), partitions);
-                assert_eq!(got.0, expected.0, "{method:?} {keep:?} {cluster:?}: documents");
-                assert_eq!(got.1, expected.1, "{method:?} {keep:?} {cluster:?}: pairs");
+                let what = format!("{method:?} {keep:?} {cluster:?}");
+                assert_ray_job_is_library(&c, &texts, 1 + rng.below(9), partitions, &what);
             }
         }
         // With the statistics stage: I-Match and TF*RIDF signed with the input's statistics.
@@ -631,16 +630,9 @@ mod tests {
                     let words: Vec<&str> = t.split(' ').collect();
                     texts.push(words[..words.len() * 2 / 3].join(" "));
                 }
-                let expected = library(&c, &texts);
-                assert!(expected.1.num_rows() > 0, "{:?}: pairs", method.kind());
-                let got = ray_job(&c, &texts, 1 + rng.below(9), partitions);
-                assert_eq!(
-                    got.0,
-                    expected.0,
-                    "{:?} {keep:?} {cluster:?}: documents",
-                    method.kind()
-                );
-                assert_eq!(got.1, expected.1, "{:?} {keep:?} {cluster:?}: pairs", method.kind());
+                let what = format!("{:?} {keep:?} {cluster:?}", method.kind());
+                let expected =
+                    assert_ray_job_is_library(&c, &texts, 1 + rng.below(9), partitions, &what);
                 contained += expected.1.num_rows();
             }
         }
@@ -761,11 +753,8 @@ mod tests {
             check_ray_config(&c).unwrap();
             for (chunk, partitions) in [(200, 1), (7, 4), (1, 3)] {
                 let texts = corpus(&mut rng, 90);
-                let expected = library(&c, &texts);
-                assert!(expected.1.num_rows() > 0, "{kind:?}: the corpus has duplicates");
-                let got = ray_job(&c, &texts, chunk, partitions);
-                assert_eq!(got.0, expected.0, "{kind:?} at {chunk}/{partitions}: documents");
-                assert_eq!(got.1, expected.1, "{kind:?} at {chunk}/{partitions}: pairs");
+                let what = format!("{kind:?}");
+                assert_ray_job_is_library(&c, &texts, chunk, partitions, &what);
             }
         }
     }
@@ -793,11 +782,8 @@ mod tests {
             check_ray_config(&c).unwrap();
             for (chunk, partitions) in [(100, 1), (7, 4), (1, 3)] {
                 let texts = corpus(&mut rng, 60);
-                let expected = library(&c, &texts);
-                assert!(expected.1.num_rows() > 0, "{method:?}: the corpus has duplicates");
-                let got = ray_job(&c, &texts, chunk, partitions);
-                assert_eq!(got.0, expected.0, "{method:?}: documents");
-                assert_eq!(got.1, expected.1, "{method:?}: pairs");
+                let what = format!("{method:?}");
+                assert_ray_job_is_library(&c, &texts, chunk, partitions, &what);
             }
         }
     }

@@ -249,3 +249,21 @@ pub fn ray_job(
     let (documents, pairs, _) = components.finished().expect("finished");
     (documents, pairs)
 }
+
+/// Asserts that the Ray job over `texts` (input in batches of `chunk`, shuffles into
+/// `partitions` blocks) gives the library's documents and pairs, `what` naming the case; gives
+/// the library's answer.
+pub fn assert_ray_job_is_library(
+    c: &DedupConfig,
+    texts: &[String],
+    chunk: usize,
+    partitions: usize,
+    what: &str,
+) -> (RecordBatch, RecordBatch) {
+    let expected = library(c, texts);
+    assert!(expected.1.num_rows() > 0, "{what}: the corpus has duplicates");
+    let got = ray_job(c, texts, chunk, partitions);
+    assert_eq!(got.0, expected.0, "{what} at {chunk}/{partitions}: documents");
+    assert_eq!(got.1, expected.1, "{what} at {chunk}/{partitions}: pairs");
+    expected
+}

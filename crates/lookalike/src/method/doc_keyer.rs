@@ -361,7 +361,6 @@ fn signed(keys: Option<Result<Vec<u64>, String>>, min_shared: usize) -> DocKeys 
 mod tests {
     use super::*;
     use crate::config::{CombinedConfig, SimHashConfig};
-    use crate::document::Document;
     use crate::lexical::partitioned::PartitionConfig;
     use crate::shingles::{ShingleScratch, Shingler};
     use crate::text::normalize::NormalizedText;
@@ -403,26 +402,6 @@ mod tests {
             ));
         }
         out
-    }
-
-    /// The method's own candidates of `texts` (every text a head), through the pipeline's engine.
-    fn library_pairs(c: &DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
-        let mut engine = c.method.build(c).unwrap();
-        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
-        let docs: Vec<Document> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Document::from_text(i.to_string(), t.clone()))
-            .collect();
-        let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
-        let heads: Vec<usize> = (0..docs.len()).collect();
-        engine.push_heads(&heads, &processed);
-        engine.method_mut().prepare().unwrap();
-        let mut pairs = Vec::new();
-        engine.method().candidates(&mut |a, b| pairs.push((a.0, b.0))).unwrap();
-        pairs.sort_unstable();
-        pairs.dedup();
-        pairs
     }
 
     /// The pairs an engine grouping [`DocKeyer`]'s keys finds: every pair of distinct documents
@@ -531,7 +510,7 @@ mod tests {
     fn document_keys_give_the_methods_own_candidates() {
         let texts = texts();
         for c in configs() {
-            let want = library_pairs(&c, &texts);
+            let want = crate::testutil::library_pairs(&c, &texts);
             assert!(want.len() >= 3, "{}: {} pairs", c.method.kind(), want.len());
             assert_eq!(keyed_pairs(&c, &texts), want, "{} at {}", c.method.kind(), c.threshold);
         }
@@ -593,7 +572,7 @@ mod tests {
             DedupConfig { threshold: 0.5, ..at(MethodConfig::Combined(combined)) },
         ] {
             assert!(matches!(DocKeyer::new(&c, 10), Err(KeyerError::NoDocumentKeys(_))));
-            let want = library_pairs(&c, &texts);
+            let want = crate::testutil::library_pairs(&c, &texts);
             assert!(want.len() >= 3, "{}: {} pairs", c.method.kind(), want.len());
             let stats = piecewise_statistics(&c, &texts);
             let keyer = DocKeyer::with_statistics(&c, texts.len(), &stats).unwrap();
@@ -642,16 +621,7 @@ mod tests {
         ]);
         for c in all {
             // The pipeline's estimates: every text a head.
-            let mut engine = c.method.build(&c).unwrap();
-            let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
-            let docs: Vec<Document> = texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Document::from_text(i.to_string(), t.clone()))
-                .collect();
-            let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
-            engine.push_heads(&(0..docs.len()).collect::<Vec<_>>(), &processed);
-            engine.method_mut().prepare().unwrap();
+            let engine = crate::testutil::prepared_engine(&c, &texts);
             let stats =
                 crate::method::StatisticsPass::new(&c).map(|_| piecewise_statistics(&c, &texts));
             for (a, b) in [(0, 1), (0, 5), (3, 14), (13, 40), (2, 3)] {

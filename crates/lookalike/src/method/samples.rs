@@ -369,7 +369,6 @@ mod tests {
 
     use super::*;
     use crate::config::{DedupConfig, MethodConfig};
-    use crate::document::Document;
     use crate::method::MethodKind;
     use crate::shingles::{ShingleScratch, Shingler};
     use crate::text::normalize::NormalizedText;
@@ -400,26 +399,6 @@ mod tests {
             }
         }
         out
-    }
-
-    /// The pipeline's own candidates of `texts` (every text a head).
-    fn library_pairs(c: &DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
-        let mut engine = c.method.build(c).unwrap();
-        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
-        let docs: Vec<Document> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Document::from_text(i.to_string(), t.clone()))
-            .collect();
-        let processed = engine.process(&shingler, &docs.iter().collect::<Vec<_>>());
-        let heads: Vec<usize> = (0..docs.len()).collect();
-        engine.push_heads(&heads, &processed);
-        engine.method_mut().prepare().unwrap();
-        let mut pairs = Vec::new();
-        engine.method().candidates(&mut |a, b| pairs.push((a.0, b.0))).unwrap();
-        pairs.sort_unstable();
-        pairs.dedup();
-        pairs
     }
 
     /// The candidates as an engine that groups the samples by shingle finds them with the rule.
@@ -495,7 +474,7 @@ mod tests {
                     max_pairs_per_group: bound,
                     ..DedupConfig::default()
                 };
-                let want = library_pairs(&c, &texts);
+                let want = crate::testutil::library_pairs(&c, &texts);
                 assert!(want.len() >= 10, "{:?}: {} pairs", c.method.kind(), want.len());
                 assert_eq!(
                     rule_pairs(&c, &texts),
