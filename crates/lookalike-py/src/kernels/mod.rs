@@ -220,6 +220,23 @@ fn index_column(batch: &RecordBatch, index: &str) -> PyResult<Vec<i64>> {
     }
 }
 
+/// The texts of a batch (column `text`, none null) with their documents' positions (column
+/// `index`).
+fn texts_and_positions(
+    batch: &RecordBatch,
+    text: &str,
+    index: &str,
+) -> PyResult<(Vec<Option<String>>, Vec<i64>)> {
+    let texts = crate::dedup::string_column(batch, text, "text")?;
+    let docs = index_column(batch, index)?;
+    for (t, d) in texts.iter().zip(&docs) {
+        if t.is_none() {
+            return Err(value_err(format!("document {d}: the text column {text:?} is null")));
+        }
+    }
+    Ok((texts, docs))
+}
+
 fn column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {
     batch
         .column_by_name(name)

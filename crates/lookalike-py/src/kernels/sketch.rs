@@ -21,8 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use super::{index_column, keyer_of, ray_config, shingler_of};
-use crate::dedup::string_column;
+use super::{keyer_of, ray_config, shingler_of, texts_and_positions};
 use crate::errors::{arrow_err, value_err};
 
 /// The `band` of an exact row (keyed by the text fingerprint).
@@ -220,13 +219,7 @@ pub fn sketch_batch(
         )));
     }
     let keying = Keying::of(c, documents, statistics)?;
-    let texts = string_column(batch, text, "text")?;
-    let docs = index_column(batch, index)?;
-    for (t, d) in texts.iter().zip(&docs) {
-        if t.is_none() {
-            return Err(value_err(format!("document {d}: the text column {text:?} is null")));
-        }
-    }
+    let (texts, docs) = texts_and_positions(batch, text, index)?;
     let shingler = shingler_of(c);
     let sketched: Vec<Sketched> = texts
         .par_iter()

@@ -31,8 +31,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 
-use super::{column, index_column, ray_config, shingler_of};
-use crate::dedup::string_column;
+use super::{column, ray_config, shingler_of, texts_and_positions};
 use crate::errors::{arrow_err, value_err};
 
 /// The fingerprints of the documents a block counted: `fp_hi`, `fp_lo` (the 128-bit text
@@ -96,13 +95,7 @@ pub fn partial_of(
 ) -> PyResult<(PartialStatistics, RecordBatch)> {
     let pass = StatisticsPass::new(c)
         .ok_or_else(|| value_err(format!("{} has no statistics pass", c.method.kind())))?;
-    let texts = string_column(batch, text, "text")?;
-    let docs = index_column(batch, index)?;
-    for (t, d) in texts.iter().zip(&docs) {
-        if t.is_none() {
-            return Err(value_err(format!("document {d}: the text column {text:?} is null")));
-        }
-    }
+    let (texts, docs) = texts_and_positions(batch, text, index)?;
     let shingler = shingler_of(c);
     // Each thread counts its documents; the counts are sums, merged in any order.
     let (partial, fps) = texts
