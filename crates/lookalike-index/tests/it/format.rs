@@ -131,3 +131,62 @@ fn a_changed_settings_record_is_refused_on_open() {
         || message.contains("does not match its checksum");
     assert!(refused, "{message}");
 }
+
+/// An index created with a site template is format 3 and gives the template back after a
+/// reopen; a damaged template record, or format 3 without one, is refused, never opened as an
+/// index that compares pages with their template.
+#[test]
+fn a_site_template_is_kept_in_format_3_and_damage_to_it_is_refused() {
+    use lookalike::boilerplate::{
+        BlockCounts, BlockHasher, BoilerplateMode, BoilerplateRule, PageBlocks, SiteTemplate,
+    };
+    let mut counts = BlockCounts::default();
+    let mut hasher = BlockHasher::default();
+    let site = counts.site("docs.example");
+    for own in [
+        "apples and pears",
+        "rivers run deep",
+        "a lamp at night",
+        "the stone bridge",
+        "cold winter sun",
+        "old harbor town",
+    ] {
+        let page = format!("Home | Guide | About us\nThe page about {own}\nCopyright");
+        counts.add(site, &PageBlocks::of_texts(&mut hasher, [page.as_str()]));
+    }
+    let template = SiteTemplate {
+        mode: BoilerplateMode::Auto,
+        site_field: None,
+        template: counts.finish(BoilerplateRule::default()),
+    };
+    assert_eq!(template.figures(), (1, 1, 2));
+    let dir = tempfile::tempdir().unwrap();
+    let settings = IndexSettings::from_config(&DedupConfig::default()).unwrap();
+    let index = Index::create_with_template(dir.path(), &settings, &template).unwrap();
+    assert_eq!(index.stats().unwrap().format, 3);
+    drop(index);
+    let reopened = Index::open(dir.path()).unwrap();
+    let kept = reopened.template().expect("the template is kept");
+    assert_eq!(kept.figures(), (1, 1, 2));
+    assert_eq!(reopened.stats().unwrap().template.unwrap().template_blocks, 2);
+    drop(reopened);
+
+    let put = |key: &[u8], value: Option<Vec<u8>>| {
+        let storage = RedbStorage::open(&dir.path().join(DB_FILE)).unwrap();
+        let mut w = lookalike_index::storage::Writes::new();
+        w.insert((Table::Meta, key.to_vec()), value);
+        storage.commit(&w, lookalike_index::Durability::Immediate).unwrap();
+    };
+    let storage = RedbStorage::open(&dir.path().join(DB_FILE)).unwrap();
+    let mut packed = storage.snapshot().unwrap().get(Table::Meta, b"template").unwrap().unwrap();
+    drop(storage);
+    let last = packed.len() - 1;
+    packed[last] ^= 1;
+    put(b"template", Some(packed));
+    let e = Index::open(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("site template record") && e.contains("checksum"), "{e}");
+    put(b"template", None);
+    put(b"template-xxh3", None);
+    let e = Index::open(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("format 3 without its site template"), "{e}");
+}

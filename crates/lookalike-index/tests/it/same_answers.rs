@@ -273,11 +273,13 @@ fn other_settings_and_other_format_versions_are_refused_with_the_difference() {
     // A future format version.
     let storage = RedbStorage::open(&dir.path().join(lookalike_index::index::DB_FILE)).unwrap();
     let mut w = lookalike_index::storage::Writes::new();
-    w.insert((Table::Meta, b"format".to_vec()), Some(3u32.to_le_bytes().to_vec()));
+    let future = lookalike_index::FORMAT_VERSION + 1;
+    w.insert((Table::Meta, b"format".to_vec()), Some(future.to_le_bytes().to_vec()));
     storage.commit(&w, lookalike_index::Durability::Immediate).unwrap();
     drop(storage);
     let e = Index::open(dir.path()).unwrap_err().to_string();
-    assert!(e.contains("format version 3") && e.contains("reads versions 1 to 2"), "{e}");
+    let reads = format!("reads versions 1 to {}", lookalike_index::FORMAT_VERSION);
+    assert!(e.contains(&format!("format version {future}")) && e.contains(&reads), "{e}");
     let empty = tempfile::tempdir().unwrap();
     assert!(matches!(Index::open(empty.path()), Err(Error::NotAnIndex { .. })));
 }
