@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use lookalike::sketch::supershingles::SuperShingleConfig;
-use lookalike::{DedupConfig, DedupStats, LshParams};
+use lookalike::{DedupConfig, DedupStats, LshParams, MethodKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -151,11 +151,14 @@ fn method_shown<'de, D: serde::Deserializer<'de>>(d: D) -> Result<MethodShown, D
         _ => return Err(D::Error::custom("neither a method's name nor {name: settings}")),
     };
     let at = |e: serde_json::Error| D::Error::custom(format!("{name}: {e}"));
-    let curve = match name.as_str() {
-        "supershingles" => {
+    let kind = MethodKind::deserialize(Value::String(name.clone())).ok();
+    let curve = match kind {
+        Some(MethodKind::SuperShingles) => {
             Curve::SuperShingles(SuperShingles::deserialize(settings).map_err(at)?.shape)
         }
-        "simhash" => Curve::SimHash(SimHash::deserialize(settings).map_err(at)?.max_distance),
+        Some(MethodKind::SimHash) => {
+            Curve::SimHash(SimHash::deserialize(settings).map_err(at)?.max_distance)
+        }
         _ => Curve::None,
     };
     Ok(MethodShown { name, curve })

@@ -14,9 +14,9 @@ use crate::candidates::sorted_pairs::{DEFAULT_MAX_DOCS_PER_SHINGLE, FrequentShin
 use crate::cluster::{ClusterMode, Keep};
 use crate::lexical::collection::Lexicon;
 use crate::lexical::imatch::IMatchConfig;
-use crate::lexical::lexsig::{LongSentenceConfig, TfRidfConfig};
-use crate::lexical::partitioned::PartitionConfig;
+use crate::lexical::lexsig::TfRidfConfig;
 use crate::lexical::refwords::RefWordsConfig;
+pub use crate::method::MethodConfig;
 use crate::method::MethodKind;
 use crate::shingles::ShingleKind;
 use crate::sketch::minhash::MinHashScheme;
@@ -115,103 +115,9 @@ impl Default for DedupConfig {
     }
 }
 
-/// A method with its settings. Each variant's settings are those of that method alone; the
-/// settings every method shares are in [`DedupConfig`]. Serialized (in `--stats`) as
-/// `{"NAME": {settings}}` with the method's `--method` name.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MethodConfig {
-    /// MinHash signatures, LSH banding.
-    #[serde(rename = "minhash")]
-    MinHash(MinHashConfig),
-    /// Super-shingles and mega-shingles.
-    #[serde(rename = "supershingles")]
-    SuperShingles(SuperShinglesConfig),
-    /// MOD-m sampling (the sample must be `mod:M`).
-    ModM(SampleConfig),
-    /// MIN-s sampling (the sample must be `min:S`).
-    MinS(SampleConfig),
-    /// Broder's collection algorithm.
-    Broder(SampleConfig),
-    /// SimHash fingerprints.
-    #[serde(rename = "simhash")]
-    SimHash(SimHashConfig),
-    /// MinHash/LSH candidates kept when their SimHash fingerprints agree too.
-    Combined(CombinedConfig),
-    /// I-Match (its extra lexicons are always 0).
-    #[serde(rename = "i-match")]
-    IMatch(IMatchSettings),
-    /// I-Match with randomized lexicons.
-    #[serde(rename = "i-match-rand")]
-    IMatchRand(IMatchSettings),
-    /// Partitioned fingerprints.
-    Partitioned(PartitionConfig),
-    /// TF*RIDF signatures.
-    #[serde(rename = "tf-ridf")]
-    TfRidf(TfRidfSettings),
-    /// Long-sentence signatures.
-    LongSentences(LongSentenceConfig),
-    /// Reference words.
-    #[serde(rename = "refwords")]
-    RefWords(RefWordsSettings),
-    /// SpotSigs.
-    #[serde(rename = "spotsigs")]
-    SpotSigs(SpotSigsConfig),
-    /// Exact copies only.
-    Exact,
-}
-
 impl Default for MethodConfig {
     fn default() -> Self {
         MethodConfig::MinHash(MinHashConfig::default())
-    }
-}
-
-impl MethodConfig {
-    /// The method's name and kind.
-    pub fn kind(&self) -> MethodKind {
-        match self {
-            MethodConfig::MinHash(_) => MethodKind::MinHash,
-            MethodConfig::SuperShingles(_) => MethodKind::SuperShingles,
-            MethodConfig::ModM(_) => MethodKind::ModM,
-            MethodConfig::MinS(_) => MethodKind::MinS,
-            MethodConfig::Broder(_) => MethodKind::Broder,
-            MethodConfig::SimHash(_) => MethodKind::SimHash,
-            MethodConfig::Combined(_) => MethodKind::Combined,
-            MethodConfig::IMatch(_) => MethodKind::IMatch,
-            MethodConfig::IMatchRand(_) => MethodKind::IMatchRand,
-            MethodConfig::Partitioned(_) => MethodKind::Partitioned,
-            MethodConfig::TfRidf(_) => MethodKind::TfRidf,
-            MethodConfig::LongSentences(_) => MethodKind::LongSentences,
-            MethodConfig::RefWords(_) => MethodKind::RefWords,
-            MethodConfig::SpotSigs(_) => MethodKind::SpotSigs,
-            MethodConfig::Exact => MethodKind::Exact,
-        }
-    }
-}
-
-impl From<MethodKind> for MethodConfig {
-    /// The method with its default settings.
-    fn from(kind: MethodKind) -> MethodConfig {
-        match kind {
-            MethodKind::MinHash => MethodConfig::MinHash(MinHashConfig::default()),
-            MethodKind::SuperShingles => {
-                MethodConfig::SuperShingles(SuperShinglesConfig::default())
-            }
-            MethodKind::ModM => MethodConfig::ModM(SampleConfig::default()),
-            MethodKind::MinS => MethodConfig::MinS(SampleConfig::default()),
-            MethodKind::Broder => MethodConfig::Broder(SampleConfig::default()),
-            MethodKind::SimHash => MethodConfig::SimHash(SimHashConfig::default()),
-            MethodKind::Combined => MethodConfig::Combined(CombinedConfig::default()),
-            MethodKind::IMatch => MethodConfig::IMatch(IMatchSettings::default()),
-            MethodKind::IMatchRand => MethodConfig::IMatchRand(IMatchSettings::default()),
-            MethodKind::Partitioned => MethodConfig::Partitioned(PartitionConfig::default()),
-            MethodKind::TfRidf => MethodConfig::TfRidf(TfRidfSettings::default()),
-            MethodKind::LongSentences => MethodConfig::LongSentences(LongSentenceConfig::default()),
-            MethodKind::RefWords => MethodConfig::RefWords(RefWordsSettings::default()),
-            MethodKind::SpotSigs => MethodConfig::SpotSigs(SpotSigsConfig::default()),
-            MethodKind::Exact => MethodConfig::Exact,
-        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Broder`]: Broder's collection algorithm (Broder, Glassman, Manasse & Zweig 1997).
 
 use super::samples::{Estimator, Sampled, Samples};
-use super::{Context, Slot};
+use super::{Context, MethodKind, Slot};
 use crate::config::{Sample, SampleConfig};
 use crate::error::Error;
 
@@ -15,7 +15,7 @@ pub type Broder = Sampled<BroderEstimate>;
 pub struct BroderEstimate;
 
 impl Estimator for BroderEstimate {
-    const NAME: &'static str = "broder";
+    const NAME: &'static str = MethodKind::Broder.name();
 
     fn estimate(&self, samples: &Samples, a: Slot, b: Slot) -> f64 {
         samples.shared_over_smaller(a, b)
@@ -41,4 +41,5 @@ pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec 
     options: super::samples::OPTIONS,
     config: |v| Ok(crate::config::MethodConfig::Broder(super::samples::config_of(v))),
     index: super::options::InIndex::NotYet,
+    document_keys: super::samples::no_document_keys,
 };

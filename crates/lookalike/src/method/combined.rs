@@ -21,12 +21,14 @@
 //! about half the recall, so with exact verification use [`MinHash`]
 //! (bench/results/combined-2026-11-24.md).
 
+use super::doc_keyer::{DocKeys, DocumentKeys, Keying, KeyingInput, fingerprint_of};
 use super::minhash::{self, MinHash, verify_short};
 use super::options::{InIndex, MethodSpec};
 use super::simhash::{self, SimDoc, SimHash};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{CombinedConfig, MethodConfig};
 use crate::error::Error;
+use crate::sketch::simhash::Weighting;
 
 /// What the combined method's SimHash filter did, for the summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -170,4 +172,46 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::NotYet,
+    document_keys: keys_of,
 };
+
+/// The combined method's keys of a document: its MinHash half's band keys, with its SimHash
+/// fingerprint (pairs sharing a band are candidates within the SimHash distance).
+#[derive(Debug)]
+struct CombinedKeys {
+    method: Combined,
+    k: u32,
+}
+
+impl DocumentKeys for CombinedKeys {
+    fn keys(&self, doc: &DocView<'_>) -> DocKeys {
+        DocKeys {
+            keys: self.method.minhash().band_keys(doc.shingles),
+            fingerprint: fingerprint_of(self.method.doc(doc)),
+            unsigned: None,
+        }
+    }
+
+    fn max_distance(&self) -> Option<u32> {
+        Some(self.k)
+    }
+
+    fn lists_anchors(&self) -> bool {
+        true
+    }
+}
+
+/// The combined method's per-document keys ([`DocumentKeys`]).
+fn keys_of(input: KeyingInput<'_>) -> Keying {
+    let MethodConfig::Combined(m) = &input.config.method else {
+        unreachable!("the combined method's spec keys a combined configuration")
+    };
+    if m.weights == Weighting::TfIdf && input.statistics.is_none() {
+        return Err(input.needs("tf·idf weights (document frequencies)"));
+    }
+    let mut method = Combined::new(*m, input.context())?;
+    if let Some(s) = input.statistics {
+        method = method.with_doc_freq(s.doc_freq());
+    }
+    Ok(Box::new(CombinedKeys { k: method.max_distance(), method }))
+}

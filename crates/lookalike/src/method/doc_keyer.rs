@@ -6,14 +6,11 @@ use std::fmt;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::{
-    Combined, Context, DocView, IMatch, LexDoc, LongSentences, Method, MethodKind, Partitioned,
-    SimDoc, SimHash, TfRidf,
-};
-use crate::candidates::hamming::{TableConfig, binomial, combinations};
-use crate::config::{DedupConfig, IMatchSettings, MethodConfig, TfRidfSettings};
-use crate::error::{ConfigError, Error};
-use crate::sketch::simhash::{Weighting, hamming};
+use super::{Context, DocView, LexDoc, MethodKind, SimDoc};
+use crate::candidates::hamming::combinations;
+use crate::config::DedupConfig;
+use crate::error::Error;
+use crate::sketch::simhash::hamming;
 
 /// Most keys per document [`DocKeyer`] makes for partitioned fingerprints with k > 1 (one per
 /// k-subset of the L list fingerprints: C(L, k)).
@@ -88,39 +85,79 @@ impl From<Error> for KeyerError {
 /// [`DocKeyer::with_statistics`] once their statistics are counted).
 #[derive(Debug)]
 pub struct DocKeyer {
-    keyer: Keyer,
+    kind: MethodKind,
+    keyer: Box<dyn DocumentKeys>,
 }
 
-#[derive(Debug)]
-enum Keyer {
-    SimHash {
-        method: SimHash,
-        masks: Vec<u64>,
-        k: u32,
-    },
-    Combined {
-        method: Box<Combined>,
-        k: u32,
-    },
-    Sentences(LongSentences),
-    Partitioned {
-        method: Partitioned,
-        min_shared: usize,
-    },
-    /// I-Match (`randomized`: i-match-rand) signed with a lexicon file's statistics.
-    IMatch {
-        method: Box<IMatch>,
-        randomized: bool,
-    },
-    /// TF*RIDF signed with a lexicon file's statistics.
-    TfRidf(Box<TfRidf>),
+/// A method's keys for one document alone: what a method with per-document keys implements (in
+/// its own file), and what its [`MethodSpec::document_keys`](super::options::MethodSpec) builds.
+pub trait DocumentKeys: fmt::Debug + Send + Sync {
+    /// The keys of one document, from its view as the pipeline makes it.
+    fn keys(&self, doc: &DocView<'_>) -> DocKeys;
+
+    /// The Hamming distance k within which two documents sharing a key are candidates (SimHash,
+    /// combined); `None`: every two documents sharing a key are.
+    fn max_distance(&self) -> Option<u32> {
+        None
+    }
+
+    /// Whether a group sharing a key is listed as the library lists LSH buckets (the combined
+    /// method); otherwise every pair of the group is a candidate.
+    fn lists_anchors(&self) -> bool {
+        false
+    }
 }
+
+/// What a method's keyer is built from: the configuration, about how many documents the
+/// collection has (the SimHash table layout), and the collection's statistics when a
+/// [`StatisticsPass`](super::StatisticsPass) counted them.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyingInput<'a> {
+    /// The configuration.
+    pub config: &'a DedupConfig,
+    /// About how many documents the collection has.
+    pub documents: usize,
+    /// The statistics counted over the collection's heads, if any.
+    pub statistics: Option<&'a super::PartialStatistics>,
+}
+
+impl KeyingInput<'_> {
+    /// The method's context.
+    pub(super) fn context(&self) -> Context {
+        Context::of(self.config)
+    }
+
+    /// The statistics as a lexicon (what a lexicon file gives I-Match and TF*RIDF: the same
+    /// `Signer::from_stats` as `prepare`), if counted.
+    pub(super) fn lexicon(&self) -> Option<std::sync::Arc<crate::lexical::collection::Lexicon>> {
+        self.statistics.map(|s| {
+            std::sync::Arc::new(crate::lexical::collection::Lexicon::new(
+                s.collection_stats(),
+                self.config.seed,
+                "statistics of the input",
+            ))
+        })
+    }
+
+    /// The refusal of a method that signs documents with `what` of the whole collection.
+    pub(super) fn needs(&self, what: &str) -> KeyerError {
+        KeyerError::NoDocumentKeys(format!(
+            "{} signs documents with {what} of the whole collection, known only once every document is read",
+            self.config.method.kind()
+        ))
+    }
+}
+
+/// A method's keyer, or why it has none: what [`MethodSpec::document_keys`] gives.
+///
+/// [`MethodSpec::document_keys`]: super::options::MethodSpec::document_keys
+pub type Keying = Result<Box<dyn DocumentKeys>, KeyerError>;
 
 impl DocKeyer {
     /// The keyer of a configuration, for a collection of about `documents` documents (the SimHash
     /// table layout, when the configuration does not fix its blocks).
     pub fn new(c: &DedupConfig, documents: usize) -> Result<DocKeyer, KeyerError> {
-        DocKeyer::build(c, documents, None)
+        DocKeyer::build(KeyingInput { config: c, documents, statistics: None })
     }
 
     /// The keyer of a configuration whose method signs with statistics of the input itself (a
@@ -134,164 +171,24 @@ impl DocKeyer {
         documents: usize,
         statistics: &super::PartialStatistics,
     ) -> Result<DocKeyer, KeyerError> {
-        DocKeyer::build(c, documents, Some(statistics))
+        DocKeyer::build(KeyingInput { config: c, documents, statistics: Some(statistics) })
     }
 
-    fn build(
-        c: &DedupConfig,
-        documents: usize,
-        statistics: Option<&super::PartialStatistics>,
-    ) -> Result<DocKeyer, KeyerError> {
-        let cx = Context::of(c);
-        // The statistics as a lexicon (what a lexicon file gives I-Match and TF*RIDF: the same
-        // `Signer::from_stats` as `prepare`).
-        let lexicon = |s: &super::PartialStatistics| {
-            Some(std::sync::Arc::new(crate::lexical::collection::Lexicon::new(
-                s.collection_stats(),
-                c.seed,
-                "statistics of the input",
-            )))
-        };
-        let needs = |what: &str| {
-            KeyerError::NoDocumentKeys(format!(
-                "{} signs documents with {what} of the whole collection, known only once every document is read",
-                c.method.kind()
-            ))
-        };
-        let keyer = match &c.method {
-            MethodConfig::SimHash(m) if m.weights != Weighting::TfIdf || statistics.is_some() => {
-                let mut method = SimHash::new(*m, cx)?;
-                if let Some(s) = statistics {
-                    method = method.with_doc_freq(s.doc_freq());
-                }
-                let k = method.max_distance();
-                let layout = match m.blocks {
-                    Some(b) => TableConfig::new(b, k),
-                    None => TableConfig::for_collection(k, documents),
-                }
-                .ok_or(Error::from(ConfigError::NoTableLayout { k, blocks: m.blocks }))?;
-                Keyer::SimHash { method, masks: layout.key_masks(k), k }
-            }
-            MethodConfig::SimHash(_) => {
-                return Err(needs("tf·idf weights (document frequencies)"));
-            }
-            MethodConfig::Combined(m) if m.weights != Weighting::TfIdf || statistics.is_some() => {
-                let mut method = Combined::new(*m, cx)?;
-                if let Some(s) = statistics {
-                    method = method.with_doc_freq(s.doc_freq());
-                }
-                Keyer::Combined { k: method.max_distance(), method: Box::new(method) }
-            }
-            MethodConfig::Combined(_) => {
-                return Err(needs("tf·idf weights (document frequencies)"));
-            }
-            MethodConfig::LongSentences(m) => {
-                Keyer::Sentences(LongSentences::new(*m, cx).map_err(Error::from)?)
-            }
-            MethodConfig::Partitioned(m) => {
-                let subsets = binomial(m.lists, m.min_shared.max(1));
-                if subsets.is_none_or(|s| s as u64 > MAX_SUBSET_KEYS) {
-                    let count =
-                        subsets.map_or_else(|| "more than 2^64".to_owned(), |s| s.to_string());
-                    return Err(KeyerError::NoDocumentKeys(format!(
-                        "partitioned with {} lists and k = {} needs C({}, {}) = {count} keys per document (at most {MAX_SUBSET_KEYS})",
-                        m.lists, m.min_shared, m.lists, m.min_shared
-                    )));
-                }
-                Keyer::Partitioned {
-                    method: Partitioned::new(*m, cx)?,
-                    min_shared: m.min_shared.max(1),
-                }
-            }
-            MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m) if m.lexicon.is_some() => {
-                let randomized = matches!(c.method, MethodConfig::IMatchRand(_));
-                Keyer::IMatch { method: Box::new(IMatch::new(m, randomized, cx)?), randomized }
-            }
-            MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m) if statistics.is_some() => {
-                let randomized = matches!(c.method, MethodConfig::IMatchRand(_));
-                let m = IMatchSettings { lexicon: statistics.and_then(lexicon), ..m.clone() };
-                Keyer::IMatch { method: Box::new(IMatch::new(&m, randomized, cx)?), randomized }
-            }
-            MethodConfig::IMatch(_) | MethodConfig::IMatchRand(_) => {
-                return Err(needs(
-                    "a lexicon from the document frequencies (a lexicon file, `lexicon=`, signs each document alone)",
-                ));
-            }
-            MethodConfig::TfRidf(m) if m.lexicon.is_some() => {
-                Keyer::TfRidf(Box::new(TfRidf::new(m, cx)?))
-            }
-            MethodConfig::TfRidf(m) if statistics.is_some() => {
-                let m = TfRidfSettings { lexicon: statistics.and_then(lexicon), ..m.clone() };
-                Keyer::TfRidf(Box::new(TfRidf::new(&m, cx)?))
-            }
-            MethodConfig::TfRidf(_) => {
-                return Err(needs(
-                    "residual IDF (document frequencies; a lexicon file, `lexicon=`, signs each document alone)",
-                ));
-            }
-            MethodConfig::RefWords(_) => {
-                return Err(needs("reference words chosen from the frequencies"));
-            }
-            MethodConfig::ModM(_) | MethodConfig::MinS(_) | MethodConfig::Broder(_) => {
-                return Err(KeyerError::NoDocumentKeys(format!(
-                    "{} counts the samples each pair shares over the whole collection (Broder's sort, frequent shingles discounted)",
-                    c.method.kind()
-                )));
-            }
-            MethodConfig::SpotSigs(_) => {
-                return Err(KeyerError::NoDocumentKeys(
-                    "spotsigs finds its pairs with an inverted index over the whole collection (weighted Jaccard of spot multisets)".into(),
-                ));
-            }
-            MethodConfig::MinHash(_) | MethodConfig::SuperShingles(_) | MethodConfig::Exact => {
-                return Err(KeyerError::NoDocumentKeys(format!(
-                    "{} has keys of its own (LSH band keys, super-shingles) or none (exact)",
-                    c.method.kind()
-                )));
-            }
-        };
-        Ok(DocKeyer { keyer })
+    fn build(input: KeyingInput<'_>) -> Result<DocKeyer, KeyerError> {
+        let kind = input.config.method.kind();
+        let keyer = (kind.spec().document_keys)(input)?;
+        Ok(DocKeyer { kind, keyer })
     }
 
     /// The method.
     pub fn kind(&self) -> MethodKind {
-        match &self.keyer {
-            Keyer::SimHash { .. } => MethodKind::SimHash,
-            Keyer::Combined { .. } => MethodKind::Combined,
-            Keyer::Sentences(_) => MethodKind::LongSentences,
-            Keyer::Partitioned { .. } => MethodKind::Partitioned,
-            Keyer::IMatch { randomized: false, .. } => MethodKind::IMatch,
-            Keyer::IMatch { randomized: true, .. } => MethodKind::IMatchRand,
-            Keyer::TfRidf(_) => MethodKind::TfRidf,
-        }
+        self.kind
     }
 
     /// The keys of one document, from its view as the pipeline makes it (text, normalized text
     /// and shingles, never empty).
     pub fn keys(&self, doc: &DocView<'_>) -> DocKeys {
-        let simhash = |d: SimDoc| match d {
-            SimDoc::Fingerprint(fp) => fp,
-            SimDoc::Bag(_) | SimDoc::Empty => 0,
-        };
-        match &self.keyer {
-            Keyer::SimHash { method, masks, .. } => {
-                let fp = simhash(method.doc(doc));
-                DocKeys {
-                    keys: masks.iter().enumerate().map(|(t, &m)| (t as u32, fp & m)).collect(),
-                    fingerprint: fp,
-                    unsigned: None,
-                }
-            }
-            Keyer::Combined { method, .. } => DocKeys {
-                keys: method.minhash().band_keys(doc.shingles),
-                fingerprint: simhash(method.doc(doc)),
-                unsigned: None,
-            },
-            Keyer::Sentences(method) => signed(method.doc(doc), 1),
-            Keyer::Partitioned { method, min_shared } => signed(method.doc(doc), *min_shared),
-            Keyer::IMatch { method, .. } => signed(lexicon_signed(method.doc(doc)), 1),
-            Keyer::TfRidf(method) => signed(lexicon_signed(method.doc(doc)), 1),
-        }
+        self.keyer.keys(doc)
     }
 
     /// Whether a group of documents sharing a key is listed as the library lists LSH buckets
@@ -299,19 +196,13 @@ impl DocKeyer {
     /// [`ANCHORS`](crate::candidates::lsh::ANCHORS) and its predecessor): the combined method.
     /// Otherwise every pair of the group is a candidate.
     pub fn lists_anchors(&self) -> bool {
-        matches!(self.keyer, Keyer::Combined { .. })
+        self.keyer.lists_anchors()
     }
 
     /// SimHash, combined: the Hamming distance k within which two documents sharing a key are
     /// candidates.
     pub fn max_distance(&self) -> Option<u32> {
-        match &self.keyer {
-            Keyer::SimHash { k, .. } | Keyer::Combined { k, .. } => Some(*k),
-            Keyer::Sentences(_)
-            | Keyer::Partitioned { .. }
-            | Keyer::IMatch { .. }
-            | Keyer::TfRidf(_) => None,
-        }
+        self.keyer.max_distance()
     }
 
     /// Whether two documents sharing a key are candidates, from their [`DocKeys::fingerprint`]s
@@ -321,8 +212,25 @@ impl DocKeyer {
     }
 }
 
+/// MinHash, super-shingles and exact have no [`DocumentKeys`]: the first two have keys of their
+/// own, exact has no candidates.
+pub(super) fn own_keys(input: KeyingInput<'_>) -> Keying {
+    Err(KeyerError::NoDocumentKeys(format!(
+        "{} has keys of its own (LSH band keys, super-shingles) or none (exact)",
+        input.config.method.kind()
+    )))
+}
+
+/// A SimHash document's fingerprint (0 when it has none).
+pub(super) fn fingerprint_of(d: SimDoc) -> u64 {
+    match d {
+        SimDoc::Fingerprint(fp) => fp,
+        SimDoc::Bag(_) | SimDoc::Empty => 0,
+    }
+}
+
 /// The keys of a document signed with a lexicon file's statistics (as read: never term counts).
-fn lexicon_signed(doc: LexDoc) -> Option<Result<Vec<u64>, String>> {
+pub(super) fn lexicon_signed(doc: LexDoc) -> Option<Result<Vec<u64>, String>> {
     match doc {
         LexDoc::Keys(keys) => Some(keys),
         LexDoc::Terms(_) | LexDoc::Empty => None,
@@ -330,7 +238,7 @@ fn lexicon_signed(doc: LexDoc) -> Option<Result<Vec<u64>, String>> {
 }
 
 /// A signature method's keys (space 0), one per `min_shared`-subset of them when it is above 1.
-fn signed(keys: Option<Result<Vec<u64>, String>>, min_shared: usize) -> DocKeys {
+pub(super) fn signed(keys: Option<Result<Vec<u64>, String>>, min_shared: usize) -> DocKeys {
     let mut keys = match keys.unwrap_or_else(|| Err("no signature".to_owned())) {
         Ok(keys) => keys,
         Err(reason) => return DocKeys { unsigned: Some(reason), ..DocKeys::default() },
@@ -360,9 +268,10 @@ fn signed(keys: Option<Result<Vec<u64>, String>>, min_shared: usize) -> DocKeys 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{CombinedConfig, SimHashConfig};
+    use crate::config::{CombinedConfig, MethodConfig, SimHashConfig};
     use crate::lexical::partitioned::PartitionConfig;
     use crate::shingles::{ShingleScratch, Shingler};
+    use crate::sketch::simhash::Weighting;
     use crate::text::normalize::NormalizedText;
 
     /// Distinct texts: near copies of a few bases (a word changed, a tail cut, sentences added)
@@ -655,6 +564,51 @@ mod tests {
         assert!(why(MethodConfig::SimHash(tf_idf)).contains("document frequencies"));
         let many = PartitionConfig { lists: 64, min_shared: 4, ..PartitionConfig::default() };
         assert!(why(MethodConfig::Partitioned(many)).contains("C(64, 4) = 635376"));
+    }
+
+    /// Each method's spec builds its own keyer (none reaches another's `unreachable!`): with its
+    /// default settings exactly the methods the type's documentation lists have keys alone, and
+    /// with counted statistics the statistics-signed ones join them.
+    #[test]
+    fn every_method_keys_documents_or_says_why_by_its_own_spec() {
+        use MethodKind::*;
+        let texts = texts();
+        let c = |kind| DedupConfig { method: MethodConfig::from(kind), ..DedupConfig::default() };
+        let keyed = |statistics: bool| -> Vec<MethodKind> {
+            MethodKind::ALL
+                .iter()
+                .copied()
+                .filter(|&kind| {
+                    let c = c(kind);
+                    let keyer = if statistics {
+                        let pass = crate::method::StatisticsPass::new(&c);
+                        let counted = pass.map(|_| piecewise_statistics(&c, &texts));
+                        match counted {
+                            Some(s) => DocKeyer::with_statistics(&c, texts.len(), &s),
+                            None => DocKeyer::new(&c, texts.len()),
+                        }
+                    } else {
+                        DocKeyer::new(&c, texts.len())
+                    };
+                    match keyer {
+                        Ok(k) => {
+                            assert_eq!(k.kind(), kind);
+                            true
+                        }
+                        Err(KeyerError::NoDocumentKeys(why)) => {
+                            assert!(why.contains(kind.name()), "{kind}: {why}");
+                            false
+                        }
+                        Err(e) => panic!("{kind}: {e}"),
+                    }
+                })
+                .collect()
+        };
+        assert_eq!(keyed(false), [SimHash, Combined, Partitioned, LongSentences]);
+        assert_eq!(
+            keyed(true),
+            [SimHash, Combined, IMatch, IMatchRand, Partitioned, TfRidf, LongSentences]
+        );
     }
 
     #[test]

@@ -48,4 +48,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
     options: &[],
     config: |_| Ok(MethodConfig::Exact),
     index: InIndex::NotYet,
+    document_keys: super::doc_keyer::own_keys,
 };

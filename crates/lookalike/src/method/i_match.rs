@@ -1,6 +1,7 @@
 //! [`IMatch`]: I-Match (Chowdhury, Frieder, Grossman & McCabe 2002) and I-Match with randomized
 //! lexicons (Kołcz, Chowdhury & Alspector 2004).
 
+use super::doc_keyer::{Keying, KeyingInput};
 use super::keys::{self, Signer, StatSigned};
 use super::options::{InIndex, MethodOption, MethodSpec, OptionValues};
 use super::{Context, MethodKind};
@@ -40,7 +41,7 @@ impl Signer for imatch::IMatch {
         let c = &s.config;
         if s.randomized {
             keys::describe(
-                "i-match-rand",
+                MethodKind::IMatchRand.name(),
                 &format!(
                     "mid-IDF terms (NIDF in [{}, {}]) from the {source}, {} extra lexicons dropping {} of them",
                     c.nidf_low, c.nidf_high, c.extra_lexicons, c.drop_fraction
@@ -49,7 +50,7 @@ impl Signer for imatch::IMatch {
             )
         } else {
             keys::describe(
-                "i-match",
+                MethodKind::IMatch.name(),
                 &format!(
                     "mid-IDF terms (NIDF in [{}, {}]) from the {source}, at least {} per document",
                     c.nidf_low, c.nidf_high, c.min_terms
@@ -122,6 +123,7 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
     options: &[&keys::LEXICON, &NIDF_LOW, &NIDF_HIGH, &MIN_TERMS],
     config: |v| Ok(MethodConfig::IMatch(settings_of(v))),
     index: InIndex::CollectionStatistics,
+    document_keys: keys_of,
 };
 
 /// I-Match with randomized lexicons in the registry.
@@ -130,6 +132,7 @@ pub(super) static SPEC_RAND: MethodSpec = MethodSpec {
     options: &[&keys::LEXICON, &NIDF_LOW, &NIDF_HIGH, &MIN_TERMS, &EXTRA_LEXICONS, &DROP_FRACTION],
     config: |v| Ok(MethodConfig::IMatchRand(settings_of(v))),
     index: InIndex::CollectionStatistics,
+    document_keys: keys_of,
 };
 
 /// The I-Match settings from the option values.
@@ -145,4 +148,20 @@ fn settings_of(v: &OptionValues) -> IMatchSettings {
         },
         lexicon: v.lexicon(),
     }
+}
+
+/// I-Match's and I-Match-rand's per-document keys ([`DocumentKeys`]).
+fn keys_of(input: KeyingInput<'_>) -> Keying {
+    let (MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m)) = &input.config.method else {
+        unreachable!("I-Match's specs key I-Match configurations")
+    };
+    let randomized = matches!(input.config.method, MethodConfig::IMatchRand(_));
+    keys::stat_signed_keys(
+        input,
+        m.lexicon.as_ref(),
+        "a lexicon from the document frequencies (a lexicon file, `lexicon=`, signs each document alone)",
+        |lexicon| {
+            IMatch::new(&IMatchSettings { lexicon, ..m.clone() }, randomized, input.context())
+        },
+    )
 }

@@ -2,8 +2,11 @@
 //! candidates from shared keys, and for the methods signed with collection statistics the
 //! statistics pass.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
+use super::doc_keyer::{DocKeys, DocumentKeys, Keying, KeyingInput, lexicon_signed, signed};
 use super::options::MethodOption;
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
 use crate::candidates::shared_keys;
@@ -301,3 +304,34 @@ pub(super) static LEXICON: MethodOption = MethodOption::path(
            statistics saved by `lookalike lexicon build` instead of those of the input itself, so \
            that a new batch gets the same signatures as an old one",
 );
+
+impl<S: Signer> DocumentKeys for StatSigned<S> {
+    /// The key of a document signed with a lexicon (a lexicon file's, or the counted
+    /// statistics').
+    fn keys(&self, doc: &DocView<'_>) -> DocKeys {
+        signed(lexicon_signed(self.doc(doc)), 1)
+    }
+}
+
+impl<S: DocSigner> DocumentKeys for DocSigned<S> {
+    fn keys(&self, doc: &DocView<'_>) -> DocKeys {
+        signed(self.doc(doc), 1)
+    }
+}
+
+/// The per-document keys of a statistics-signed method ([`DocumentKeys`]): signed with its
+/// lexicon file, else with the counted statistics as a lexicon (`with_lexicon` builds the method
+/// from its settings given that lexicon), else refused: `needs` says what it signs with.
+pub(super) fn stat_signed_keys<S: Signer + 'static>(
+    input: KeyingInput<'_>,
+    lexicon: Option<&Arc<Lexicon>>,
+    needs: &str,
+    with_lexicon: impl FnOnce(Option<Arc<Lexicon>>) -> Result<StatSigned<S>, Error>,
+) -> Keying {
+    let lexicon = match (lexicon, input.lexicon()) {
+        (Some(file), _) => Some(Arc::clone(file)),
+        (None, Some(counted)) => Some(counted),
+        (None, None) => return Err(input.needs(needs)),
+    };
+    Ok(Box::new(with_lexicon(lexicon)?))
+}

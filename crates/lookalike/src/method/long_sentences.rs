@@ -4,7 +4,7 @@ use super::keys::{self, DocSigned, DocSigner};
 use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{Context, DocView, MethodKind};
 use crate::config::MethodConfig;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Error};
 use crate::lexical::lexsig::{self, LongSentenceConfig};
 use crate::text::normalize::NormalizedText;
 
@@ -29,7 +29,7 @@ impl DocSigner for SentenceSigner {
 
     fn describe(&self, cx: &Context) -> String {
         keys::describe(
-            "long-sentences",
+            MethodKind::LongSentences.name(),
             &format!("the {} longest sentences", self.config.sentences),
             cx,
         )
@@ -64,4 +64,10 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::NotYet,
+    document_keys: |input| {
+        let MethodConfig::LongSentences(m) = &input.config.method else {
+            unreachable!("the long sentences' spec keys their configuration")
+        };
+        Ok(Box::new(LongSentences::new(*m, input.context()).map_err(Error::from)?))
+    },
 };

@@ -17,7 +17,7 @@ pub struct MinSEstimate {
 }
 
 impl Estimator for MinSEstimate {
-    const NAME: &'static str = "min-s";
+    const NAME: &'static str = MethodKind::MinS.name();
 
     fn estimate(&self, samples: &Samples, a: Slot, b: Slot) -> f64 {
         match samples.context().measure {
@@ -45,4 +45,5 @@ pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec 
     options: super::samples::OPTIONS,
     config: |v| Ok(crate::config::MethodConfig::MinS(super::samples::config_of(v))),
     index: super::options::InIndex::NotYet,
+    document_keys: super::samples::no_document_keys,
 };

@@ -205,6 +205,7 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
     options: &[&NUM_PERM, &BANDS, &ROWS, &FP_WEIGHT, &FN_WEIGHT, &MAX_BUCKET, &SCHEME],
     config: |v| Ok(MethodConfig::MinHash(config_of(v)?)),
     index: InIndex::Yes,
+    document_keys: super::doc_keyer::own_keys,
 };
 
 /// MinHash's settings from the option values (shared with the combined method).

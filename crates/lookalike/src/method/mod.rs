@@ -30,11 +30,12 @@
 //! [`DocKeyer::with_statistics`] keys each document with them.
 //!
 //! Adding a method: a file here with a type implementing [`Method`] and its registry entry (a
-//! `MethodSpec`: the options it owns, its settings from them, whether an index holds it), one line in [`options::METHODS`], a variant of
-//! [`MethodKind`] (its name) and of [`MethodConfig`] (its settings), and an arm in
-//! `MethodConfig::build`, [`MethodConfig::kind`], [`MethodKind::name`] and `From<MethodKind> for
-//! MethodConfig`; the compiler points at every arm (no `_ =>` arm), and a registry test at a
-//! method without a spec. The CLI and Python need no change.
+//! `MethodSpec`: the options it owns, its settings from them, whether an index holds it, its
+//! per-document keys or why it has none), one line in [`options::METHODS`], one line in the
+//! `methods!` list below (its variant, name and settings type: [`MethodKind`] and
+//! [`MethodConfig`] are made from it), and an arm in `MethodConfig::build`; the compiler points at
+//! that arm (no `_ =>` arm), and a registry test at a method without a spec. The CLI, Python and
+//! the Ray job need no change.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -42,10 +43,15 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use crate::candidates::lsh::{CandidateStats, LshParams};
-use crate::config::{DedupConfig, Measure, MethodConfig};
+use crate::config::{
+    CombinedConfig, DedupConfig, IMatchSettings, Measure, MinHashConfig, RefWordsSettings,
+    SampleConfig, SimHashConfig, SpotSigsConfig, SuperShinglesConfig, TfRidfSettings,
+};
 use crate::document::Document;
 use crate::error::Error;
 use crate::fingerprint::text_fingerprint;
+use crate::lexical::lexsig::LongSentenceConfig;
+use crate::lexical::partitioned::PartitionConfig;
 use crate::shingles::{ShingleKind, ShingleScratch, Shingler};
 use crate::text::normalize::NormalizedText;
 use crate::verify::Verify;
@@ -89,129 +95,137 @@ pub use statistics::{PartialStatistics, StatisticsPass};
 pub use super_shingles::SuperShingles;
 pub use tf_ridf::{RidfSigner, TfRidf};
 
-/// The name of a near-duplicate detection method (what `--method` takes); its settings are a
-/// [`MethodConfig`].
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum MethodKind {
+/// Declares the methods once: each line gives a method's variant, its name (what `--method`
+/// takes, and its name in every output and in serialized settings) and its settings type. Both
+/// [`MethodKind`] and [`MethodConfig`] (with `ALL`, `name()`, `kind()` and the default settings)
+/// are made from that list, so a name is written in one place.
+macro_rules! methods {
+    (@pattern $variant:ident) => { MethodConfig::$variant };
+    (@pattern $variant:ident $settings:ty) => { MethodConfig::$variant(_) };
+    (@default $variant:ident) => { MethodConfig::$variant };
+    (@default $variant:ident $settings:ty) => { MethodConfig::$variant(<$settings>::default()) };
+    ($(
+        $(#[$attr:meta])*
+        $variant:ident = $name:literal $(($settings:ty))?,
+    )*) => {
+        /// The name of a near-duplicate detection method (what `--method` takes); its settings
+        /// are a [`MethodConfig`].
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            Default,
+            PartialEq,
+            Eq,
+            Hash,
+            serde::Serialize,
+            serde::Deserialize,
+            clap::ValueEnum,
+        )]
+        pub enum MethodKind {
+            $(
+                $(#[$attr])*
+                #[value(name = $name)]
+                #[serde(rename = $name)]
+                $variant,
+            )*
+        }
+
+        impl MethodKind {
+            /// Every method, in the order `lookalike compare` runs them.
+            pub const ALL: &'static [MethodKind] = &[$(MethodKind::$variant),*];
+
+            /// The name used on the command line and in outputs.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(MethodKind::$variant => $name,)*
+                }
+            }
+        }
+
+        /// A method with its settings. Each variant's settings are those of that method alone;
+        /// the settings every method shares are in [`DedupConfig`]. Serialized (in `--stats`) as
+        /// `{"NAME": {settings}}` with the method's `--method` name (a method without settings:
+        /// `"NAME"`).
+        #[derive(Debug, Clone, serde::Serialize)]
+        pub enum MethodConfig {
+            $(
+                #[doc = concat!("[`MethodKind::", stringify!($variant), "`] with its settings.")]
+                #[serde(rename = $name)]
+                $variant $(($settings))?,
+            )*
+        }
+
+        impl MethodConfig {
+            /// The method's name and kind.
+            pub fn kind(&self) -> MethodKind {
+                match self {
+                    $(methods!(@pattern $variant $($settings)?) => MethodKind::$variant,)*
+                }
+            }
+        }
+
+        impl From<MethodKind> for MethodConfig {
+            /// The method with its default settings.
+            fn from(kind: MethodKind) -> MethodConfig {
+                match kind {
+                    $(MethodKind::$variant => methods!(@default $variant $($settings)?),)*
+                }
+            }
+        }
+    };
+}
+
+methods! {
     /// MinHash signatures, LSH banding, verification (Broder et al. 1998; MMDS ch. 3).
     #[default]
-    #[value(name = "minhash")]
-    #[serde(rename = "minhash")]
-    MinHash,
+    MinHash = "minhash" (MinHashConfig),
     /// Super-shingles and mega-shingles: min-hashes in groups, each group hashed to one
     /// super-shingle; candidates share a mega-shingle (2 super-shingles) or a super-shingle
     /// (Broder 1997; Fetterly, Manasse & Najork 2003).
-    #[value(name = "supershingles")]
-    #[serde(rename = "supershingles")]
-    SuperShingles,
+    SuperShingles = "supershingles" (SuperShinglesConfig),
     /// MOD-m sampling: shingle hashes ≡ 0 mod m; candidates share a sampled shingle (found by
     /// Broder's sort); resemblance and containment estimated from the samples (Broder 1997).
-    ModM,
+    ModM = "mod-m" (SampleConfig),
     /// MIN-s sampling: the s smallest shingle hashes; candidates share a sampled shingle;
     /// resemblance estimated as |MIN_s(A ∪ B) ∩ MIN_s(A) ∩ MIN_s(B)| / s (Broder 1997).
-    MinS,
+    MinS = "min-s" (SampleConfig),
     /// Broder's collection algorithm: ⟨shingle, doc⟩ records sorted by shingle, pairs emitted per
     /// shingle and counted in bounded memory; estimate = count / sketch size (Broder, Glassman,
     /// Manasse & Zweig 1997).
-    Broder,
+    Broder = "broder" (SampleConfig),
     /// SimHash: 64-bit fingerprints of weighted features, pairs within Hamming distance k found
     /// with Manku's permuted tables (Charikar 2002; Manku, Jain & Das Sarma 2007).
-    #[value(name = "simhash")]
-    #[serde(rename = "simhash")]
-    SimHash,
+    SimHash = "simhash" (SimHashConfig),
     /// MinHash/LSH candidates kept only when their SimHash fingerprints are also within Hamming
     /// distance k; own decision: MinHash estimate ≥ threshold (Henzinger 2006: Broder's and
     /// Charikar's algorithms combined).
-    Combined,
+    Combined = "combined" (CombinedConfig),
     /// I-Match: hash of the document's distinct terms of mid IDF (the lexicon, from the
     /// collection's statistics or `--lexicon`); candidates have equal signatures (Chowdhury,
     /// Frieder, Grossman & McCabe 2002).
-    #[value(name = "i-match")]
-    #[serde(rename = "i-match")]
-    IMatch,
+    IMatch = "i-match" (IMatchSettings),
     /// I-Match with K extra randomized lexicons, each dropping a fraction p of the base lexicon:
     /// K + 1 signatures, a match on any (Kołcz, Chowdhury & Alspector 2004).
-    #[value(name = "i-match-rand")]
-    #[serde(rename = "i-match-rand")]
-    IMatchRand,
+    IMatchRand = "i-match-rand" (IMatchSettings),
     /// Partitioned fingerprints: the document's terms split into L lists by hash, each list
     /// fingerprinted; candidates share at least k fingerprints (Pugh, US patent 6,658,423).
-    Partitioned,
+    Partitioned = "partitioned" (PartitionConfig),
     /// TF*RIDF signature: hash of the 6 words of highest tf × residual IDF (Zelenkov &
     /// Segalovich 2007).
-    #[value(name = "tf-ridf")]
-    #[serde(rename = "tf-ridf")]
-    TfRidf,
+    TfRidf = "tf-ridf" (TfRidfSettings),
     /// Long sentences: hash of the two longest sentences (Zelenkov & Segalovich 2007).
-    LongSentences,
+    LongSentences = "long-sentences" (LongSentenceConfig),
     /// Reference words: N words chosen from the collection, each with a relative-frequency
     /// threshold; signature = which words exceed it; candidates have equal signatures (or
     /// within a Hamming distance) (Ilyinsky, Kuzmin, Melkov & Segalovich 2002).
-    #[value(name = "refwords")]
-    #[serde(rename = "refwords")]
-    RefWords,
+    RefWords = "refwords" (RefWordsSettings),
     /// SpotSigs: spots (a stopword and the next content words) as a multiset; pairs with
     /// weighted Jaccard ≥ the threshold, found exactly with size partitions and an inverted index
     /// (Theobald, Siddharth & Paepcke 2008).
-    #[value(name = "spotsigs")]
-    #[serde(rename = "spotsigs")]
-    SpotSigs,
+    SpotSigs = "spotsigs" (SpotSigsConfig),
     /// Exact copies only: equal raw bytes or equal normalized text (128-bit fingerprints).
-    Exact,
-}
-
-impl MethodKind {
-    /// Every method, in the order `lookalike compare` runs them.
-    pub const ALL: &'static [MethodKind] = &[
-        MethodKind::MinHash,
-        MethodKind::SuperShingles,
-        MethodKind::ModM,
-        MethodKind::MinS,
-        MethodKind::Broder,
-        MethodKind::SimHash,
-        MethodKind::Combined,
-        MethodKind::IMatch,
-        MethodKind::IMatchRand,
-        MethodKind::Partitioned,
-        MethodKind::TfRidf,
-        MethodKind::LongSentences,
-        MethodKind::RefWords,
-        MethodKind::SpotSigs,
-        MethodKind::Exact,
-    ];
-
-    /// The name used on the command line and in outputs.
-    pub fn name(self) -> &'static str {
-        match self {
-            MethodKind::MinHash => "minhash",
-            MethodKind::SuperShingles => "supershingles",
-            MethodKind::ModM => "mod-m",
-            MethodKind::MinS => "min-s",
-            MethodKind::Broder => "broder",
-            MethodKind::SimHash => "simhash",
-            MethodKind::Combined => "combined",
-            MethodKind::IMatch => "i-match",
-            MethodKind::IMatchRand => "i-match-rand",
-            MethodKind::Partitioned => "partitioned",
-            MethodKind::TfRidf => "tf-ridf",
-            MethodKind::LongSentences => "long-sentences",
-            MethodKind::RefWords => "refwords",
-            MethodKind::SpotSigs => "spotsigs",
-            MethodKind::Exact => "exact",
-        }
-    }
+    Exact = "exact",
 }
 
 impl fmt::Display for MethodKind {

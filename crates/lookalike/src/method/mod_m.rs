@@ -16,7 +16,7 @@ pub type ModM = Sampled<ModMEstimate>;
 pub struct ModMEstimate;
 
 impl Estimator for ModMEstimate {
-    const NAME: &'static str = "mod-m";
+    const NAME: &'static str = MethodKind::ModM.name();
 
     fn estimate(&self, samples: &Samples, a: Slot, b: Slot) -> f64 {
         match samples.context().measure {
@@ -47,4 +47,5 @@ pub(super) static SPEC: super::options::MethodSpec = super::options::MethodSpec 
     options: super::samples::OPTIONS,
     config: |v| Ok(crate::config::MethodConfig::ModM(super::samples::config_of(v))),
     index: super::options::InIndex::NotYet,
+    document_keys: super::samples::no_document_keys,
 };

@@ -22,6 +22,7 @@ use clap::ValueEnum;
 use clap::builder::{PossibleValue, TypedValueParser};
 
 use super::MethodKind;
+use super::doc_keyer::{Keying, KeyingInput};
 use crate::config::MethodConfig;
 use crate::lexical::collection::Lexicon;
 
@@ -168,6 +169,9 @@ pub struct MethodSpec {
     pub config: fn(&OptionValues) -> Result<MethodConfig, String>,
     /// Whether an incremental index (`lookalike index`, `lookalike.Index`) can hold it.
     pub index: InIndex,
+    /// Its keyer for documents alone (the Ray job's sketch stage, any engine grouping documents
+    /// by key), or why it has none: [`DocKeyer`](super::DocKeyer) calls it.
+    pub document_keys: fn(KeyingInput<'_>) -> Keying,
 }
 
 /// Whether an index, which decides each document as it arrives, can hold a method.
@@ -375,9 +379,9 @@ mod tests {
         assert_eq!(METHODS.len(), MethodKind::ALL.len());
     }
 
-    /// A method's name is written where each derive needs it (clap's value, serde's rename on
-    /// `MethodKind` and on `MethodConfig`, `MethodKind::name`): they must agree, and `ALL` must
-    /// list every variant.
+    /// A method's name is written once, in the `methods!` list, and given to clap's value,
+    /// serde's renames on `MethodKind` and `MethodConfig` and `MethodKind::name`: they agree,
+    /// and `ALL` lists every variant.
     #[test]
     fn a_method_is_spelled_the_same_everywhere() {
         assert_eq!(MethodKind::value_variants(), MethodKind::ALL);

@@ -1,8 +1,12 @@
 //! [`Partitioned`]: partitioned fingerprints (Pugh, US patent 6,658,423).
 
+use super::doc_keyer::{
+    DocKeys, DocumentKeys, KeyerError, Keying, KeyingInput, MAX_SUBSET_KEYS, signed,
+};
 use super::keys::{self, DocSigned, DocSigner};
 use super::options::{InIndex, MethodOption, MethodSpec};
-use super::{Context, DocView, MethodKind};
+use super::{Context, DocView, Method, MethodKind};
+use crate::candidates::hamming::binomial;
 use crate::config::MethodConfig;
 use crate::error::{ConfigError, Error};
 use crate::lexical::collection::TermCounts;
@@ -32,7 +36,7 @@ impl DocSigner for PartitionSigner {
 
     fn describe(&self, cx: &Context) -> String {
         keys::describe(
-            "partitioned",
+            MethodKind::Partitioned.name(),
             &format!(
                 "terms in {} lists, at least {} equal list fingerprints",
                 self.config.lists, self.config.min_shared
@@ -80,4 +84,39 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::Yes,
+    document_keys: keys_of,
 };
+
+/// Partitioned fingerprints' keys of a document: its list fingerprints (k = 1), or one key per
+/// k-subset of them.
+#[derive(Debug)]
+struct PartitionedKeys {
+    method: Partitioned,
+    min_shared: usize,
+}
+
+impl DocumentKeys for PartitionedKeys {
+    fn keys(&self, doc: &DocView<'_>) -> DocKeys {
+        signed(self.method.doc(doc), self.min_shared)
+    }
+}
+
+/// Partitioned fingerprints' per-document keys ([`DocumentKeys`]): refused when a document
+/// would have more than [`MAX_SUBSET_KEYS`] subset keys.
+fn keys_of(input: KeyingInput<'_>) -> Keying {
+    let MethodConfig::Partitioned(m) = &input.config.method else {
+        unreachable!("the partitioned spec keys a partitioned configuration")
+    };
+    let subsets = binomial(m.lists, m.min_shared.max(1));
+    if subsets.is_none_or(|s| s as u64 > MAX_SUBSET_KEYS) {
+        let count = subsets.map_or_else(|| "more than 2^64".to_owned(), |s| s.to_string());
+        return Err(KeyerError::NoDocumentKeys(format!(
+            "partitioned with {} lists and k = {} needs C({}, {}) = {count} keys per document (at most {MAX_SUBSET_KEYS})",
+            m.lists, m.min_shared, m.lists, m.min_shared
+        )));
+    }
+    Ok(Box::new(PartitionedKeys {
+        method: Partitioned::new(*m, input.context())?,
+        min_shared: m.min_shared.max(1),
+    }))
+}

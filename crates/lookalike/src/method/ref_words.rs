@@ -112,7 +112,7 @@ impl Method for RefWords {
     fn describe(&self) -> String {
         let s = &self.settings;
         keys::describe(
-            "refwords",
+            MethodKind::RefWords.name(),
             &format!(
                 "up to {} reference words chosen from the {}, Hamming distance ≤ {}",
                 s.selection.words,
@@ -177,4 +177,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::CollectionStatistics,
+    document_keys: |input| Err(input.needs("reference words chosen from the frequencies")),
 };

@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::doc_keyer::{KeyerError, Keying, KeyingInput};
 use super::minhash::verify_short;
 use super::options::{MethodOption, OptionValues, Value};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodStats, Slot, flat_slice};
@@ -361,6 +362,17 @@ pub(super) fn config_of(v: &OptionValues) -> SampleConfig {
         max_docs_per_shingle: v.get("max_docs_per_shingle").unwrap_or(d.max_docs_per_shingle),
         frequent: v.get("frequent_shingles").unwrap_or(d.frequent),
     }
+}
+
+/// The sampled methods have no per-document keys: what their [`MethodSpec`]s say
+/// ([`DocumentKeys`](super::DocumentKeys)).
+///
+/// [`MethodSpec`]: super::options::MethodSpec
+pub(super) fn no_document_keys(input: KeyingInput<'_>) -> Keying {
+    Err(KeyerError::NoDocumentKeys(format!(
+        "{} counts the samples each pair shares over the whole collection (Broder's sort, frequent shingles discounted)",
+        input.config.method.kind()
+    )))
 }
 
 #[cfg(test)]

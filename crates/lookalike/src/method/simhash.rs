@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::doc_keyer::{DocKeys, DocumentKeys, Keying, KeyingInput, fingerprint_of};
 use super::options::{InIndex, MethodOption, MethodSpec, Value};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::candidates::hamming::{TableConfig, hamming_candidates};
@@ -269,4 +270,56 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::Yes,
+    document_keys: keys_of,
 };
+
+/// SimHash's keys of a document: the fingerprint's bits under each table's mask (tf or uniform
+/// weights, or tf-idf weights once the collection's document frequencies are counted).
+#[derive(Debug)]
+struct SimHashKeys {
+    method: SimHash,
+    masks: Vec<u64>,
+    k: u32,
+}
+
+impl DocumentKeys for SimHashKeys {
+    fn keys(&self, doc: &DocView<'_>) -> DocKeys {
+        let fp = fingerprint_of(self.doc(doc));
+        DocKeys {
+            keys: self.masks.iter().enumerate().map(|(t, &m)| (t as u32, fp & m)).collect(),
+            fingerprint: fp,
+            unsigned: None,
+        }
+    }
+
+    fn max_distance(&self) -> Option<u32> {
+        Some(self.k)
+    }
+}
+
+impl SimHashKeys {
+    fn doc(&self, doc: &DocView<'_>) -> SimDoc {
+        Method::doc(&self.method, doc)
+    }
+}
+
+/// SimHash's per-document keys ([`DocumentKeys`]).
+fn keys_of(input: KeyingInput<'_>) -> Keying {
+    let MethodConfig::SimHash(m) = &input.config.method else {
+        unreachable!("SimHash's spec keys a SimHash configuration")
+    };
+    if m.weights == Weighting::TfIdf && input.statistics.is_none() {
+        return Err(input.needs("tf·idf weights (document frequencies)"));
+    }
+    let mut method = SimHash::new(*m, input.context())?;
+    if let Some(s) = input.statistics {
+        method = method.with_doc_freq(s.doc_freq());
+    }
+    let k = method.max_distance();
+    let layout = match m.blocks {
+        Some(b) => TableConfig::new(b, k),
+        None => TableConfig::for_collection(k, input.documents),
+    }
+    .ok_or(Error::from(ConfigError::NoTableLayout { k, blocks: m.blocks }))?;
+    Ok(Box::new(SimHashKeys { method, masks: layout.key_masks(k), k }))
+}

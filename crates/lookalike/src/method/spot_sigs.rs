@@ -1,5 +1,6 @@
 //! [`SpotSigs`]: spot signatures (Theobald, Siddharth & Paepcke 2008).
 
+use super::doc_keyer::KeyerError;
 use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{MethodConfig, SpotSigsConfig};
@@ -131,6 +132,11 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
     options: &[&SPOT_CHAIN],
     config: |v| Ok(MethodConfig::SpotSigs(SpotSigsConfig { chain: v.get("spot_chain") })),
     index: InIndex::NotYet,
+    document_keys: |_| {
+        Err(KeyerError::NoDocumentKeys(
+            "spotsigs finds its pairs with an inverted index over the whole collection (weighted Jaccard of spot multisets)".into(),
+        ))
+    },
 };
 
 #[cfg(test)]

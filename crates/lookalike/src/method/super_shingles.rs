@@ -138,4 +138,5 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::NotYet,
+    document_keys: super::doc_keyer::own_keys,
 };

@@ -1,5 +1,6 @@
 //! [`TfRidf`]: TF*RIDF signatures (Zelenkov & Segalovich 2007).
 
+use super::doc_keyer::{Keying, KeyingInput};
 use super::keys::{self, Signer, StatSigned};
 use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{Context, MethodKind};
@@ -39,7 +40,7 @@ impl Signer for RidfSigner {
 
     fn describe(config: &TfRidfConfig, source: &str, cx: &Context) -> String {
         keys::describe(
-            "tf-ridf",
+            MethodKind::TfRidf.name(),
             &format!("the {} words of highest tf·RIDF, RIDF from the {source}", config.words),
             cx,
         )
@@ -74,4 +75,18 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::CollectionStatistics,
+    document_keys: keys_of,
 };
+
+/// TF*RIDF's per-document keys ([`DocumentKeys`](super::DocumentKeys)).
+fn keys_of(input: KeyingInput<'_>) -> Keying {
+    let MethodConfig::TfRidf(m) = &input.config.method else {
+        unreachable!("TF*RIDF's spec keys a TF*RIDF configuration")
+    };
+    keys::stat_signed_keys(
+        input,
+        m.lexicon.as_ref(),
+        "residual IDF (document frequencies; a lexicon file, `lexicon=`, signs each document alone)",
+        |lexicon| TfRidf::new(&TfRidfSettings { lexicon, ..m.clone() }, input.context()),
+    )
+}
