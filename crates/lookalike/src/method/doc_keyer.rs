@@ -72,6 +72,9 @@ impl From<Error> for KeyerError {
 ///   the layout.
 /// - Combined: the LSH candidates of its MinHash half (its band keys; a group is listed as the
 ///   library lists LSH buckets, [`DocKeyer::lists_anchors`]) within its SimHash distance.
+/// - Reference words (Hamming distance 0) with a lexicon file's words: the pairs with equal
+///   signatures, keyed by a 64-bit hash of the signature with a second one as the fingerprint
+///   (the signed documents, those with at least `min_bits` bits, as the method signs them).
 /// - Long sentences, partitioned fingerprints with k = 1, I-Match and TF*RIDF with a lexicon
 ///   file: the pairs sharing a key
 ///   ([`crate::candidates::shared_keys::candidate_pairs`]). Partitioned with k > 1: one key per
@@ -114,6 +117,13 @@ enum Keyer {
     },
     /// TF*RIDF signed with a lexicon file's statistics.
     TfRidf(Box<TfRidf>),
+    /// Reference words (a lexicon file's, or chosen from the statistics), signatures compared
+    /// for equality.
+    RefWords {
+        words: Box<crate::lexical::refwords::RefWords>,
+        min_bits: u32,
+        seed: u64,
+    },
 }
 
 impl DocKeyer {
@@ -125,7 +135,8 @@ impl DocKeyer {
 
     /// The keyer of a configuration whose method signs with statistics of the input itself (a
     /// [`StatisticsPass`](super::StatisticsPass): I-Match, I-Match-rand and TF*RIDF without a
-    /// lexicon file, SimHash and combined with tf-idf weights), given those statistics counted
+    /// lexicon file, SimHash and combined with tf-idf weights, reference words without a
+    /// lexicon file's words: chosen from them), given those statistics counted
     /// over the collection's heads: each document is then keyed alone as the pipeline keys it
     /// after its statistics pass. For the other methods the statistics are ignored
     /// ([`DocKeyer::new`]).
@@ -229,8 +240,32 @@ impl DocKeyer {
                     "residual IDF (document frequencies; a lexicon file, `lexicon=`, signs each document alone)",
                 ));
             }
-            MethodConfig::RefWords(_) => {
-                return Err(needs("reference words chosen from the frequencies"));
+            MethodConfig::RefWords(m) if m.distance > 0 => {
+                return Err(KeyerError::NoDocumentKeys(format!(
+                    "refwords with refwords_distance {} compares each signature with those of the whole collection within Hamming distance {} (a prefix filter over the collection's rarest bits); equal signatures (distance 0) are keys",
+                    m.distance, m.distance
+                )));
+            }
+            MethodConfig::RefWords(m) => {
+                // The settings' checks.
+                super::RefWords::new(m, cx).map_err(Error::from)?;
+                let words = match m.lexicon.as_ref().and_then(|l| l.reference_words.as_ref()) {
+                    Some(words) => crate::lexical::refwords::RefWords::from_words(
+                        words.iter().map(|&(term, threshold)| crate::lexical::refwords::RefWord {
+                            term,
+                            threshold,
+                        }),
+                    ),
+                    None => match statistics {
+                        Some(s) => s.reference_words(&m.selection),
+                        None => {
+                            return Err(needs(
+                                "reference words chosen from the relative term frequencies",
+                            ));
+                        }
+                    },
+                };
+                Keyer::RefWords { words: Box::new(words), min_bits: m.min_bits, seed: c.seed }
             }
             MethodConfig::ModM(_) | MethodConfig::MinS(_) | MethodConfig::Broder(_) => {
                 return Err(KeyerError::NoDocumentKeys(format!(
@@ -263,6 +298,7 @@ impl DocKeyer {
             Keyer::IMatch { randomized: false, .. } => MethodKind::IMatch,
             Keyer::IMatch { randomized: true, .. } => MethodKind::IMatchRand,
             Keyer::TfRidf(_) => MethodKind::TfRidf,
+            Keyer::RefWords { .. } => MethodKind::RefWords,
         }
     }
 
@@ -291,6 +327,32 @@ impl DocKeyer {
             Keyer::Partitioned { method, min_shared } => signed(method.doc(doc), *min_shared),
             Keyer::IMatch { method, .. } => signed(lexicon_signed(method.doc(doc)), 1),
             Keyer::TfRidf(method) => signed(lexicon_signed(method.doc(doc)), 1),
+            Keyer::RefWords { words, min_bits, seed } => {
+                let terms =
+                    crate::lexical::collection::TermCounts::from_normalized(doc.norm, *seed);
+                let signature = words.sign(&terms);
+                let sig = signature.signature();
+                let bits = sig.map_or(0, |x| x.count_ones());
+                match sig {
+                    Some(sig) if bits >= *min_bits => {
+                        // The signature's key, and a second hash of its bits as the
+                        // fingerprint: equal signatures agree on both.
+                        let bytes: Vec<u8> =
+                            sig.words().iter().flat_map(|w| w.to_le_bytes()).collect();
+                        DocKeys {
+                            keys: vec![(0, sig.key())],
+                            fingerprint: xxh3_64_with_seed(&bytes, 1),
+                            unsigned: None,
+                        }
+                    }
+                    _ => DocKeys {
+                        unsigned: Some(format!(
+                            "{bits} reference words above their thresholds, {min_bits} needed"
+                        )),
+                        ..DocKeys::default()
+                    },
+                }
+            }
         }
     }
 
@@ -310,13 +372,18 @@ impl DocKeyer {
             Keyer::Sentences(_)
             | Keyer::Partitioned { .. }
             | Keyer::IMatch { .. }
-            | Keyer::TfRidf(_) => None,
+            | Keyer::TfRidf(_)
+            | Keyer::RefWords { .. } => None,
         }
     }
 
     /// Whether two documents sharing a key are candidates, from their [`DocKeys::fingerprint`]s
-    /// (always, except for SimHash fingerprints more than k bits apart).
+    /// (always, except for SimHash fingerprints more than k bits apart, and reference-word
+    /// signatures whose second hash differs).
     pub fn close(&self, a: u64, b: u64) -> bool {
+        if matches!(self.keyer, Keyer::RefWords { .. }) {
+            return a == b;
+        }
         self.max_distance().is_none_or(|k| hamming(a, b) <= k)
     }
 }
@@ -564,12 +631,24 @@ mod tests {
             ..SimHashConfig::default()
         };
         let combined = CombinedConfig { weights: Weighting::TfIdf, ..CombinedConfig::default() };
+        let refwords = crate::config::RefWordsSettings {
+            selection: crate::lexical::refwords::RefWordsConfig { words: 30, ..Default::default() },
+            ..Default::default()
+        };
         for c in [
             at(MethodConfig::IMatch(imatch.clone())),
             at(MethodConfig::IMatchRand(imatch)),
             at(MethodConfig::TfRidf(tf_ridf)),
             at(MethodConfig::SimHash(tf_idf)),
             DedupConfig { threshold: 0.5, ..at(MethodConfig::Combined(combined)) },
+            DedupConfig { threshold: 0.5, ..at(MethodConfig::RefWords(refwords.clone())) },
+            DedupConfig {
+                threshold: 0.5,
+                ..at(MethodConfig::RefWords(crate::config::RefWordsSettings {
+                    min_bits: 1,
+                    ..refwords.clone()
+                }))
+            },
         ] {
             assert!(matches!(DocKeyer::new(&c, 10), Err(KeyerError::NoDocumentKeys(_))));
             let want = crate::testutil::library_pairs(&c, &texts);
@@ -578,8 +657,8 @@ mod tests {
             let keyer = DocKeyer::with_statistics(&c, texts.len(), &stats).unwrap();
             assert_eq!(keyed_pairs_with(keyer, &c, &texts), want, "{}", c.method.kind());
         }
-        // Methods without a statistics pass: none (reference words have no mergeable one).
-        for kind in [MethodKind::MinHash, MethodKind::RefWords, MethodKind::SpotSigs] {
+        // Methods without a statistics pass: none.
+        for kind in [MethodKind::MinHash, MethodKind::SpotSigs] {
             assert!(crate::method::StatisticsPass::new(&at(MethodConfig::from(kind))).is_none());
         }
     }
@@ -655,6 +734,9 @@ mod tests {
         assert!(why(MethodConfig::SimHash(tf_idf)).contains("document frequencies"));
         let many = PartitionConfig { lists: 64, min_shared: 4, ..PartitionConfig::default() };
         assert!(why(MethodConfig::Partitioned(many)).contains("C(64, 4) = 635376"));
+        let far = crate::config::RefWordsSettings { distance: 2, ..Default::default() };
+        assert!(why(MethodConfig::RefWords(far)).contains("Hamming distance 2"));
+        assert!(why(MethodConfig::from(MethodKind::RefWords)).contains("relative term"));
     }
 
     #[test]
