@@ -1110,7 +1110,7 @@ mod tests {
                         repeats.add(&distinct[d]);
                     }
                 }
-                if splitmix64(&mut state) % 2 == 0 {
+                if splitmix64(&mut state).is_multiple_of(2) {
                     let profiles: Vec<(Vec<(u64, u32)>, u64)> =
                         part.profiles().map(|(p, m)| (p.to_vec(), m)).collect();
                     part = RelativeFrequencies::from_profiles(profiles);
