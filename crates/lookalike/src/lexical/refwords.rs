@@ -1075,7 +1075,16 @@ mod tests {
         let mut selected = 0;
         for round in 0..12 {
             let n = 20 + (splitmix64(&mut state) % 400) as usize;
-            let distinct = random_docs(&mut state, n, 60 + (round as u64) * 40);
+            let mut distinct = random_docs(&mut state, n, 60 + (round as u64) * 40);
+            // Other documents with the same relative frequencies (every count doubled): one
+            // profile counted several times.
+            for d in 0..n / 10 {
+                let mut twice = distinct[d * 7 % n].clone();
+                twice.terms.iter_mut().for_each(|t| t.1 *= 2);
+                twice.len *= 2;
+                distinct.push(twice);
+            }
+            let n = distinct.len();
             // The input: distinct documents in order, some of them again at random places.
             let mut input: Vec<usize> = (0..n).collect();
             for _ in 0..n / 3 {
