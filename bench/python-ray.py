@@ -2,6 +2,7 @@
 in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clusters everywhere.
 
     python bench/python-ray.py CLI CORPUS.jsonl [DOCS] [--cpus 1,2] [--baseline MODULE[,MODULE]] [--repeat R]
+        [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B]
 
 CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
 every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default 1 and 2).
@@ -10,10 +11,19 @@ every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default
 alternating with the current job, so that both are measured in the same run under the same load
 (`--baseline A,B`: several, as `ray-A-cpus-N` and `ray-B-cpus-N`).
 `--repeat R`: each Ray row R times (the table shows the run with the median wall time).
+`--no-dedup`: no `lookalike.dedup` rows. `--timeout S`: a Ray run still going after S seconds
+is stopped (its process group killed) and reported as `timed_out`, without figures.
+`--object-store-gb G`: the Ray object store's size (`ray.init(object_store_memory=...)`; default
+Ray's own, 30 % of the memory). `--blocks B`: the read's blocks (default 2 per CPU).
 Every measurement runs in a child process of its own:
 
-* `cli-threads-N`: `lookalike dedup CORPUS --threads N --pairs P --clusters C` (reading and
-  writing included). CPU and peak RSS from `wait4` (the process and its threads).
+* `cli-threads-N`: `lookalike dedup CORPUS --threads N --pairs P --clusters C --stats S` (reading
+  and writing included). CPU and peak RSS from `wait4` (the process and its threads). Per stage
+  (`stages`, `stage_cpu`, `stage_peak_mb`): the process's CPU and PSS sampled every 0.2 s, each
+  sample charged to the phase the `--stats` file places at its time: `read` (reading,
+  normalization, shingles and sketches, streamed) up to the first phase after reading, the
+  phases' own seconds after it, `write` after the last (outputs written, exit); the CPU after
+  the last sample (the run's last 0.2 s at most) is counted apart.
 * `dedup-threads-N`: `lookalike.dedup(pyarrow.json.read_json(CORPUS))` with
   `RAYON_NUM_THREADS=N` (reading included). CPU and peak RSS from `wait4`.
 * `ray-cpus-N`: `ray.init(num_cpus=N)` (timed apart: `init_seconds`), then
@@ -24,7 +34,9 @@ Every measurement runs in a child process of its own:
   peak memory is the largest sum of their PSS (proportional set size: the object store's shared
   pages counted once) seen by the sampler; `processes`: how many processes it saw (the
   driver, Ray's daemons and every worker started during the job). `stages`: the seconds of each stage of the job, from
-  its progress lines (the stage's line to the next one).
+  its progress lines (the stage's line to the next one); `stage_cpu`: the CPU seconds of the
+  process tree sampled during each stage (each 0.2 s sample's growth goes to the stage in
+  progress when it is taken); `stage_peak_mb`: the largest PSS sum sampled during each stage.
 
 Prints one JSON line per task and a Markdown table; checks that every task found the same pairs
 (similarities to 6 decimals) and the same clusters as the CLI, and exits 1 if one did not.
@@ -78,8 +90,14 @@ def same(a: dict, b: dict) -> bool:
 class TreeSampler:
     """CPU seconds and peak PSS of this process and its descendants, sampled."""
 
-    def __init__(self, interval: float = 0.2):
+    def __init__(self, interval: float = 0.2, stage=None):
         import psutil
+
+        #: The name of the stage in progress (a callable), to which each sample is charged.
+        self.stage = stage or (lambda: "job")
+        self.stage_cpu: dict[str, float] = {}
+        self.stage_peak: dict[str, int] = {}
+        self.charged = 0.0
 
         self.psutil = psutil
         self.me = psutil.Process()
@@ -100,6 +118,12 @@ class TreeSampler:
             except (self.psutil.NoSuchProcess, self.psutil.AccessDenied, self.psutil.ZombieProcess):
                 pass
         self.peak = max(self.peak, total)
+        if self.base:
+            stage = self.stage()
+            used = self.cpu_seconds()
+            self.stage_cpu[stage] = self.stage_cpu.get(stage, 0.0) + used - self.charged
+            self.charged = used
+            self.stage_peak[stage] = max(self.stage_peak.get(stage, 0), total)
 
     def _run(self) -> None:
         while not self.stop.wait(self.interval):
@@ -109,6 +133,7 @@ class TreeSampler:
         self._sample()
         self.base = dict(self.cpu)
         self.peak = 0
+        self.stage_cpu, self.stage_peak, self.charged = {}, {}, 0.0
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
         return self
@@ -120,6 +145,71 @@ class TreeSampler:
 
     def cpu_seconds(self) -> float:
         return sum(v - self.base.get(pid, 0.0) for pid, v in self.cpu.items())
+
+
+def sampled_cli(args: list[str], env: dict[str, str], stats: Path) -> dict:
+    """A CLI run (`args` with `--stats stats`) with its CPU and PSS sampled every 0.2 s and
+    charged to its phases (see the module documentation)."""
+    import psutil
+
+    start = time.perf_counter()
+    proc = subprocess.Popen([*args, "--stats", str(stats)], env=env)
+    me = psutil.Process(proc.pid)
+    series: list[tuple[float, float, int]] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            try:
+                with me.oneshot():
+                    t = me.cpu_times()
+                    series.append((time.perf_counter() - start, t.user + t.system, me.memory_full_info().pss))
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                return
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    done.set()
+    thread.join()
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(args)} exited with {status}")
+    cpu = usage.ru_utime + usage.ru_stime
+    figures = json.loads(stats.read_text())
+    phases = [(s["stage"], s["seconds"]) for s in figures["stages"]]
+    # Phase starts, from the end of the last one (the run's `seconds`) backwards.
+    end = figures["seconds"]
+    bounds, at = [], end - sum(s for _, s in phases)
+    bounds.append(("read", 0.0))
+    for name, s in phases:
+        bounds.append((name, at))
+        at += s
+    bounds.append(("write", end))
+
+    def phase_at(t: float) -> str:
+        return [name for name, b in bounds if b <= t][-1]
+
+    stage_cpu: dict[str, float] = {}
+    stage_peak: dict[str, int] = {}
+    last = 0.0
+    for t, c, pss in series:
+        name = phase_at(t)
+        stage_cpu[name] = stage_cpu.get(name, 0.0) + c - last
+        stage_peak[name] = max(stage_peak.get(name, 0), pss)
+        last = c
+    # The CPU after the last sample (at most 0.2 s of the run's end), apart.
+    stage_cpu["after the last sample"] = cpu - last
+    stages = {"read": round(end - sum(s for _, s in phases), 2)} | {n: round(s, 2) for n, s in phases}
+    stages["write"] = round(seconds - end, 2)
+    return {
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(cpu, 2),
+        "peak_mb": round(usage.ru_maxrss * 1024 / 1e6),
+        "stages": stages,
+        "stage_cpu": {k: round(v, 2) for k, v in stage_cpu.items()},
+        "stage_peak_mb": {k: round(v / 1e6) for k, v in stage_peak.items()},
+    }
 
 
 def task_dedup(corpus: str, out: str) -> dict:
@@ -155,6 +245,10 @@ class StageLines:
     def flush(self) -> None:
         self.stream.flush()
 
+    def current(self) -> str:
+        """The stage in progress: the last progress line's (`before` until the first)."""
+        return self.lines[-1][0] if self.lines else "before"
+
     def stages(self, start: float, end: float) -> dict[str, float]:
         times = [t for _, t in self.lines] + [end]
         out = {"before": round(times[0] - start, 2)} if self.lines else {}
@@ -169,14 +263,22 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
 
     job = importlib.import_module(module)
     start = time.perf_counter()
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    store = os.environ.get("PYTHON_RAY_OBJECT_STORE_BYTES")
+    ray.init(
+        num_cpus=cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="ERROR",
+        object_store_memory=int(store) if store else None,
+    )
     ray.data.DataContext.get_current().enable_progress_bars = False
     init = time.perf_counter() - start
     lines = StageLines(sys.stderr)
     sys.stderr = lines
-    with TreeSampler() as sampler:
+    with TreeSampler(stage=lines.current) as sampler:
         start = time.perf_counter()
-        ds = ray.data.read_json(corpus, override_num_blocks=2 * cpus)
+        blocks = int(os.environ.get("PYTHON_RAY_BLOCKS") or 2 * cpus)
+        ds = ray.data.read_json(corpus, override_num_blocks=blocks)
         result = job.dedup(ds, text="text", id="id", num_partitions=2 * cpus)
         end = time.perf_counter()
         seconds = end - start
@@ -193,17 +295,37 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
         "docs": documents.num_rows,
         "pairs": pairs.num_rows,
         "stages": lines.stages(start, end),
+        "stage_cpu": {k: round(v, 2) for k, v in sampler.stage_cpu.items()},
+        "stage_peak_mb": {k: round(v / 1e6) for k, v in sampler.stage_peak.items()},
         "processes": len(sampler.cpu),
     }
 
 
-def measured(args: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
-    """Wall seconds, CPU seconds and peak RSS (bytes) of a child process, and its stdout."""
+def measured(
+    args: list[str], env: dict[str, str], timeout: float | None = None
+) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds and peak RSS (bytes) of a child process, and its stdout; with
+    `timeout`, a child still running then is killed with its process group (stdout "")."""
+    import signal
+
     start = time.perf_counter()
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    killed = threading.Event()
+
+    def kill() -> None:
+        killed.set()
+        os.killpg(proc.pid, signal.SIGKILL)
+
+    timer = threading.Timer(timeout, kill) if timeout else None
+    if timer:
+        timer.start()
     stdout = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
+    if timer:
+        timer.cancel()
     seconds = time.perf_counter() - start
+    if killed.is_set():
+        return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, ""
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(args)} exited with {proc.returncode}")
@@ -218,8 +340,13 @@ def main() -> int:
         print(json.dumps(result))
         return 0
     args = sys.argv[1:]
-    cpu_list, baseline, repeat = [1, 2], None, 1
-    for flag in ("--cpus", "--baseline", "--repeat"):
+    cpu_list, baseline, repeat, timeout = [1, 2], None, 1, None
+    no_dedup = "--no-dedup" in args
+    if no_dedup:
+        args.remove("--no-dedup")
+    store = None
+    blocks = None
+    for flag in ("--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks"):
         if flag in args:
             i = args.index(flag)
             value = args[i + 1]
@@ -228,6 +355,12 @@ def main() -> int:
                 cpu_list = [int(c) for c in value.split(",")]
             elif flag == "--baseline":
                 baseline = value
+            elif flag == "--timeout":
+                timeout = float(value)
+            elif flag == "--blocks":
+                blocks = value
+            elif flag == "--object-store-gb":
+                store = str(int(float(value) * 1e9))
             else:
                 repeat = int(value)
     cli, corpus = args[0], args[1]
@@ -244,12 +377,11 @@ def main() -> int:
         name = f"cli-threads-{threads}"
         pairs, clusters = work / f"{name}.tsv", work / f"{name}.jsonl"
         args = [cli, "dedup", corpus, "--threads", str(threads), "-q", "--pairs", str(pairs), "--clusters", str(clusters)]
-        seconds, cpu, rss, _ = measured(args, dict(os.environ))
+        figures = sampled_cli(args, dict(os.environ), work / f"{name}.stats.json")
         canon[name] = canonical_cli(pairs, clusters)
-        rows.append({"task": name, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
-                     "peak_mb": round(rss / 1e6), "pairs": len(canon[name]["pairs"])})
+        rows.append({"task": name, **figures, "pairs": len(canon[name]["pairs"])})
         print(json.dumps(rows[-1]), flush=True)
-    for threads in (1, 2):
+    for threads in () if no_dedup else (1, 2):
         name = f"dedup-threads-{threads}"
         out = work / f"{name}.json"
         env = {**os.environ, "RAYON_NUM_THREADS": str(threads)}
@@ -268,12 +400,21 @@ def main() -> int:
                 name = f"{label}-cpus-{cpus}"
                 out = work / f"{name}.json"
                 env = {**os.environ, "RAYON_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}
+                if store:
+                    env["PYTHON_RAY_OBJECT_STORE_BYTES"] = store
+                if blocks:
+                    env["PYTHON_RAY_BLOCKS"] = blocks
                 args = [sys.executable, __file__, "--task", str(cpus), corpus, str(out), module]
-                _, _, _, stdout = measured(args, env)
+                seconds, _, _, stdout = measured(args, env, timeout)
+                if not stdout:
+                    print(json.dumps({"task": name, "timed_out": round(seconds)}), flush=True)
+                    continue
                 canon[name] = json.loads(out.read_text())
                 runs.setdefault(name, []).append({"task": name, **json.loads(stdout)})
                 print(json.dumps(runs[name][-1]), flush=True)
         for name, got in runs.items():
+            if not got:
+                continue
             rows.append(sorted(got, key=lambda r: r["seconds"])[len(got) // 2])
 
     reference = canon["cli-threads-1"]
@@ -291,7 +432,11 @@ def main() -> int:
     for r in rows:
         if "stages" in r:
             stages = ", ".join(f"{k} {v:.2f}" for k, v in r["stages"].items())
-            print(f"{r['task']}: ray.init {r['init_seconds']} s (not in the wall time); stages (s): {stages}")
+            init = f"ray.init {r['init_seconds']} s (not in the wall time); " if "init_seconds" in r else ""
+            print(f"{r['task']}: {init}stages (s): {stages}")
+            cpu = ", ".join(f"{k} {v:.2f}" for k, v in r["stage_cpu"].items())
+            peak = ", ".join(f"{k} {v:,}" for k, v in r["stage_peak_mb"].items())
+            print(f"{r['task']}: stage CPU s: {cpu}; stage peak PSS MB: {peak}")
     for f in work.iterdir():
         f.unlink()
     work.rmdir()

@@ -1,21 +1,21 @@
 """Per-stage costs of lookalike.ray.dedup's kernels, measured in one process, for the scaling model
 (bench/results/scaling-model-2026-11-24.md).
 
-    python bench/python-scaling.py CORPUS.jsonl N [N ...] > figures.jsonl
+    python bench/python-scaling.py [--no-dedup] [--join-max M] CORPUS.jsonl N [N ...] > figures.jsonl
 
 For each N (the first N documents of CORPUS), in a child process of its own (so that its peak
 memory is its own):
 
 * sketch: CPU seconds of `sketch_keys` per MB of text, rows and bytes per document of its output
   (the first shuffle: keys, document numbers and text fingerprints only), over every batch;
-* buckets (N <= 20000: every row held in memory at once): CPU of `bucket_edges` over all rows,
+* buckets (N <= M, `--join-max`, default 20000: every row held in memory at once): CPU of `bucket_edges` over all rows,
   candidate pairs per document;
-* join (N <= 20000): the exact verification's two shuffles, with the kernels of the Ray job at
+* join (N <= M): the exact verification's two shuffles, with the kernels of the Ray job at
   64 verification partitions: the repartition by document (the texts of the documents in a
   candidate pair, and the requests for texts) and the repartition by `dest` (the candidate pairs, and each requested text once per
   partition that asked for it); CPU of `verify_pairs`, near edges per document;
-* dedup: `lookalike.dedup` over the stream (the one-process answer): CPU, peak RSS, near pairs
-  per document, pairs, clusters.
+* dedup (unless `--no-dedup`): `lookalike.dedup` over the stream (the one-process answer): CPU,
+  peak RSS, near pairs per document, pairs, clusters.
 
 CPU is process CPU time (all threads), so other work on the machine does not inflate it.
 """
@@ -48,7 +48,7 @@ def first_docs(path: str, n: int):
     del reader
 
 
-def measure(path: str, n: int) -> dict:
+def measure(path: str, n: int, join_max: int = 20_000, dedup: bool = True) -> dict:
     import pyarrow as pa
 
     import lookalike
@@ -71,7 +71,7 @@ def measure(path: str, n: int) -> dict:
         cpu += time.process_time() - t
         rows += sketched.num_rows
         key_bytes += sketched.nbytes
-        if n <= 20_000:
+        if n <= join_max:
             kept.append(sketched)
             texts.append(k.texts_for_requests(batch, "text", INDEX))
         del sketched
@@ -123,6 +123,8 @@ def measure(path: str, n: int) -> dict:
             (key_bytes + by_doc.nbytes + by_dest.nbytes) / n, 1
         )
         del table, edges, texts, by_doc, by_dest, routed
+    if not dedup:
+        return out
     t, w = time.process_time(), time.time()
     stream = pa.RecordBatchReader.from_batches(
         pa.schema([("id", pa.string()), ("text", pa.string())]), first_docs(path, n)
@@ -143,13 +145,22 @@ def measure(path: str, n: int) -> dict:
 
 
 def main() -> None:
-    if len(sys.argv) >= 4 and sys.argv[1] == "--one":
-        print(json.dumps(measure(sys.argv[2], int(sys.argv[3]))))
+    if len(sys.argv) >= 6 and sys.argv[1] == "--one":
+        print(json.dumps(measure(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1")))
         return
-    path, sizes = sys.argv[1], [int(x) for x in sys.argv[2:]]
+    args = sys.argv[1:]
+    dedup, join_max = "--no-dedup" not in args, 20_000
+    args = [a for a in args if a != "--no-dedup"]
+    if "--join-max" in args:
+        i = args.index("--join-max")
+        join_max = int(args[i + 1])
+        del args[i : i + 2]
+    path, sizes = args[0], [int(x) for x in args[1:]]
     for n in sizes:
         run = subprocess.run(
-            [sys.executable, __file__, "--one", path, str(n)], capture_output=True, text=True
+            [sys.executable, __file__, "--one", path, str(n), str(join_max), "1" if dedup else "0"],
+            capture_output=True,
+            text=True,
         )
         if run.returncode != 0:
             sys.exit(run.stderr)

@@ -234,9 +234,32 @@ def test_ray_imatch_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus
     assert len(cli_pairs) >= 5
 
 
+def test_ray_refwords_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
+    """Reference words from a lexicon file (`lookalike lexicon build --refwords`): no statistics
+    stage, each document signed alone with the file's words; the CLI's answer."""
+    import subprocess
+
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    lexicon = tmp_path / "corpus.lexicon"
+    build = [str(cli), "lexicon", "build", str(corpus), "--refwords", "200", "-o", str(lexicon)]
+    run = subprocess.run(build, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "200 reference words" in run.stderr
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", "refwords", "--lexicon", str(lexicon))
+    table = corpus_table(corpus)
+    local = lookalike.dedup(table, id="id", method="refwords", lexicon=str(lexicon))
+    ds = ray.data.from_arrow(table).repartition(4)
+    result = lray.dedup(ds, text="text", id="id", method="refwords", lexicon=str(lexicon), num_partitions=4)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) >= 5
+
+
 #: The methods signed with statistics of the input itself (the statistics stage: document and
-#: collection frequencies counted per block, each distinct text once), with CLI arguments and the
-#: same options for Python, each at 1 and 4 partitions.
+#: collection frequencies, or reference words' relative term frequencies, counted per block, each
+#: distinct text once), with CLI arguments and the same options for Python, each at 1 and 4
+#: partitions.
 STATISTICS_METHODS = [
     (method, args, options, partitions)
     for method, args, options in [
@@ -245,6 +268,7 @@ STATISTICS_METHODS = [
         ("tf-ridf", [], {}),
         ("simhash", ["--weights", "tfidf"], {"weights": "tfidf"}),
         ("combined", ["--weights", "tfidf"], {"weights": "tfidf"}),
+        ("refwords", ["--refwords", "200"], {"refwords": 200}),
     ]
     for partitions in (1, 4)
 ]
@@ -257,8 +281,9 @@ def test_ray_methods_with_collection_statistics_same_as_the_cli(
     ray_cluster, cli, corpus, tmp_path, method, args, options, partitions
 ):
     """I-Match, I-Match-rand and TF*RIDF without a lexicon file, SimHash and combined with tf-idf
-    weights: the statistics stage counts the collection as the library counts its heads, and
-    every document is signed with them; the clusters and pairs of lookalike.dedup and the CLI."""
+    weights, reference words: the statistics stage counts the collection as the library counts
+    its heads, and every document is signed with them (reference words: with the words chosen
+    from them); the clusters and pairs of lookalike.dedup and the CLI."""
     ray = ray_cluster
     import lookalike.ray as lray
 
@@ -413,11 +438,15 @@ def test_ray_statistics_count_each_text_once_whatever_the_blocks(ray_cluster):
     table = pa.table({"id": [f"d{i}" for i in range(len(texts))], "text": texts})
     # Both give other tables when a repeated text is counted twice (checked by hand: with the
     # repeats' counts not subtracted, at 7 blocks).
-    for method, options in [("tf-ridf", {}), ("simhash", {"weights": "tfidf"})]:
+    for method, options in [
+        ("tf-ridf", {}),
+        ("simhash", {"weights": "tfidf"}),
+        ("refwords", {"refwords": 40, "refwords_min_bits": 2}),
+    ]:
         local = lookalike.dedup(table, id="id", method=method, threshold=0.7, **options)
         matches = local.table["match"].to_pylist()
         assert matches.count("exact-text") > 10
-        assert method != "tf-ridf" or matches.count("near") > 10
+        assert method == "simhash" or matches.count("near") > 10, (method, matches.count("near"))
         for blocks, partitions in [(1, 1), (7, 4), (13, 3)]:
             ds = ray.data.from_arrow(table).repartition(blocks)
             result = lray.dedup(ds, method=method, threshold=0.7, num_partitions=partitions, progress=False, **options)
@@ -440,9 +469,11 @@ def test_ray_refuses_what_it_cannot_run(ray_cluster):
     import lookalike.ray as lray
 
     ds = ray.data.from_arrow(pa.table({"id": ["a"], "text": ["x y z"]}))
-    # Methods that need the whole collection before any candidate: refused, with the reason.
-    with pytest.raises(ValueError, match="cannot run refwords: .*whole collection"):
-        lray.dedup(ds, method="refwords")
+    # Settings that need the whole collection before any candidate: refused, with the reason.
+    with pytest.raises(ValueError, match="cannot run refwords: .*Hamming distance 2"):
+        lray.dedup(ds, method="refwords", refwords_distance=2)
+    with pytest.raises(ValueError, match='cannot run refwords with verify="estimate"'):
+        lray.dedup(ds, method="refwords", verify="estimate")
     with pytest.raises(ValueError, match=r"cannot run partitioned: .*C\(64, 4\)"):
         lray.dedup(ds, method="partitioned", lists=64, min_shared=4)
     with pytest.raises(ValueError, match="no text column 'body'"):

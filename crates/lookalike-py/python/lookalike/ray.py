@@ -1,6 +1,6 @@
 """Deduplication of a ``ray.data.Dataset`` (MinHash, super-shingles, SimHash, combined, long
-sentences, partitioned fingerprints, exact, I-Match, I-Match-rand, TF*RIDF, MOD-m, MIN-s,
-Broder, SpotSigs), with Rust kernels doing the work.
+sentences, partitioned fingerprints, exact, I-Match, I-Match-rand, TF*RIDF, reference words,
+MOD-m, MIN-s, Broder, SpotSigs), with Rust kernels doing the work.
 
 The job, stage by stage (the kernels are in ``crates/lookalike-py/src/kernels/``, one file per
 stage)::
@@ -12,15 +12,18 @@ stage)::
        ─► verification (one task, or a join) ─► clustering (the driver, or one actor)
 
 Before the sketch, the methods that sign with statistics of the input itself (I-Match,
-I-Match-rand and TF*RIDF without a lexicon file, SimHash and combined with ``weights="tfidf"``)
-run a statistics stage of plain Ray tasks (``_statistics``, no Ray Data execution): a task per
-document block counts its documents' statistics (``statistics_partial``: the library's
-``StatisticsPass``, document and collection frequencies, as mergeable bytes) and returns their
-128-bit text fingerprints; the driver names the documents whose text was counted before
-(``statistics_repeats``), a task per block that has some counts those again, and the driver
-merges the counts minus theirs (``statistics_merge``): each distinct text with shingles counted
-once, as the library counts its heads. The merged counts go to every ``sketch_keys`` call, which
-signs each document with them as the library signs it after its statistics pass.
+I-Match-rand and TF*RIDF without a lexicon file, SimHash and combined with ``weights="tfidf"``,
+reference words without a lexicon file's words) run a statistics stage of plain Ray tasks
+(``_statistics``, no Ray Data execution): a task per document block counts its documents'
+statistics (``statistics_partial``: the library's ``StatisticsPass``, document and collection
+frequencies, or for reference words each document's relative term frequencies, as mergeable
+bytes) and returns their 128-bit text fingerprints; the driver names the documents whose text
+was counted before (``statistics_repeats``), a task per block that has some counts those again,
+and the driver merges the counts minus theirs (``statistics_merge``): each distinct text with
+shingles counted once, as the library counts its heads. The merged counts go to every
+``sketch_keys`` call, which signs each document with them as the library signs it after its
+statistics pass (reference words: the words are chosen from them, as the library chooses them
+from its heads, once per worker process, and each signed document is keyed by its signature).
 
 The job runs two Ray Data executions when the input is small enough for the verification to
 run in one task (``ds`` itself, and the sketch, key shuffle and buckets); the other steps are Ray
@@ -86,10 +89,13 @@ with a MOD-m sample, exact) or, with ``verify="estimate"``, the method's own est
 decision, computed from the texts of each pair's documents as they meet in the verification
 (``lookalike::method::estimate_pairs``, with the statistics stage's counts).
 
-Limits: methods refused with a
-``ValueError`` naming the reason: those whose candidates need the whole collection in one
-place — reference words (the selection looks at each document's relative term frequencies, not
-at sums) — and partitioned fingerprints whose C(lists, k) subset keys exceed 4096 per document.
+Limits: settings refused with a ``ValueError`` naming the reason: partitioned fingerprints whose
+C(lists, k) subset keys exceed 4096 per document, and reference words with
+``refwords_distance`` above 0 (signatures within a Hamming distance are found over the whole
+collection's signatures) or with ``verify="estimate"``. Reference words' statistics are every
+distinct text's relative term frequencies (12 bytes per distinct term of a document, sent to the
+driver and, merged, to every sketch task), and each sketch worker process chooses the words from
+them (the CLI's selection, in its memory).
 MOD-m, MIN-s and Broder count the shared samples of every pair in one task (``_sampled``): the
 pairs sharing a non-frequent sampled shingle (at most L(L−1)/2 per shingle, summed per bucket
 block; 12 bytes a pair in Rust) must fit its memory, where the CLI's external sort spills them
@@ -648,8 +654,9 @@ def dedup(
     ``"estimate"``; ``measure``: ``"jaccard"`` or ``"containment"``): ``method`` is
     ``"minhash"`` (LSH), ``"supershingles"``, ``"simhash"``, ``"combined"`` (either with
     ``weights="tfidf"``: document frequencies from a statistics stage), ``"long-sentences"``,
-    ``"partitioned"``, ``"exact"``, ``"i-match"``, ``"i-match-rand"`` or ``"tf-ridf"`` (with a
-    lexicon file, ``lexicon=``, or the statistics of the input, counted on Ray first),
+    ``"partitioned"``, ``"exact"``, ``"i-match"``, ``"i-match-rand"``, ``"tf-ridf"`` or
+    ``"refwords"`` (with a lexicon file, ``lexicon=``, or the statistics of the input, counted on
+    Ray first),
     ``"mod-m"``, ``"min-s"`` or ``"broder"`` (shared samples counted per pair), ``"spotsigs"``.
 
     ``text`` and ``id`` name the columns (strings; ``id=None``: the row positions).
@@ -669,11 +676,8 @@ def dedup(
     them, its read and write included; by default only their warnings and errors are shown while
     the job runs).
 
-    Raises ``ValueError`` for settings it cannot run (reference words, whose selection needs
-    the whole collection in one place — the message says
-    why; it runs in ``lookalike.dedup``), a missing
-    column
-    or a bad ``components``; ``TypeError`` for a column of another type.
+    Raises ``ValueError`` for settings it cannot run (the message says why; they run in
+    ``lookalike.dedup``), a missing column or a bad ``components``; ``TypeError`` for a column of another type.
     """
     import ray
 

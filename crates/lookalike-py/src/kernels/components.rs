@@ -571,7 +571,8 @@ mod tests {
                 assert_ray_job_is_library(&c, &texts, 1 + rng.below(9), partitions, &what);
             }
         }
-        // With the statistics stage: I-Match and TF*RIDF signed with the input's statistics.
+        // With the statistics stage: I-Match and TF*RIDF signed with the input's statistics,
+        // reference words chosen from its relative frequencies.
         for method in [
             MethodKind::MinHash,
             MethodKind::SuperShingles,
@@ -579,6 +580,7 @@ mod tests {
             MethodKind::IMatch,
             MethodKind::IMatchRand,
             MethodKind::TfRidf,
+            MethodKind::RefWords,
             // With the sampled stage: shared samples (spots) counted per pair.
             MethodKind::ModM,
             MethodKind::MinS,

@@ -157,6 +157,11 @@ pub fn check_ray_config(c: &DedupConfig) -> PyResult<()> {
         // The other methods run when their candidates come from keys each document has alone.
         keyer_of(c, 2, None)?;
     }
+    if matches!(c.method, MethodConfig::RefWords(_)) && c.verify == lookalike::Verify::Estimate {
+        return Err(value_err(
+            "lookalike.ray.dedup cannot run refwords with verify=\"estimate\": its estimate (1 - Hamming distance / words) needs the words chosen over the whole collection, which the verification of a pair from its two texts does not have (use verify=\"exact\", or lookalike.dedup)",
+        ));
+    }
 
     Ok(())
 }

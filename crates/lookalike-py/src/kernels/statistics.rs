@@ -222,11 +222,18 @@ mod tests {
     use super::super::testutil::{INDEX, Rng, corpus, input};
     use super::*;
 
-    /// Counted block by block with repeats subtracted, the statistics equal those of the
-    /// distinct texts with shingles counted once (the library's heads), whatever the blocks.
+    /// Counted block by block with repeats subtracted, the statistics (term counts; reference
+    /// words' relative frequencies) equal those of the distinct texts with shingles counted once
+    /// (the library's heads), whatever the blocks.
     #[test]
     fn block_counts_minus_repeats_are_the_counts_of_the_distinct_texts() {
-        let c = Dedup::builder().method(MethodKind::IMatch).build().unwrap().config().clone();
+        for kind in [MethodKind::IMatch, MethodKind::RefWords] {
+            block_counts_of(kind);
+        }
+    }
+
+    fn block_counts_of(kind: MethodKind) {
+        let c = Dedup::builder().method(kind).build().unwrap().config().clone();
         let mut rng = Rng::new(3);
         let texts = corpus(&mut rng, 120);
         let shingler = shingler_of(&c);
@@ -263,7 +270,7 @@ mod tests {
                 .collect();
             let partials: Vec<Vec<u8>> = partials.iter().map(PartialStatistics::to_bytes).collect();
             let got = merge_of(&partials, &corrections).unwrap();
-            assert_eq!(got.to_bytes(), want.to_bytes(), "blocks of {chunk}");
+            assert_eq!(got.to_bytes(), want.to_bytes(), "{kind:?}, blocks of {chunk}");
         }
     }
 }

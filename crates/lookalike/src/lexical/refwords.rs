@@ -268,16 +268,9 @@ struct Distributions {
 }
 
 impl Distributions {
-    fn build(docs: &[TermCounts], min_df: usize, max_df: usize) -> Distributions {
-        let total: usize = docs.iter().map(|d| d.terms.len()).sum();
-        let mut entries: Vec<(u64, u32, u32)> = Vec::with_capacity(total);
-        for (d, doc) in docs.iter().enumerate() {
-            let max_tf = doc.max_tf();
-            for &(term, count) in &doc.terms {
-                // Non-negative floats order as their bit patterns do.
-                entries.push((term, relative_tf(count, max_tf).to_bits(), d as u32));
-            }
-        }
+    /// The distributions of `(term, relative frequency as f32 bits, document)` entries (the
+    /// bits of non-negative floats order as the floats do), in any order.
+    fn build(mut entries: Vec<(u64, u32, u32)>, min_df: usize, max_df: usize) -> Distributions {
         entries.par_sort_unstable();
         let mut out = Distributions {
             terms: Vec::new(),
@@ -391,16 +384,53 @@ impl RefWords {
     /// iterative procedure (see the module docs). Deterministic: no random step, the same result
     /// for any thread count.
     pub fn select(docs: &[TermCounts], config: &RefWordsConfig) -> (RefWords, SelectionReport) {
+        let total: usize = docs.iter().map(|d| d.terms.len()).sum();
+        let mut entries: Vec<(u64, u32, u32)> = Vec::with_capacity(total);
+        for (d, doc) in docs.iter().enumerate() {
+            let max_tf = doc.max_tf();
+            for &(term, count) in &doc.terms {
+                entries.push((term, relative_tf(count, max_tf).to_bits(), d as u32));
+            }
+        }
+        RefWords::select_entries(docs.len(), entries, config)
+    }
+
+    /// [`select`](Self::select) over documents given by their relative frequencies (each
+    /// profile as many times as it was counted): the same words and report as `select` over
+    /// the documents they were counted from. The selection looks at the documents only through
+    /// their relative frequencies, and at no document's position.
+    pub fn select_counted(
+        freqs: &RelativeFrequencies,
+        config: &RefWordsConfig,
+    ) -> (RefWords, SelectionReport) {
+        let total: usize = freqs.profiles.iter().map(|(p, &m)| p.len() * m as usize).sum();
+        let mut entries: Vec<(u64, u32, u32)> = Vec::with_capacity(total);
+        let mut d = 0u32;
+        for (profile, &m) in &freqs.profiles {
+            for _ in 0..m {
+                entries.extend(profile.iter().map(|&(term, rtf)| (term, rtf, d)));
+                d += 1;
+            }
+        }
+        RefWords::select_entries(d as usize, entries, config)
+    }
+
+    /// The selection over `n` documents whose `(term, relative frequency bits, document)`
+    /// entries are given.
+    fn select_entries(
+        n: usize,
+        entries: Vec<(u64, u32, u32)>,
+        config: &RefWordsConfig,
+    ) -> (RefWords, SelectionReport) {
         let steps = config.threshold_steps.max(1);
         let delta = if config.delta >= 0.0 { config.delta } else { 0.0 };
-        let n = docs.len();
         let min_df = config.min_df.max(1) as usize;
         let max_df = if config.max_df_fraction.is_nan() {
             0
         } else {
             (config.max_df_fraction.clamp(0.0, 1.0) * n as f64).floor() as usize
         };
-        let dist = Distributions::build(docs, min_df, max_df);
+        let dist = Distributions::build(entries, min_df, max_df);
         let mut report =
             SelectionReport { docs: n, candidates: dist.len(), ..SelectionReport::default() };
 
@@ -542,6 +572,83 @@ impl RefWords {
     /// The signatures of many documents, in parallel.
     pub fn sign_all(&self, docs: &[TermCounts]) -> Vec<DocSignature> {
         docs.par_iter().map(|d| self.sign(d)).collect()
+    }
+}
+
+/// What the selection reads of a collection: each document's relative frequency of each of its
+/// terms (its *profile*: `(term, relative_tf as f32 bits)` in term order), as a multiset of
+/// profiles. The study builds, for every word, the distribution of documents over its relative
+/// frequency; phase 2 and the coverage also need which words a document shares (a word may not
+/// leave a document it alone covers), so the documents' profiles are kept whole. Counted piece
+/// by piece: [`merge`](Self::merge) adds multiplicities, [`subtract`](Self::subtract) removes a
+/// document counted twice (a repeated text has the profile of its first copy), so the merged
+/// result does not depend on the pieces or the order of merges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RelativeFrequencies {
+    /// Profile → how many documents have it.
+    profiles: std::collections::BTreeMap<Vec<(u64, u32)>, u64>,
+}
+
+impl RelativeFrequencies {
+    /// No document counted.
+    pub fn new() -> RelativeFrequencies {
+        RelativeFrequencies::default()
+    }
+
+    /// Counts one document.
+    pub fn add(&mut self, doc: &TermCounts) {
+        let max_tf = doc.max_tf();
+        let profile =
+            doc.terms.iter().map(|&(t, c)| (t, relative_tf(c, max_tf).to_bits())).collect();
+        self.add_profile(profile, 1);
+    }
+
+    fn add_profile(&mut self, profile: Vec<(u64, u32)>, times: u64) {
+        if times > 0 {
+            *self.profiles.entry(profile).or_insert(0) += times;
+        }
+    }
+
+    /// Documents counted.
+    pub fn docs(&self) -> u64 {
+        self.profiles.values().sum()
+    }
+
+    /// Adds another piece's documents.
+    pub fn merge(&mut self, other: RelativeFrequencies) {
+        for (p, m) in other.profiles {
+            self.add_profile(p, m);
+        }
+    }
+
+    /// Removes documents counted twice (those another piece also counted); a profile never
+    /// counted is ignored.
+    pub fn subtract(&mut self, other: &RelativeFrequencies) {
+        for (p, &m) in &other.profiles {
+            if let Some(have) = self.profiles.get_mut(p) {
+                *have = have.saturating_sub(m);
+                if *have == 0 {
+                    self.profiles.remove(p);
+                }
+            }
+        }
+    }
+
+    /// The distinct profiles in order, each with its multiplicity.
+    pub fn profiles(&self) -> impl Iterator<Item = (&[(u64, u32)], u64)> + '_ {
+        self.profiles.iter().map(|(p, &m)| (p.as_slice(), m))
+    }
+
+    /// Profiles with their multiplicities (as [`profiles`](Self::profiles) gives them); equal
+    /// profiles add up.
+    pub fn from_profiles<I: IntoIterator<Item = (Vec<(u64, u32)>, u64)>>(
+        profiles: I,
+    ) -> RelativeFrequencies {
+        let mut out = RelativeFrequencies::new();
+        for (p, m) in profiles {
+            out.add_profile(p, m);
+        }
+        out
     }
 }
 
@@ -956,6 +1063,81 @@ mod tests {
         let _ = RefWords::select(&docs, &odd);
         let odd = RefWordsConfig { max_df_fraction: 1.0, words: 0, ..odd };
         assert!(RefWords::select(&docs, &odd).0.is_empty());
+    }
+
+    /// The relative frequencies counted piece by piece (random pieces, texts repeated within a
+    /// piece and across pieces, each repeat subtracted as a piecewise engine subtracts it, some
+    /// pieces carried through bytes of their profiles) select the words and report of the
+    /// pipeline's own selection over the distinct documents.
+    #[test]
+    fn merged_relative_frequencies_select_as_the_whole_collection() {
+        let mut state = 41u64;
+        let mut selected = 0;
+        for round in 0..12 {
+            let n = 20 + (splitmix64(&mut state) % 400) as usize;
+            let mut distinct = random_docs(&mut state, n, 60 + (round as u64) * 40);
+            // Other documents with the same relative frequencies (every count doubled): one
+            // profile counted several times.
+            for d in 0..n / 10 {
+                let mut twice = distinct[d * 7 % n].clone();
+                twice.terms.iter_mut().for_each(|t| t.1 *= 2);
+                twice.len *= 2;
+                distinct.push(twice);
+            }
+            let n = distinct.len();
+            // The input: distinct documents in order, some of them again at random places.
+            let mut input: Vec<usize> = (0..n).collect();
+            for _ in 0..n / 3 {
+                let at = (splitmix64(&mut state) % (input.len() as u64 + 1)) as usize;
+                input.insert(at, (splitmix64(&mut state) % n as u64) as usize);
+            }
+            // The heads: first copies, in input order (the pipeline's order).
+            let mut seen = vec![false; n];
+            let heads: Vec<TermCounts> = input
+                .iter()
+                .filter(|&&d| !std::mem::replace(&mut seen[d], true))
+                .map(|&d| distinct[d].clone())
+                .collect();
+            let config = RefWordsConfig {
+                words: 5 + (splitmix64(&mut state) % 40) as usize,
+                max_df_fraction: [0.5, 0.8, 1.0][round % 3],
+                ..RefWordsConfig::default()
+            };
+            let want = RefWords::select(&heads, &config);
+            // Pieces of random sizes; every document counted, repeats subtracted.
+            let mut merged = RelativeFrequencies::new();
+            let mut repeats = RelativeFrequencies::new();
+            let mut seen = vec![false; n];
+            let mut at = 0;
+            while at < input.len() {
+                let len = 1 + (splitmix64(&mut state) % 50) as usize;
+                let piece = &input[at..(at + len).min(input.len())];
+                let mut part = RelativeFrequencies::new();
+                for &d in piece {
+                    part.add(&distinct[d]);
+                    if std::mem::replace(&mut seen[d], true) {
+                        repeats.add(&distinct[d]);
+                    }
+                }
+                if splitmix64(&mut state).is_multiple_of(2) {
+                    let profiles: Vec<(Vec<(u64, u32)>, u64)> =
+                        part.profiles().map(|(p, m)| (p.to_vec(), m)).collect();
+                    part = RelativeFrequencies::from_profiles(profiles);
+                }
+                merged.merge(part);
+                at += len;
+            }
+            assert_eq!(merged.docs(), input.len() as u64);
+            merged.subtract(&repeats);
+            assert_eq!(merged.docs(), heads.len() as u64);
+            let got = RefWords::select_counted(&merged, &config);
+            selected += usize::from(want.0.len() >= 5);
+            assert_eq!(got.0, want.0, "round {round}");
+            assert_eq!(got.1, want.1, "round {round}");
+            // And the signatures are the pipeline's.
+            assert_eq!(got.0.sign_all(&heads), want.0.sign_all(&heads));
+        }
+        assert!(selected >= 10, "{selected} rounds selected words");
     }
 
     fn random_signatures(state: &mut u64, n: usize, bits: u32) -> Vec<DocSignature> {

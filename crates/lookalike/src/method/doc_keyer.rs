@@ -69,6 +69,9 @@ impl From<Error> for KeyerError {
 ///   the layout.
 /// - Combined: the LSH candidates of its MinHash half (its band keys; a group is listed as the
 ///   library lists LSH buckets, [`DocKeyer::lists_anchors`]) within its SimHash distance.
+/// - Reference words (Hamming distance 0) with a lexicon file's words: the pairs with equal
+///   signatures, keyed by a 64-bit hash of the signature with a second one as the fingerprint
+///   (the signed documents, those with at least `min_bits` bits, as the method signs them).
 /// - Long sentences, partitioned fingerprints with k = 1, I-Match and TF*RIDF with a lexicon
 ///   file: the pairs sharing a key
 ///   ([`crate::candidates::shared_keys::candidate_pairs`]). Partitioned with k > 1: one key per
@@ -105,6 +108,12 @@ pub trait DocumentKeys: fmt::Debug + Send + Sync {
     /// method); otherwise every pair of the group is a candidate.
     fn lists_anchors(&self) -> bool {
         false
+    }
+
+    /// Whether two documents sharing a key are candidates, from their [`DocKeys::fingerprint`]s:
+    /// by default, within [`DocumentKeys::max_distance`] when there is one.
+    fn close(&self, a: u64, b: u64) -> bool {
+        self.max_distance().is_none_or(|k| hamming(a, b) <= k)
     }
 }
 
@@ -162,7 +171,8 @@ impl DocKeyer {
 
     /// The keyer of a configuration whose method signs with statistics of the input itself (a
     /// [`StatisticsPass`](super::StatisticsPass): I-Match, I-Match-rand and TF*RIDF without a
-    /// lexicon file, SimHash and combined with tf-idf weights), given those statistics counted
+    /// lexicon file, SimHash and combined with tf-idf weights, reference words without a
+    /// lexicon file's words: chosen from them), given those statistics counted
     /// over the collection's heads: each document is then keyed alone as the pipeline keys it
     /// after its statistics pass. For the other methods the statistics are ignored
     /// ([`DocKeyer::new`]).
@@ -206,9 +216,10 @@ impl DocKeyer {
     }
 
     /// Whether two documents sharing a key are candidates, from their [`DocKeys::fingerprint`]s
-    /// (always, except for SimHash fingerprints more than k bits apart).
+    /// (always, except for SimHash fingerprints more than k bits apart, and reference-word
+    /// signatures whose second hash differs).
     pub fn close(&self, a: u64, b: u64) -> bool {
-        self.max_distance().is_none_or(|k| hamming(a, b) <= k)
+        self.keyer.close(a, b)
     }
 }
 
@@ -473,12 +484,24 @@ mod tests {
             ..SimHashConfig::default()
         };
         let combined = CombinedConfig { weights: Weighting::TfIdf, ..CombinedConfig::default() };
+        let refwords = crate::config::RefWordsSettings {
+            selection: crate::lexical::refwords::RefWordsConfig { words: 30, ..Default::default() },
+            ..Default::default()
+        };
         for c in [
             at(MethodConfig::IMatch(imatch.clone())),
             at(MethodConfig::IMatchRand(imatch)),
             at(MethodConfig::TfRidf(tf_ridf)),
             at(MethodConfig::SimHash(tf_idf)),
             DedupConfig { threshold: 0.5, ..at(MethodConfig::Combined(combined)) },
+            DedupConfig { threshold: 0.5, ..at(MethodConfig::RefWords(refwords.clone())) },
+            DedupConfig {
+                threshold: 0.5,
+                ..at(MethodConfig::RefWords(crate::config::RefWordsSettings {
+                    min_bits: 1,
+                    ..refwords.clone()
+                }))
+            },
         ] {
             assert!(matches!(DocKeyer::new(&c, 10), Err(KeyerError::NoDocumentKeys(_))));
             let want = crate::testutil::library_pairs(&c, &texts);
@@ -487,8 +510,8 @@ mod tests {
             let keyer = DocKeyer::with_statistics(&c, texts.len(), &stats).unwrap();
             assert_eq!(keyed_pairs_with(keyer, &c, &texts), want, "{}", c.method.kind());
         }
-        // Methods without a statistics pass: none (reference words have no mergeable one).
-        for kind in [MethodKind::MinHash, MethodKind::RefWords, MethodKind::SpotSigs] {
+        // Methods without a statistics pass: none.
+        for kind in [MethodKind::MinHash, MethodKind::SpotSigs] {
             assert!(crate::method::StatisticsPass::new(&at(MethodConfig::from(kind))).is_none());
         }
     }
@@ -564,6 +587,9 @@ mod tests {
         assert!(why(MethodConfig::SimHash(tf_idf)).contains("document frequencies"));
         let many = PartitionConfig { lists: 64, min_shared: 4, ..PartitionConfig::default() };
         assert!(why(MethodConfig::Partitioned(many)).contains("C(64, 4) = 635376"));
+        let far = crate::config::RefWordsSettings { distance: 2, ..Default::default() };
+        assert!(why(MethodConfig::RefWords(far)).contains("Hamming distance 2"));
+        assert!(why(MethodConfig::from(MethodKind::RefWords)).contains("relative term"));
     }
 
     /// Each method's spec builds its own keyer (none reaches another's `unreachable!`): with its
@@ -607,7 +633,7 @@ mod tests {
         assert_eq!(keyed(false), [SimHash, Combined, Partitioned, LongSentences]);
         assert_eq!(
             keyed(true),
-            [SimHash, Combined, IMatch, IMatchRand, Partitioned, TfRidf, LongSentences]
+            [SimHash, Combined, IMatch, IMatchRand, Partitioned, TfRidf, LongSentences, RefWords]
         );
     }
 

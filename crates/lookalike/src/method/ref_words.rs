@@ -1,6 +1,9 @@
 //! [`RefWords`]: reference words (Ilyinsky, Kuzmin, Melkov & Segalovich 2002,
 //! as Zelenkov & Segalovich 2007 describe it).
 
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::doc_keyer::{DocKeys, DocumentKeys, KeyerError, Keying, KeyingInput};
 use super::keys;
 use super::options::{InIndex, MethodOption, MethodSpec};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
@@ -177,5 +180,78 @@ pub(super) static SPEC: MethodSpec = MethodSpec {
         }))
     },
     index: InIndex::CollectionStatistics,
-    document_keys: |input| Err(input.needs("reference words chosen from the frequencies")),
+    document_keys: keys_of,
 };
+
+/// Reference words' keys of a document (Hamming distance 0): its signature's key, with a second
+/// hash of the signature as the fingerprint, so that documents sharing a key are candidates
+/// exactly when their signatures are equal; documents with fewer than `min_bits` bits are not
+/// signed, as the method does not sign them.
+#[derive(Debug)]
+struct RefWordsKeys {
+    words: refwords::RefWords,
+    min_bits: u32,
+    seed: u64,
+}
+
+impl DocumentKeys for RefWordsKeys {
+    fn keys(&self, doc: &DocView<'_>) -> DocKeys {
+        let terms = TermCounts::from_normalized(doc.norm, self.seed);
+        let signature = self.words.sign(&terms);
+        let sig = signature.signature();
+        let bits = sig.map_or(0, |x| x.count_ones());
+        match sig {
+            Some(sig) if bits >= self.min_bits => {
+                let bytes: Vec<u8> = sig.words().iter().flat_map(|w| w.to_le_bytes()).collect();
+                DocKeys {
+                    keys: vec![(0, sig.key())],
+                    fingerprint: xxh3_64_with_seed(&bytes, 1),
+                    unsigned: None,
+                }
+            }
+            _ => DocKeys {
+                unsigned: Some(format!(
+                    "{bits} reference words above their thresholds, {} needed",
+                    self.min_bits
+                )),
+                ..DocKeys::default()
+            },
+        }
+    }
+
+    /// Equal signatures: equal second hashes.
+    fn close(&self, a: u64, b: u64) -> bool {
+        a == b
+    }
+}
+
+/// Reference words' per-document keys ([`DocumentKeys`]): the words of a lexicon file, else
+/// those chosen from the counted statistics; refused above Hamming distance 0, where each
+/// signature is compared with the whole collection's.
+fn keys_of(input: KeyingInput<'_>) -> Keying {
+    let MethodConfig::RefWords(m) = &input.config.method else {
+        unreachable!("the reference words' spec keys their configuration")
+    };
+    if m.distance > 0 {
+        return Err(KeyerError::NoDocumentKeys(format!(
+            "refwords with refwords_distance {} compares each signature with those of the whole collection within Hamming distance {} (a prefix filter over the collection's rarest bits); equal signatures (distance 0) are keys",
+            m.distance, m.distance
+        )));
+    }
+    // The settings' checks.
+    RefWords::new(m, input.context()).map_err(Error::from)?;
+    let words = match m.lexicon.as_ref().and_then(|l| l.reference_words.as_ref()) {
+        Some(words) => refwords::RefWords::from_words(
+            words.iter().map(|&(term, threshold)| RefWord { term, threshold }),
+        ),
+        None => match input.statistics {
+            Some(s) => s.reference_words(&m.selection),
+            None => {
+                return Err(
+                    input.needs("reference words chosen from the relative term frequencies")
+                );
+            }
+        },
+    };
+    Ok(Box::new(RefWordsKeys { words, min_bits: m.min_bits, seed: input.config.seed }))
+}
