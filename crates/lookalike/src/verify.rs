@@ -64,6 +64,26 @@ pub fn containment(a: &[u64], b: &[u64]) -> f64 {
     if a.is_empty() { 0.0 } else { intersection_size(a, b) as f64 / a.len() as f64 }
 }
 
+/// Direction of a containment pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Contained {
+    /// `a ⊂ b`: the earlier document is contained in the later one.
+    AInB,
+    /// `b ⊂ a`: the later document is contained in the earlier one.
+    BInA,
+}
+
+impl Contained {
+    /// The direction with the two documents swapped.
+    pub fn flipped(self) -> Contained {
+        match self {
+            Contained::AInB => Contained::BInA,
+            Contained::BInA => Contained::AInB,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! The handlers and middleware of each endpoint, the service's shared state, the OpenAPI description.
 
 use std::path::Path as FsPath;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
@@ -25,7 +25,7 @@ use super::api::{
     ApiError, CheckRequest, CheckResponse, DocumentBody, DocumentOut, ErrorBody, MatchOut,
     StatsResponse, check_id, document, internal, response, skipped, unprocessable, writer_failed,
 };
-use super::writer::{Job, Reply};
+use super::writer::{Claim, Job, Reply};
 use super::{MAX_TARGET_BYTES, MIN_TOKEN_BYTES, TOKEN_ENV};
 
 #[derive(OpenApi)]
@@ -106,38 +106,6 @@ pub(super) fn openapi(max_batch: usize) -> serde_json::Value {
         batch["maxItems"] = max_batch.into();
     }
     doc
-}
-
-/// Where a request's writes stand, shared by the jobs its handler gives the writer, the writer
-/// and the request's deadline ([`deadline`]): the writer applies a job only if the deadline has
-/// not cancelled the request, and the deadline answers 408 only if the writer has taken none of
-/// its jobs. So a 408 means "nothing applied", and a request whose write the writer took is
-/// answered with its commit, however long that takes.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Claim(Arc<AtomicU8>);
-
-pub(super) const OPEN: u8 = 0;
-pub(super) const TAKEN: u8 = 1;
-pub(super) const CANCELLED: u8 = 2;
-
-impl Claim {
-    /// The writer, before applying one of the request's jobs: false when the deadline has
-    /// cancelled the request.
-    pub(super) fn take(&self) -> bool {
-        match self.0.compare_exchange(OPEN, TAKEN, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => true,
-            Err(now) => now == TAKEN,
-        }
-    }
-
-    /// The deadline: true when the writer has taken none of the request's jobs (and now never
-    /// will).
-    pub(super) fn cancel(&self) -> bool {
-        match self.0.compare_exchange(OPEN, CANCELLED, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => true,
-            Err(now) => now == CANCELLED,
-        }
-    }
 }
 
 #[derive(Default)]

@@ -9,7 +9,7 @@
 //!   A request is answered only once its transaction is committed, so an answered insert is on
 //!   disk (`--durability safe`).
 //! - Answers can be trusted: a request still running after `--timeout` is answered 408 only if
-//!   the writer has taken none of its writes (and then never will: see [`handlers::Claim`]); once one is
+//!   the writer has taken none of its writes (and then never will: see [`writer::Claim`]); once one is
 //!   taken, the request is answered when it is committed. A batch is answered in order: its
 //!   documents are checked (and inserted) as if one after the other.
 //! - Writes need the bearer token when one is given (`--token-file` or `LOOKALIKE_TOKEN`,
@@ -44,7 +44,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex, Weak, mpsc};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
@@ -93,7 +93,7 @@ use handlers::{
     AppState, Metrics, Shared, Token, check, check_batch, deadline, delete_document, errors,
     get_document, healthz, metrics, not_found, openapi_json, put_document, readyz, stats,
 };
-use writer::{WriterGuard, writer_loop};
+use writer::writer_loop;
 
 /// A TCP connection whose writes fail once the client has taken no byte of its answer for
 /// `limit`: a client that never reads would otherwise hold its connection, and a graceful stop,
@@ -339,7 +339,13 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         .name("index-writer".into())
         .spawn(move || {
             let _guard = WriterGuard(weak.clone());
-            writer_loop(&writer_index, &rx, window, &weak);
+            writer_loop(&writer_index, &rx, window, |commits, took| {
+                if let Some(s) = weak.upgrade() {
+                    s.metrics.commits.fetch_add(commits, Ordering::Relaxed);
+                    let micros = took.as_micros() as u64;
+                    s.metrics.commit_seconds_micros.fetch_add(micros, Ordering::Relaxed);
+                }
+            });
         })
         .context("cannot start the writer thread")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -404,4 +410,17 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     }
     eprintln!("lookalike: stopped; the index is committed");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Marks the writer failed when its thread unwinds: readiness and the write endpoints say so.
+struct WriterGuard(Weak<AppState>);
+
+impl Drop for WriterGuard {
+    fn drop(&mut self) {
+        if std::thread::panicking()
+            && let Some(s) = self.0.upgrade()
+        {
+            s.writer_failed.store(true, Ordering::SeqCst);
+        }
+    }
 }

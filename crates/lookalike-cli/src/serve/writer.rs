@@ -1,7 +1,7 @@
 //! The one writer thread: groups the inserts and removals that arrive within the window into one transaction.
 
-use std::sync::atomic::Ordering;
-use std::sync::{Weak, mpsc};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -12,7 +12,6 @@ use tokio::sync::oneshot;
 use super::MAX_GROUP;
 #[cfg(debug_assertions)]
 use super::PANIC_ID_ENV;
-use super::handlers::{AppState, Claim};
 
 pub(super) type Reply<T> = oneshot::Sender<Result<T, String>>;
 
@@ -22,12 +21,13 @@ pub(super) enum Job {
 }
 
 /// The writer thread: groups jobs arriving within `window` into one transaction each; a job
-/// whose request's deadline has passed ([`Claim`]) is dropped, not applied.
+/// whose request's deadline has passed ([`Claim`]) is dropped, not applied. `committed` is told
+/// each group's commits and time.
 pub(super) fn writer_loop(
     index: &Index,
     rx: &mpsc::Receiver<Job>,
     window: Duration,
-    state: &Weak<AppState>,
+    committed: impl Fn(u64, Duration),
 ) {
     while let Ok(first) = rx.recv() {
         let mut jobs = vec![first];
@@ -93,12 +93,7 @@ pub(super) fn writer_loop(
                 }
             }
         }
-        if let Some(s) = state.upgrade() {
-            s.metrics.commits.fetch_add(commits, Ordering::Relaxed);
-            s.metrics
-                .commit_seconds_micros
-                .fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
-        }
+        committed(commits, started.elapsed());
     }
 }
 
@@ -112,19 +107,6 @@ pub(super) fn panic_on_test_id(docs: &[Document]) {
     }
 }
 
-/// Marks the writer failed when its thread unwinds: readiness and the write endpoints say so.
-pub(super) struct WriterGuard(pub(super) Weak<AppState>);
-
-impl Drop for WriterGuard {
-    fn drop(&mut self) {
-        if std::thread::panicking()
-            && let Some(s) = self.0.upgrade()
-        {
-            s.writer_failed.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
 pub(super) fn jobs_docs(jobs: &[Job]) -> usize {
     jobs.iter()
         .map(|j| match j {
@@ -132,4 +114,36 @@ pub(super) fn jobs_docs(jobs: &[Job]) -> usize {
             Job::Remove { .. } => 1,
         })
         .sum()
+}
+
+/// Where a request's writes stand, shared by the jobs its handler gives the writer, the writer
+/// and the request's deadline ([`deadline`]): the writer applies a job only if the deadline has
+/// not cancelled the request, and the deadline answers 408 only if the writer has taken none of
+/// its jobs. So a 408 means "nothing applied", and a request whose write the writer took is
+/// answered with its commit, however long that takes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Claim(Arc<AtomicU8>);
+
+pub(super) const OPEN: u8 = 0;
+pub(super) const TAKEN: u8 = 1;
+pub(super) const CANCELLED: u8 = 2;
+
+impl Claim {
+    /// The writer, before applying one of the request's jobs: false when the deadline has
+    /// cancelled the request.
+    pub(super) fn take(&self) -> bool {
+        match self.0.compare_exchange(OPEN, TAKEN, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => true,
+            Err(now) => now == TAKEN,
+        }
+    }
+
+    /// The deadline: true when the writer has taken none of the request's jobs (and now never
+    /// will).
+    pub(super) fn cancel(&self) -> bool {
+        match self.0.compare_exchange(OPEN, CANCELLED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => true,
+            Err(now) => now == CANCELLED,
+        }
+    }
 }

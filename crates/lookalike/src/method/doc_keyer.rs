@@ -65,7 +65,7 @@ impl From<Error> for KeyerError {
 ///
 /// - SimHash: the pairs within Hamming distance k, as
 ///   [`hamming_candidates`](crate::candidates::hamming::hamming_candidates) finds them: two
-///   fingerprints within k agree under at least one mask of [`TableConfig::key_masks`], whatever
+///   fingerprints within k agree under at least one mask of [`TableConfig::key_masks`](crate::candidates::hamming::TableConfig::key_masks), whatever
 ///   the layout.
 /// - Combined: the LSH candidates of its MinHash half (its band keys; a group is listed as the
 ///   library lists LSH buckets, [`DocKeyer::lists_anchors`]) within its SimHash distance.

@@ -31,11 +31,11 @@
 //!
 //! Adding a method: a file here with a type implementing [`Method`] and its registry entry (a
 //! `MethodSpec`: the options it owns, its settings from them, whether an index holds it, its
-//! per-document keys or why it has none), one line in [`options::METHODS`], one line in the
-//! `methods!` list below (its variant, name and settings type: [`MethodKind`] and
-//! [`MethodConfig`] are made from it), and an arm in `MethodConfig::build`; the compiler points at
-//! that arm (no `_ =>` arm), and a registry test at a method without a spec. The CLI, Python and
-//! the Ray job need no change.
+//! per-document keys or why it has none), one line in the `methods!` list below (its variant,
+//! name, settings type and spec: [`MethodKind`], [`MethodConfig`] and [`METHODS`] are made from
+//! it), and an arm in `MethodConfig::build` (and in `StatisticsPass::new` if it signs with
+//! statistics of the collection); the compiler points at that arm (no `_ =>` arm), and a registry
+//! test at a spec filed under another method. The CLI, Python and the Ray job need no change.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -96,9 +96,9 @@ pub use super_shingles::SuperShingles;
 pub use tf_ridf::{RidfSigner, TfRidf};
 
 /// Declares the methods once: each line gives a method's variant, its name (what `--method`
-/// takes, and its name in every output and in serialized settings) and its settings type. Both
-/// [`MethodKind`] and [`MethodConfig`] (with `ALL`, `name()`, `kind()` and the default settings)
-/// are made from that list, so a name is written in one place.
+/// takes, and its name in every output and in serialized settings), its settings type and its
+/// registry entry. [`MethodKind`], [`MethodConfig`] (with `ALL`, `name()`, `kind()` and the
+/// default settings) and [`METHODS`] are made from that list, so a method is listed in one place.
 macro_rules! methods {
     (@pattern $variant:ident) => { MethodConfig::$variant };
     (@pattern $variant:ident $settings:ty) => { MethodConfig::$variant(_) };
@@ -106,7 +106,7 @@ macro_rules! methods {
     (@default $variant:ident $settings:ty) => { MethodConfig::$variant(<$settings>::default()) };
     ($(
         $(#[$attr:meta])*
-        $variant:ident = $name:literal $(($settings:ty))?,
+        $variant:ident = $name:literal $(($settings:ty))? => $spec:path,
     )*) => {
         /// The name of a near-duplicate detection method (what `--method` takes); its settings
         /// are a [`MethodConfig`].
@@ -165,6 +165,10 @@ macro_rules! methods {
             }
         }
 
+        /// Every method's spec (its options, settings, capabilities: [`options`]), once, in
+        /// [`MethodKind::ALL`] order; [`MethodKind::spec`] finds one.
+        pub static METHODS: &[&options::MethodSpec] = &[$(&$spec),*];
+
         impl From<MethodKind> for MethodConfig {
             /// The method with its default settings.
             fn from(kind: MethodKind) -> MethodConfig {
@@ -179,53 +183,53 @@ macro_rules! methods {
 methods! {
     /// MinHash signatures, LSH banding, verification (Broder et al. 1998; MMDS ch. 3).
     #[default]
-    MinHash = "minhash" (MinHashConfig),
+    MinHash = "minhash" (MinHashConfig) => minhash::SPEC,
     /// Super-shingles and mega-shingles: min-hashes in groups, each group hashed to one
     /// super-shingle; candidates share a mega-shingle (2 super-shingles) or a super-shingle
     /// (Broder 1997; Fetterly, Manasse & Najork 2003).
-    SuperShingles = "supershingles" (SuperShinglesConfig),
+    SuperShingles = "supershingles" (SuperShinglesConfig) => super_shingles::SPEC,
     /// MOD-m sampling: shingle hashes ≡ 0 mod m; candidates share a sampled shingle (found by
     /// Broder's sort); resemblance and containment estimated from the samples (Broder 1997).
-    ModM = "mod-m" (SampleConfig),
+    ModM = "mod-m" (SampleConfig) => mod_m::SPEC,
     /// MIN-s sampling: the s smallest shingle hashes; candidates share a sampled shingle;
     /// resemblance estimated as |MIN_s(A ∪ B) ∩ MIN_s(A) ∩ MIN_s(B)| / s (Broder 1997).
-    MinS = "min-s" (SampleConfig),
+    MinS = "min-s" (SampleConfig) => min_s::SPEC,
     /// Broder's collection algorithm: ⟨shingle, doc⟩ records sorted by shingle, pairs emitted per
     /// shingle and counted in bounded memory; estimate = count / sketch size (Broder, Glassman,
     /// Manasse & Zweig 1997).
-    Broder = "broder" (SampleConfig),
+    Broder = "broder" (SampleConfig) => broder::SPEC,
     /// SimHash: 64-bit fingerprints of weighted features, pairs within Hamming distance k found
     /// with Manku's permuted tables (Charikar 2002; Manku, Jain & Das Sarma 2007).
-    SimHash = "simhash" (SimHashConfig),
+    SimHash = "simhash" (SimHashConfig) => simhash::SPEC,
     /// MinHash/LSH candidates kept only when their SimHash fingerprints are also within Hamming
     /// distance k; own decision: MinHash estimate ≥ threshold (Henzinger 2006: Broder's and
     /// Charikar's algorithms combined).
-    Combined = "combined" (CombinedConfig),
+    Combined = "combined" (CombinedConfig) => combined::SPEC,
     /// I-Match: hash of the document's distinct terms of mid IDF (the lexicon, from the
     /// collection's statistics or `--lexicon`); candidates have equal signatures (Chowdhury,
     /// Frieder, Grossman & McCabe 2002).
-    IMatch = "i-match" (IMatchSettings),
+    IMatch = "i-match" (IMatchSettings) => i_match::SPEC,
     /// I-Match with K extra randomized lexicons, each dropping a fraction p of the base lexicon:
     /// K + 1 signatures, a match on any (Kołcz, Chowdhury & Alspector 2004).
-    IMatchRand = "i-match-rand" (IMatchSettings),
+    IMatchRand = "i-match-rand" (IMatchSettings) => i_match::SPEC_RAND,
     /// Partitioned fingerprints: the document's terms split into L lists by hash, each list
     /// fingerprinted; candidates share at least k fingerprints (Pugh, US patent 6,658,423).
-    Partitioned = "partitioned" (PartitionConfig),
+    Partitioned = "partitioned" (PartitionConfig) => partitioned::SPEC,
     /// TF*RIDF signature: hash of the 6 words of highest tf × residual IDF (Zelenkov &
     /// Segalovich 2007).
-    TfRidf = "tf-ridf" (TfRidfSettings),
+    TfRidf = "tf-ridf" (TfRidfSettings) => tf_ridf::SPEC,
     /// Long sentences: hash of the two longest sentences (Zelenkov & Segalovich 2007).
-    LongSentences = "long-sentences" (LongSentenceConfig),
+    LongSentences = "long-sentences" (LongSentenceConfig) => long_sentences::SPEC,
     /// Reference words: N words chosen from the collection, each with a relative-frequency
     /// threshold; signature = which words exceed it; candidates have equal signatures (or
     /// within a Hamming distance) (Ilyinsky, Kuzmin, Melkov & Segalovich 2002).
-    RefWords = "refwords" (RefWordsSettings),
+    RefWords = "refwords" (RefWordsSettings) => ref_words::SPEC,
     /// SpotSigs: spots (a stopword and the next content words) as a multiset; pairs with
     /// weighted Jaccard ≥ the threshold, found exactly with size partitions and an inverted index
     /// (Theobald, Siddharth & Paepcke 2008).
-    SpotSigs = "spotsigs" (SpotSigsConfig),
+    SpotSigs = "spotsigs" (SpotSigsConfig) => spot_sigs::SPEC,
     /// Exact copies only: equal raw bytes or equal normalized text (128-bit fingerprints).
-    Exact = "exact",
+    Exact = "exact" => exact::SPEC,
 }
 
 impl fmt::Display for MethodKind {
@@ -452,7 +456,7 @@ pub struct PairEstimate {
     pub accepted: bool,
     /// With containment, which document the estimate reads as contained in the other (the one
     /// of the smaller sample, as verification reads it).
-    pub contained: Option<crate::pipeline::Contained>,
+    pub contained: Option<crate::verify::Contained>,
 }
 
 /// The method's own estimates of pairs of documents, outside the pipeline (the Ray job's
@@ -487,9 +491,9 @@ pub fn estimate_pairs(
             let estimate = m.estimate(a, b);
             let contained = containment.then(|| {
                 if m.sample_len(a) <= m.sample_len(b) {
-                    crate::pipeline::Contained::AInB
+                    crate::verify::Contained::AInB
                 } else {
-                    crate::pipeline::Contained::BInA
+                    crate::verify::Contained::BInA
                 }
             });
             PairEstimate { estimate, accepted: m.accepts(estimate), contained }

@@ -191,24 +191,7 @@ pub fn index_methods() -> Vec<MethodKind> {
     METHODS.iter().filter(|s| s.index == InIndex::Yes).map(|s| s.kind).collect()
 }
 
-/// Every method's spec, once; [`MethodKind::spec`] finds one.
-pub static METHODS: &[&MethodSpec] = &[
-    &super::minhash::SPEC,
-    &super::super_shingles::SPEC,
-    &super::mod_m::SPEC,
-    &super::min_s::SPEC,
-    &super::broder::SPEC,
-    &super::simhash::SPEC,
-    &super::combined::SPEC,
-    &super::i_match::SPEC,
-    &super::i_match::SPEC_RAND,
-    &super::partitioned::SPEC,
-    &super::tf_ridf::SPEC,
-    &super::long_sentences::SPEC,
-    &super::ref_words::SPEC,
-    &super::spot_sigs::SPEC,
-    &super::exact::SPEC,
-];
+pub use super::METHODS;
 
 /// Every option of every method, once each, in the order the methods list them.
 pub fn all_options() -> Vec<&'static MethodOption> {

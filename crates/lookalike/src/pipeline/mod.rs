@@ -30,8 +30,9 @@ pub use outcome::{
     SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, ScoredPair, SkipReason, UnknownSkipCode,
     VerificationStats, list_exact_group,
 };
-pub use run::{DedupRun, VerifyProgress};
+pub use run::DedupRun;
 pub use sink::{Collect, Sink};
+pub use verification::VerifyProgress;
 
 use std::path::PathBuf;
 

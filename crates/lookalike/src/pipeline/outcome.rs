@@ -4,6 +4,7 @@
 use crate::candidates::lsh::{CandidateStats, LshParams};
 use crate::document::DocId;
 use crate::method::MethodStats;
+pub use crate::verify::Contained;
 
 /// Why the pipeline did not compare a document. The string form ([`SkipReason::as_str`]) is
 /// stable: reports and scripts match on it.
@@ -133,26 +134,6 @@ pub struct ScoredPair {
     /// SimHash: the Hamming distance h of the two fingerprints (the similarity estimate is
     /// 1 − h/64 and the cosine estimate cos(π·h/64), [`crate::sketch::simhash::cosine_estimate`]).
     pub hamming: Option<u32>,
-}
-
-/// Direction of a containment pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Contained {
-    /// `a ⊂ b`: the earlier document is contained in the later one.
-    AInB,
-    /// `b ⊂ a`: the later document is contained in the earlier one.
-    BInA,
-}
-
-impl Contained {
-    /// The direction with the two documents swapped.
-    pub fn flipped(self) -> Contained {
-        match self {
-            Contained::AInB => Contained::BInA,
-            Contained::BInA => Contained::AInB,
-        }
-    }
 }
 
 /// A member of a cluster other than its representative.

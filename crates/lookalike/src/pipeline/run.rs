@@ -3,8 +3,6 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -18,7 +16,7 @@ use super::tail::{
     ExactGroups, NearPair, PairListing, assemble_clusters, choose_representatives, cluster_labels,
     clusters_of_labels, exact_match, fates, list_pairs,
 };
-use super::verification::{Candidate, Similarity};
+use super::verification::{Candidate, Similarity, VerifyProgress};
 use crate::candidates::lsh::decode_pair;
 use crate::document::{DocId, Document};
 use crate::error::Error;
@@ -73,29 +71,6 @@ pub struct DedupRun<'a> {
     store: Option<ShingleStore>,
     bytes: u64,
     progress: VerifyProgress,
-}
-
-/// How far verification is, readable from another thread while a run finishes: the candidate
-/// pairs verified so far and the candidate pairs to verify. Clones share the counts.
-#[derive(Debug, Clone, Default)]
-pub struct VerifyProgress(Arc<[AtomicU64; 2]>);
-
-impl VerifyProgress {
-    /// `(verified, to_verify)`: `(0, 0)` until verification starts, then pairs verified so far of
-    /// the run's candidate pairs.
-    pub fn get(&self) -> (u64, u64) {
-        let to_verify = self.0[1].load(Ordering::Relaxed);
-        (self.0[0].load(Ordering::Relaxed).min(to_verify), to_verify)
-    }
-
-    fn start(&self, to_verify: u64) {
-        self.0[0].store(0, Ordering::Relaxed);
-        self.0[1].store(to_verify, Ordering::Relaxed);
-    }
-
-    pub(super) fn add(&self, verified: u64) {
-        self.0[0].fetch_add(verified, Ordering::Relaxed);
-    }
 }
 
 impl<'a> DedupRun<'a> {

@@ -2,12 +2,14 @@
 //! the verified ones with their similarities and what verification saw; later I am the oracle
 //! that scores a cluster member against its representative".
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
 use super::outcome::{
     Contained, SAMPLE_BAND, SAMPLE_BANDS_BELOW, SAMPLE_PER_BAND, VerificationStats,
 };
-use super::run::VerifyProgress;
 use super::tail::{NearPair, SimilarityOracle};
 use crate::candidates::lsh::decode_pair;
 use crate::config::{DedupConfig, Measure};
@@ -206,5 +208,28 @@ impl SimilarityOracle for Similarity<'_> {
                 })
             }
         }
+    }
+}
+
+/// How far verification is, readable from another thread while a run finishes: the candidate
+/// pairs verified so far and the candidate pairs to verify. Clones share the counts.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyProgress(Arc<[AtomicU64; 2]>);
+
+impl VerifyProgress {
+    /// `(verified, to_verify)`: `(0, 0)` until verification starts, then pairs verified so far of
+    /// the run's candidate pairs.
+    pub fn get(&self) -> (u64, u64) {
+        let to_verify = self.0[1].load(Ordering::Relaxed);
+        (self.0[0].load(Ordering::Relaxed).min(to_verify), to_verify)
+    }
+
+    pub(super) fn start(&self, to_verify: u64) {
+        self.0[0].store(0, Ordering::Relaxed);
+        self.0[1].store(to_verify, Ordering::Relaxed);
+    }
+
+    pub(super) fn add(&self, verified: u64) {
+        self.0[0].fetch_add(verified, Ordering::Relaxed);
     }
 }
