@@ -214,44 +214,36 @@ def test_ray_keyed_methods_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, m
     assert result.stats["method"] == f"{method} (lookalike.ray)"
 
 
-def test_ray_imatch_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
-    """I-Match signed with a lexicon file (`lookalike lexicon build`) needs no pass over the
-    collection: each document is signed alone, so it runs on Ray with the CLI's answer."""
+@pytest.mark.parametrize(
+    ("method", "build", "built"),
+    [
+        # I-Match's mid-IDF terms from the file's statistics.
+        ("i-match", [], None),
+        # Reference words chosen when the file was built (`--refwords`).
+        ("refwords", ["--refwords", "200"], "200 reference words"),
+    ],
+)
+def test_ray_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, method, build, built):
+    """A method signed with a lexicon file (`lookalike lexicon build`) needs no pass over the
+    collection: each document is signed alone with the file's statistics or words, so it runs on
+    Ray with the CLI's answer."""
     import subprocess
 
     ray = ray_cluster
     import lookalike.ray as lray
 
     lexicon = tmp_path / "corpus.lexicon"
-    run = subprocess.run([str(cli), "lexicon", "build", str(corpus), "-o", str(lexicon)], capture_output=True, text=True)
+    run = subprocess.run(
+        [str(cli), "lexicon", "build", str(corpus), *build, "-o", str(lexicon)], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
-    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", "i-match", "--lexicon", str(lexicon))
+    if built is not None:
+        assert built in run.stderr
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, "--lexicon", str(lexicon))
     table = corpus_table(corpus)
-    local = lookalike.dedup(table, id="id", method="i-match", lexicon=str(lexicon))
+    local = lookalike.dedup(table, id="id", method=method, lexicon=str(lexicon))
     ds = ray.data.from_arrow(table).repartition(4)
-    result = lray.dedup(ds, text="text", id="id", method="i-match", lexicon=str(lexicon), num_partitions=4)
-    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
-    assert len(cli_pairs) >= 5
-
-
-def test_ray_refwords_with_a_lexicon_file_same_as_the_cli(ray_cluster, cli, corpus, tmp_path):
-    """Reference words from a lexicon file (`lookalike lexicon build --refwords`): no statistics
-    stage, each document signed alone with the file's words; the CLI's answer."""
-    import subprocess
-
-    ray = ray_cluster
-    import lookalike.ray as lray
-
-    lexicon = tmp_path / "corpus.lexicon"
-    build = [str(cli), "lexicon", "build", str(corpus), "--refwords", "200", "-o", str(lexicon)]
-    run = subprocess.run(build, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    assert "200 reference words" in run.stderr
-    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", "refwords", "--lexicon", str(lexicon))
-    table = corpus_table(corpus)
-    local = lookalike.dedup(table, id="id", method="refwords", lexicon=str(lexicon))
-    ds = ray.data.from_arrow(table).repartition(4)
-    result = lray.dedup(ds, text="text", id="id", method="refwords", lexicon=str(lexicon), num_partitions=4)
+    result = lray.dedup(ds, text="text", id="id", method=method, lexicon=str(lexicon), num_partitions=4)
     assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
     assert len(cli_pairs) >= 5
 
