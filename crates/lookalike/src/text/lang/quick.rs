@@ -571,8 +571,23 @@ fn top_two(scores: &[f32; LATIN.len()]) -> (usize, usize) {
 
 /// The quick answer for `prefix`, or `None` when whatlang must decide.
 pub(super) fn detect(prefix: &str) -> Option<Detected> {
+    detect_or_script(prefix).0
+}
+
+/// The quick answer for `prefix`, and whether its sample is clearly Latin text (Latin letters
+/// at least four times as many as those of any other script, as [`decide`] weighs scripts):
+/// what a folder's language may answer for it when the quick pass cannot.
+pub(super) fn detect_or_script(prefix: &str) -> (Option<Detected>, bool) {
     let (counts, scores) = sample::<true>(prefix);
-    decide(&counts, &scores)
+    let Counts { latin, cyrillic, han, hiragana, katakana, other, .. } = counts;
+    let rest = cyrillic.max(han + hiragana + katakana).max(other);
+    let latin_text = latin >= 20 && rest * 4 < latin;
+    (decide(&counts, &scores), latin_text)
+}
+
+/// Whether `code` is one of the Latin-script languages the quick pass scores.
+pub(super) fn is_latin_language(code: &str) -> bool {
+    LATIN.iter().any(|&(c, _)| c == code)
 }
 
 /// Reads the sample of `prefix`: its letters counted by script, its Latin words scored. With
