@@ -66,10 +66,9 @@ pub struct DetectCache {
 enum Seen {
     /// The quick pass's answer.
     Quick(Detected),
-    /// The quick pass left it to whatlang. `latin`: its sample is clearly Latin text;
-    /// `fallback`: whatlang's answer once asked (a folder's language may have answered
-    /// instead).
-    Left { latin: bool, fallback: Option<Option<Detected>> },
+    /// The quick pass left it to whatlang, having seen `left` of it; `fallback`: whatlang's
+    /// answer once asked (a folder's language may have answered instead).
+    Left { left: quick::Left, fallback: Option<Option<Detected>> },
 }
 
 impl DetectCache {
@@ -79,7 +78,9 @@ impl DetectCache {
     /// A cache whose [`DetectCache::detect_in`] answers a text the quick pass leaves to whatlang
     /// with the language of its folder or of a folder above it, when the quick pass's answers
     /// on the texts under that folder in earlier rounds name one Latin-script language clearly
-    /// and the text is clearly Latin text (see [`FolderVotes`]). Such answers are not
+    /// and the text is clearly Latin text whose stopwords, if any, score that language highest
+    /// (and, for English, Indonesian and Tagalog, without an accented word; see
+    /// [`FolderVotes`]). Such answers are not
     /// `reliable`. Rounds end at [`DetectCache::seal`]: what is answered within a round does
     /// not depend on the order the threads take the texts in.
     pub fn with_folder_votes() -> Self {
@@ -108,26 +109,31 @@ impl DetectCache {
         let folder = self.votes.as_ref().zip(folder);
         let known = lock().get(&key).copied();
         let seen = known.unwrap_or_else(|| {
-            let seen = match quick::detect_or_script(prefix) {
-                (Some(found), _) => Seen::Quick(found),
-                (None, latin) => Seen::Left { latin, fallback: None },
+            let seen = match quick::detect_or_left(prefix) {
+                Ok(found) => Seen::Quick(found),
+                Err(left) => Seen::Left { left, fallback: None },
             };
             remember(seen);
             seen
         });
-        let (latin, fallback) = match seen {
+        let (left, fallback) = match seen {
             Seen::Quick(found) => {
                 if let Some((votes, folder)) = folder {
                     votes.vote(folder, found.code);
                 }
                 return Some(found);
             }
-            Seen::Left { latin, fallback } => (latin, fallback),
+            Seen::Left { left, fallback } => (left, fallback),
         };
-        if latin
+        // Only clearly Latin text whose own few stopwords, if any, point the same way, and for
+        // a language written without accents no accented word: a translated or partly
+        // translated page among untranslated ones keeps whatlang's answer.
+        if left.latin
             && let Some((votes, folder)) = folder
             && let Some(found) = votes.settled(folder)
             && quick::is_latin_language(found.code)
+            && left.best.is_none_or(|best| best == found.code)
+            && !(left.accented && quick::is_unaccented_language(found.code))
         {
             return Some(found);
         }
@@ -135,7 +141,7 @@ impl DetectCache {
             return found;
         }
         let found = detect_whatlang(prefix);
-        remember(Seen::Left { latin, fallback: Some(found) });
+        remember(Seen::Left { left, fallback: Some(found) });
         found
     }
 
@@ -530,6 +536,16 @@ mod tests {
         assert!(detect_quick(greek).is_none());
         assert_eq!(detect(greek).map(|d| d.code), Some("el"));
         assert_eq!(cache.detect_in(greek, folder), detect(greek));
+        // A translated page among English ones: its own stopwords are Croatian.
+        let croatian = "Tijekom 2003, Nat Makarévitch je kontaktirao Raphaël jer je htio izdati knjigu o Debian-u u kolekciji Cahier de l'Admin (Admin's Handbook) knjiga, koje je obrađivao za Eyrolles, vodeće francuske izdavačke kuće za knjige tehničkog sadržaja. Raphaël je odmah sam prihvatio ponudu. Prvo izdanje je izašlo 14.10.2004, te je polučilo ogroman uspjeh - kompletno je rasprodano tijekom slijedeća 4 mjeseca.\nOd tada izdali smo 7 drugih izdanja na francuskom jeziku, po jedno za svaku verziju Debian sustava ( osim za Debian 9 ). Roland, koji je počeo raditi na knjizi kao korektor, kasnije je postao njen ko-autor.";
+        assert!(detect_quick(croatian).is_none());
+        assert_eq!(detect(croatian).map(|d| d.code), Some("hr"));
+        assert_eq!(cache.detect_in(croatian, folder), detect(croatian));
+        // A partly translated page: English first, then Spanish with its accents.
+        let partly = "Many Linux distributions are derivatives of Debian and reuse Debian's package management tools. They all have their own interesting properties, and it is possible one of them will fulfill your needs better than Debian itself.\nA.1. Censo y cooperación\nEl Proyecto Debian reconoce plenamente la importancia de distribuciones derivadas y respalda activamente la colaboración entre todas las partes involucradas. Usualmente esto involucra integrar mejoras desarrolladas inicialmente por una distribución derivada de tal manera que cualquiera pueda beneficiarse y se reduzca el trabajo de mantenimiento a largo plazo.";
+        assert!(detect_quick(partly).is_none());
+        assert_eq!(detect(partly).map(|d| d.code), Some("es"));
+        assert_eq!(cache.detect_in(partly, folder), detect(partly));
         // Another site, no folder, or a plain cache: whatlang's answer, as before.
         assert_eq!(cache.detect_in(API, Some("https://b.org/doc/")), whatlang);
         assert_eq!(cache.detect_in(API, None), whatlang);
