@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Language detection benchmark: lookalike's `detect` (a quick pass, CLD2 when it is unsure)
+# Language detection benchmark: lookalike's `detect` (a quick pass, whatlang when it is unsure)
 # against whatlang alone, on documents whose language is known. Accuracy per language, how often
 # the two disagree, and µs per document of each in the same run (one thread).
 # Run by hand, not in CI.
@@ -142,11 +142,13 @@ if [[ $ONLY == 1 ]]; then
 fi
 
 {
-  echo "# Language detection: quick pass + CLD2 against whatlang alone — $(date +%Y-%m-%d)"
+  echo "# Language detection: quick pass + whatlang against whatlang alone — $(date +%Y-%m-%d)"
   echo
   echo "Machine: $(nproc) cores, $(uname -m); commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (uncommitted changes)')."
-  echo "\`detect\` is what \`dedup --report\`/\`--output\` and \`extract\` report as \`lang\`; \"right\" is agreement"
-  echo "with the corpus's label. Times: the fastest of 3 passes over the corpus on one thread."
+  echo "\`detect\` is what \`extract\` reports as \`lang\`; \`dedup --report\`/\`--output\` add folder votes (the"
+  echo "column \"with folder votes\": the quick answers of earlier batches of 4,096 documents, by the folders of"
+  echo "the documents' ids). \"right\" is agreement with the corpus's label. Times: the fastest of 3 passes"
+  echo "over the corpus on one thread."
   for entry in "${corpora[@]}"; do
     name="${entry%%:*}"; file="${entry#*:}"
     log "lang-bench: $name"

@@ -187,14 +187,20 @@ fn read<'r>(
     let args = &plan.args;
     let mut intake = Intake::start(plan, dedup, run_dir)?;
     intake.listed(&plan.expanded);
-    // Texts that begin alike (copies, pages of one template) have their language detected once.
-    let langs = lookalike::text::lang::DetectCache::default();
+    // Texts that begin alike (copies, pages of one template) have their language detected once;
+    // a text the quick pass leaves to whatlang takes its folder's language when the quick
+    // answers of earlier batches settled it. A batch's votes count from the next batch on, so
+    // the answers do not depend on the threads.
+    let langs = lookalike::text::lang::DetectCache::with_folder_votes();
     let want_lang = plan.wants_lang();
-    let lang_of =
-        |doc: &Document| if want_lang { langs.detect(&doc.text).map(|d| d.code) } else { None };
+    let lang_of = |doc: &Document| {
+        let folder = lookalike::text::lang::folder_of(&doc.id);
+        if want_lang { langs.detect_in(&doc.text, folder).map(|d| d.code) } else { None }
+    };
     let want_payload = intake.payloads.is_some();
     let inputs = plan.expanded.inputs.clone();
     let mut each = |batch: Vec<Result<DecodedRecord, InputError>>| {
+        langs.seal();
         intake.batch(batch, progress)?;
         progress.reading(intake.summary.records, intake.summary.bytes, started.elapsed());
         Ok(())

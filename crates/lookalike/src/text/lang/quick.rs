@@ -571,8 +571,46 @@ fn top_two(scores: &[f32; LATIN.len()]) -> (usize, usize) {
 
 /// The quick answer for `prefix`, or `None` when whatlang must decide.
 pub(super) fn detect(prefix: &str) -> Option<Detected> {
+    detect_or_left(prefix).ok()
+}
+
+/// What the quick pass saw of a text it left to whatlang: what a folder's language may answer
+/// for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Left {
+    /// The sample is clearly Latin text: Latin letters at least four times as many as those of
+    /// any other script (as [`decide`] weighs scripts).
+    pub latin: bool,
+    /// The language whose stopwords score highest in the sample, if any scored.
+    pub best: Option<&'static str>,
+    /// Some word of the sample has a letter outside ASCII.
+    pub accented: bool,
+}
+
+/// The quick answer for `prefix`, or what the pass saw of it when it has none.
+pub(super) fn detect_or_left(prefix: &str) -> Result<Detected, Left> {
     let (counts, scores) = sample::<true>(prefix);
-    decide(&counts, &scores)
+    if let Some(found) = decide(&counts, &scores) {
+        return Ok(found);
+    }
+    let Counts { latin, cyrillic, han, hiragana, katakana, other, .. } = counts;
+    let rest = cyrillic.max(han + hiragana + katakana).max(other);
+    let total: [f32; LATIN.len()] =
+        std::array::from_fn(|i| scores.parts.iter().map(|h| h[i]).sum());
+    let (top, _) = top_two(&total);
+    let best = (total[top] > 0.0).then_some(LATIN[top].0);
+    Err(Left { latin: latin >= 20 && rest * 4 < latin, best, accented: scores.accented > 0 })
+}
+
+/// Whether `code` is one of the Latin-script languages the quick pass scores.
+pub(super) fn is_latin_language(code: &str) -> bool {
+    LATIN.iter().any(|&(c, _)| c == code)
+}
+
+/// Whether `code` is a language written without accents (English, Indonesian, Tagalog): an
+/// accented word in a text of it is another language's.
+pub(super) fn is_unaccented_language(code: &str) -> bool {
+    matches!(code, "en" | "id" | "tl")
 }
 
 /// Reads the sample of `prefix`: its letters counted by script, its Latin words scored. With
