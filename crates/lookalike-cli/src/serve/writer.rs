@@ -117,7 +117,7 @@ pub(super) fn jobs_docs(jobs: &[Job]) -> usize {
 }
 
 /// Where a request's writes stand, shared by the jobs its handler gives the writer, the writer
-/// and the request's deadline ([`deadline`]): the writer applies a job only if the deadline has
+/// and the request's deadline ([`deadline`](super::handlers::deadline)): the writer applies a job only if the deadline has
 /// not cancelled the request, and the deadline answers 408 only if the writer has taken none of
 /// its jobs. So a 408 means "nothing applied", and a request whose write the writer took is
 /// answered with its commit, however long that takes.
