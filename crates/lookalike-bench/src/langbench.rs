@@ -267,6 +267,27 @@ pub fn run(args: &LangBenchArgs) -> Result<String> {
 mod tests {
     use super::*;
 
+    /// A labelled corpus of `lines` written in `dir`.
+    fn corpus(dir: &tempfile::TempDir, lines: &[serde_json::Value]) -> std::path::PathBuf {
+        let path = dir.path().join("c.jsonl");
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, body).unwrap();
+        path
+    }
+
+    /// One round over `path`, nothing shown.
+    fn args(path: &std::path::Path, prefix_sweep: bool, votes_batch: usize) -> LangBenchArgs {
+        LangBenchArgs {
+            corpora: vec![path.to_owned()],
+            limit: None,
+            rounds: 1,
+            show: 0,
+            show_unsure: 0,
+            prefix_sweep,
+            votes_batch,
+        }
+    }
+
     #[test]
     fn labels_of_regional_variants_compare_as_their_language() {
         assert_eq!(base_code("zh-cn"), "zh");
@@ -277,26 +298,17 @@ mod tests {
     #[test]
     fn report_counts_right_and_wrong_answers_per_language() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.jsonl");
         let en = "The committee will meet again next week, and the members have said that they \
                   would like to discuss the budget before the end of the year.";
         // Labelled German but English: both detectors are wrong on it.
-        let lines = [
-            serde_json::json!({"id": "a", "lang": "en", "text": en}),
-            serde_json::json!({"id": "b", "lang": "de", "text": en}),
-        ];
-        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(&path, body).unwrap();
-        let args = LangBenchArgs {
-            corpora: vec![path],
-            limit: None,
-            rounds: 1,
-            show: 0,
-            show_unsure: 0,
-            prefix_sweep: true,
-            votes_batch: READ_BATCH,
-        };
-        let report = run(&args).unwrap();
+        let path = corpus(
+            &dir,
+            &[
+                serde_json::json!({"id": "a", "lang": "en", "text": en}),
+                serde_json::json!({"id": "b", "lang": "de", "text": en}),
+            ],
+        );
+        let report = run(&args(&path, true, READ_BATCH)).unwrap();
         assert!(report.contains("documents: 2"), "{report}");
         let de = "| de | 1 | 0.0% | 0.0% | 100.0% | 0 | 0.0% | 0 | en 1 | en 1 |";
         assert!(report.contains(de), "{report}");
@@ -312,7 +324,6 @@ mod tests {
     #[test]
     fn folder_votes_of_earlier_rounds_answer_what_the_quick_pass_leaves() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.jsonl");
         let en = "The committee will meet again next week, and the members have said that they \
                   would like to discuss the budget before the end of the year.";
         // An API reference line (the quick pass leaves it; whatlang does not call it English).
@@ -325,22 +336,12 @@ mod tests {
             .map(|i| serde_json::json!({"id": format!("https://a.org/guide/{i}"), "lang": "en", "text": en}))
             .collect();
         lines.push(serde_json::json!({"id": "https://a.org/api/x", "lang": "en", "text": api}));
-        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(&path, body).unwrap();
-        let args = |votes_batch| LangBenchArgs {
-            corpora: vec![path.clone()],
-            limit: None,
-            rounds: 1,
-            show: 0,
-            show_unsure: 0,
-            prefix_sweep: false,
-            votes_batch,
-        };
+        let path = corpus(&dir, &lines);
         // Rounds of eight: the guide's answers settle the site before the API page is read.
-        let report = run(&args(8)).unwrap();
+        let report = run(&args(&path, false, 8)).unwrap();
         assert!(report.contains("| en | 9 | 88.9% | 88.9% | 88.9% | 0 | 100.0% | 1 |"), "{report}");
         // One round: the votes come too late for it.
-        let report = run(&args(READ_BATCH)).unwrap();
+        let report = run(&args(&path, false, READ_BATCH)).unwrap();
         assert!(report.contains("| en | 9 | 88.9% | 88.9% | 88.9% | 0 | 88.9% | 0 |"), "{report}");
     }
 }

@@ -387,10 +387,7 @@ impl RefWords {
         let total: usize = docs.iter().map(|d| d.terms.len()).sum();
         let mut entries: Vec<(u64, u32, u32)> = Vec::with_capacity(total);
         for (d, doc) in docs.iter().enumerate() {
-            let max_tf = doc.max_tf();
-            for &(term, count) in &doc.terms {
-                entries.push((term, relative_tf(count, max_tf).to_bits(), d as u32));
-            }
+            entries.extend(profile(doc).map(|(term, rtf)| (term, rtf, d as u32)));
         }
         RefWords::select_entries(docs.len(), entries, config)
     }
@@ -597,10 +594,7 @@ impl RelativeFrequencies {
 
     /// Counts one document.
     pub fn add(&mut self, doc: &TermCounts) {
-        let max_tf = doc.max_tf();
-        let profile =
-            doc.terms.iter().map(|&(t, c)| (t, relative_tf(c, max_tf).to_bits())).collect();
-        self.add_profile(profile, 1);
+        self.add_profile(profile(doc).collect(), 1);
     }
 
     fn add_profile(&mut self, profile: Vec<(u64, u32)>, times: u64) {
@@ -650,6 +644,13 @@ impl RelativeFrequencies {
         }
         out
     }
+}
+
+/// A document's profile: `(term, relative frequency as f32 bits)` in term order (the bits of
+/// non-negative floats order as the floats do).
+fn profile(doc: &TermCounts) -> impl Iterator<Item = (u64, u32)> + '_ {
+    let max_tf = doc.max_tf();
+    doc.terms.iter().map(move |&(term, count)| (term, relative_tf(count, max_tf).to_bits()))
 }
 
 /// Share of documents with at least one bit.

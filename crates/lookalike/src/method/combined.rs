@@ -28,7 +28,6 @@ use super::simhash::{self, SimDoc, SimHash};
 use super::{CandidateReport, Context, DocView, Head, Method, MethodKind, MethodStats, Slot};
 use crate::config::{CombinedConfig, MethodConfig};
 use crate::error::Error;
-use crate::sketch::simhash::Weighting;
 
 /// What the combined method's SimHash filter did, for the summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -206,12 +205,10 @@ fn keys_of(input: KeyingInput<'_>) -> Keying {
     let MethodConfig::Combined(m) = &input.config.method else {
         unreachable!("the combined method's spec keys a combined configuration")
     };
-    if m.weights == Weighting::TfIdf && input.statistics.is_none() {
-        return Err(input.needs("tf·idf weights (document frequencies)"));
-    }
+    let doc_freq = input.doc_freq_for(m.weights)?;
     let mut method = Combined::new(*m, input.context())?;
-    if let Some(s) = input.statistics {
-        method = method.with_doc_freq(s.doc_freq());
+    if let Some(df) = doc_freq {
+        method = method.with_doc_freq(df);
     }
     Ok(Box::new(CombinedKeys { k: method.max_distance(), method }))
 }

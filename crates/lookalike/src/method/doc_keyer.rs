@@ -10,7 +10,7 @@ use super::{Context, DocView, LexDoc, MethodKind, SimDoc};
 use crate::candidates::hamming::combinations;
 use crate::config::DedupConfig;
 use crate::error::Error;
-use crate::sketch::simhash::hamming;
+use crate::sketch::simhash::{DocFreq, Weighting, hamming};
 
 /// Most keys per document [`DocKeyer`] makes for partitioned fingerprints with k > 1 (one per
 /// k-subset of the L list fingerprints: C(L, k)).
@@ -139,13 +139,19 @@ impl KeyingInput<'_> {
     /// The statistics as a lexicon (what a lexicon file gives I-Match and TF*RIDF: the same
     /// `Signer::from_stats` as `prepare`), if counted.
     pub(super) fn lexicon(&self) -> Option<std::sync::Arc<crate::lexical::collection::Lexicon>> {
-        self.statistics.map(|s| {
-            std::sync::Arc::new(crate::lexical::collection::Lexicon::new(
-                s.collection_stats(),
-                self.config.seed,
-                "statistics of the input",
-            ))
-        })
+        self.statistics.map(|s| s.lexicon(self.config.seed))
+    }
+
+    /// The document frequencies tf-idf weights read: `None` for other weights, those counted
+    /// when they were, else the refusal (they are known only once every document is read).
+    pub(super) fn doc_freq_for(
+        &self,
+        weights: Weighting,
+    ) -> Result<Option<std::sync::Arc<DocFreq>>, KeyerError> {
+        match (weights, self.statistics) {
+            (Weighting::TfIdf, None) => Err(self.needs("tf·idf weights (document frequencies)")),
+            (_, statistics) => Ok(statistics.map(|s| s.doc_freq())),
+        }
     }
 
     /// The refusal of a method that signs documents with `what` of the whole collection.

@@ -516,11 +516,7 @@ impl MethodConfig {
     ) -> Result<Box<dyn Engine>, Error> {
         let cx = Context::of(c);
         if let Some(s) = statistics.filter(|_| StatisticsPass::new(c).is_some()) {
-            let lexicon = Some(std::sync::Arc::new(crate::lexical::collection::Lexicon::new(
-                s.collection_stats(),
-                c.seed,
-                "statistics of the input",
-            )));
+            let lexicon = Some(s.lexicon(c.seed));
             let engine: Box<dyn Engine> = match self {
                 MethodConfig::IMatch(m) | MethodConfig::IMatchRand(m) => {
                     let randomized = matches!(self, MethodConfig::IMatchRand(_));

@@ -57,10 +57,8 @@ impl Method for RefWords {
     /// Chooses the reference words (or takes the lexicon file's) and signs every head.
     fn prepare(&mut self) -> Result<(), Error> {
         let terms = std::mem::take(&mut self.terms);
-        let chosen = match self.settings.lexicon.as_ref().and_then(|l| l.reference_words.as_ref()) {
-            Some(words) => refwords::RefWords::from_words(
-                words.iter().map(|&(term, threshold)| RefWord { term, threshold }),
-            ),
+        let chosen = match file_words(&self.settings) {
+            Some(words) => words,
             None => refwords::RefWords::select(&terms, &self.settings.selection).0,
         };
         let min_bits = self.settings.min_bits;
@@ -225,6 +223,14 @@ impl DocumentKeys for RefWordsKeys {
     }
 }
 
+/// The reference words a lexicon file carries, if it does.
+fn file_words(settings: &RefWordsSettings) -> Option<refwords::RefWords> {
+    let words = settings.lexicon.as_ref()?.reference_words.as_ref()?;
+    Some(refwords::RefWords::from_words(
+        words.iter().map(|&(term, threshold)| RefWord { term, threshold }),
+    ))
+}
+
 /// Reference words' per-document keys ([`DocumentKeys`]): the words of a lexicon file, else
 /// those chosen from the counted statistics; refused above Hamming distance 0, where each
 /// signature is compared with the whole collection's.
@@ -240,10 +246,8 @@ fn keys_of(input: KeyingInput<'_>) -> Keying {
     }
     // The settings' checks.
     RefWords::new(m, input.context()).map_err(Error::from)?;
-    let words = match m.lexicon.as_ref().and_then(|l| l.reference_words.as_ref()) {
-        Some(words) => refwords::RefWords::from_words(
-            words.iter().map(|&(term, threshold)| RefWord { term, threshold }),
-        ),
+    let words = match file_words(m) {
+        Some(words) => words,
         None => match input.statistics {
             Some(s) => s.reference_words(&m.selection),
             None => {

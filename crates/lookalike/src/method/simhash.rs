@@ -284,7 +284,7 @@ struct SimHashKeys {
 
 impl DocumentKeys for SimHashKeys {
     fn keys(&self, doc: &DocView<'_>) -> DocKeys {
-        let fp = fingerprint_of(self.doc(doc));
+        let fp = fingerprint_of(self.method.doc(doc));
         DocKeys {
             keys: self.masks.iter().enumerate().map(|(t, &m)| (t as u32, fp & m)).collect(),
             fingerprint: fp,
@@ -297,23 +297,15 @@ impl DocumentKeys for SimHashKeys {
     }
 }
 
-impl SimHashKeys {
-    fn doc(&self, doc: &DocView<'_>) -> SimDoc {
-        Method::doc(&self.method, doc)
-    }
-}
-
 /// SimHash's per-document keys ([`DocumentKeys`]).
 fn keys_of(input: KeyingInput<'_>) -> Keying {
     let MethodConfig::SimHash(m) = &input.config.method else {
         unreachable!("SimHash's spec keys a SimHash configuration")
     };
-    if m.weights == Weighting::TfIdf && input.statistics.is_none() {
-        return Err(input.needs("tf·idf weights (document frequencies)"));
-    }
+    let doc_freq = input.doc_freq_for(m.weights)?;
     let mut method = SimHash::new(*m, input.context())?;
-    if let Some(s) = input.statistics {
-        method = method.with_doc_freq(s.doc_freq());
+    if let Some(df) = doc_freq {
+        method = method.with_doc_freq(df);
     }
     let k = method.max_distance();
     let layout = match m.blocks {

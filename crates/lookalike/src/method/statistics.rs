@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use super::DocView;
 use crate::config::{DedupConfig, MethodConfig};
-use crate::lexical::collection::{CollectionStats, CollectionStatsBuilder, TermCounts};
+use crate::lexical::collection::{CollectionStats, CollectionStatsBuilder, Lexicon, TermCounts};
 use crate::lexical::refwords::{RefWords, RefWordsConfig, RelativeFrequencies};
 use crate::sketch::simhash::{DocFreq, SimFeatures, SimHasher, Weighting};
 
@@ -248,6 +248,12 @@ impl PartialStatistics {
     /// The term statistics (I-Match, TF*RIDF), as the pipeline builds them from its heads.
     pub(super) fn collection_stats(&self) -> CollectionStats {
         self.counts.clone().build()
+    }
+
+    /// The term statistics as a lexicon (what a lexicon file gives I-Match and TF*RIDF), named
+    /// as the pipeline names statistics of the input.
+    pub(super) fn lexicon(&self, seed: u64) -> Arc<Lexicon> {
+        Arc::new(Lexicon::new(self.collection_stats(), seed, "statistics of the input"))
     }
 
     /// The document frequencies (SimHash's tf-idf), as the pipeline counts them over its heads.
