@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What a new user's first builds cost: clones this repository into a temporary directory, then
 # times, with /usr/bin/time -v, (1) the README's main-job build (`cargo build --release --bin
-# lookalike --locked`, what `cargo run --release --bin lookalike -- dedup ...` builds) and
-# (2) the Python wheel after it (the README's `pip install -v ./crates/lookalike-py`, in a new
+# lookalike --locked`, what `cargo run --release --bin lookalike -- dedup ...` builds), (2) the
+# main job itself (the README's `dedup /usr/share/doc` line) and (3) the Python wheel after it (the README's `pip install -v ./crates/lookalike-py`, in a new
 # virtual environment), and writes the figures to bench/results/fresh-clone-DATE.md.
 #
 #   bench/fresh-clone.sh [REPO]        # REPO: the repository to clone (default: this checkout)
@@ -48,6 +48,10 @@ timed() {
 
 rows=()
 rows+=("$(timed main-job cargo build --release --bin lookalike --locked)")
+# The main job itself, as the README runs it once built (`cargo run` checks the build, then runs).
+mkdir -p out
+rows+=("$(timed main-job-run cargo run --release --bin lookalike --locked -- dedup /usr/share/doc \
+    --pairs out/pairs.tsv --clusters out/clusters.jsonl --output out/unique.jsonl)")
 "$python" -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check pyarrow
 rows+=("$(timed wheel "$work/venv/bin/pip" install -v --disable-pip-version-check ./crates/lookalike-py)")
