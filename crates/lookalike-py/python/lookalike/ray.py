@@ -9,7 +9,7 @@ stage)::
       (global        (per document: one exact row,      (hash shuffle of keys      (exact groups and
        input order)   one row per band; keys only)        only: ~1 KB/document)      candidate pairs)
 
-       ─► verification (a join of the pairs with the shingle sets) ─► clustering (the driver, or one actor)
+       ─► verification (the pairs join the shingle sets) ─► clustering (the driver, or one actor)
 
 Before the sketch, the methods that sign with statistics of the input itself (I-Match,
 I-Match-rand and TF*RIDF without a lexicon file, SimHash and combined with ``weights="tfidf"``,
@@ -57,16 +57,16 @@ references, or run on the driver.
   ``sampled_candidates`` keeps the pairs whose summed Σmin gives a weighted Jaccard at or above
   the threshold: exactly the pairs of the library's spot index.
 * Verification (``_verify``): a task per bucket block lists its distinct candidate pairs, each
-  bound for the verification partition of its first document, and the requests for their
-  documents (``candidate_pairs``); the driver gathers the requests (16 bytes each). When at most
-  ``VERIFY_TASK_DOCUMENTS`` documents are requested, it splits them by document block: a task
-  per block computes each of its requested documents' shingle set once, where the text is (the
-  library's normalization and shingles; with ``verify="estimate"`` the text itself), and sends
-  it to every partition that asked for it (``route_payloads``); a task per partition keeps the
-  pairs whose exact Jaccard (with ``measure="containment"``: the larger containment, its
-  direction on the edge; with ``verify="estimate"`` the method's estimate that it accepts)
-  reaches the threshold (``verify_pairs``). No text crosses the join and no set is computed
-  twice. Above the bound, the same join in Ray Data: the requested documents (marked in a bitmap,
+  bound for the verification partition of its first document, and the requests for their documents
+  (``candidate_pairs``); the driver gathers the requests (16 bytes each). When at most
+  ``VERIFY_TASK_DOCUMENTS`` documents per partition are requested, it splits them by document
+  block: a task per block computes each of its requested documents' shingle set once, where the
+  text is (the library's normalization and shingles; with ``verify="estimate"`` the text itself),
+  and sends it to every partition that asked for it (``route_payloads``); a task per partition
+  keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger containment, its
+  direction on the edge; with ``verify="estimate"`` the method's estimate that it accepts) reaches
+  the threshold (``verify_pairs``). No set is computed twice, and only estimate verification moves
+  texts. Above the bound, the same join in Ray Data: the requested documents (marked in a bitmap,
   n/8 bytes) give their sets (``payloads_for_requests``), which meet their requests in a
   ``repartition(keys=["doc"])`` and go once to every partition that asked for them
   (``route_texts``); after a ``repartition(keys=["dest"])``, ``verify_pairs`` runs on each
@@ -197,7 +197,8 @@ class _Block:
 def _documents(block: pa.Table, offset: int, text: str) -> pa.Table:
     """A block's documents numbered from ``offset``: ``text`` and ``INDEX`` (the block's own text
     column, not a copy)."""
-    return pa.table({text: block[text], INDEX: pa.array(range(offset, offset + block.num_rows), type=pa.int64())})
+    index = pa.array(range(offset, offset + block.num_rows), type=pa.int64())
+    return pa.table({text: block[text], INDEX: index})
 
 
 def _numbered(blocks: list[_Block], text: str) -> list:
@@ -223,7 +224,13 @@ def _one_batch(table: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
 _INPUT = pa.schema([("text", pa.string()), (INDEX, pa.int64())])
 #: A pair (``a``, ``b``) or a text bound for verification partition ``dest``.
 _JOIN = pa.schema(
-    [("dest", pa.int64()), ("a", pa.int64()), ("b", pa.int64()), ("text", pa.large_string()), ("set", pa.large_list(pa.uint64()))]
+    [
+        ("dest", pa.int64()),
+        ("a", pa.int64()),
+        ("b", pa.int64()),
+        ("text", pa.large_string()),
+        ("set", pa.large_list(pa.uint64())),
+    ]
 )
 #: A request for a document (``dest``), or its payload (``dest`` -1): its shingle set, or with
 #: ``verify="estimate"`` its text.
@@ -249,7 +256,8 @@ def _count_documents(table: pa.Table, text: str, settings: dict[str, Any]) -> tu
 def _recount(block: pa.Table, offset: int, text: str, settings: dict[str, Any], repeats: pa.Table) -> bytes:
     """The counts of a block's documents named in ``repeats`` (``doc``): texts counted before."""
     table = _documents(block, offset, text)
-    return _count_documents(table.filter(pa.compute.is_in(table[INDEX], value_set=repeats["doc"])), text, settings)[0]
+    table = table.filter(pa.compute.is_in(table[INDEX], value_set=repeats["doc"]))
+    return _count_documents(table, text, settings)[0]
 
 
 def _statistics(documents: list[_Block], text: str, settings: dict[str, Any]) -> bytes:
@@ -464,8 +472,10 @@ def _verify_part(part: int, all: bool, settings: dict[str, Any], pairs: int, *ta
 #: Verification runs as Ray tasks (a task per document block computes its requested documents'
 #: shingle sets and splits them among the partitions that asked for them, a task per partition
 #: verifies its pairs: blocks × partitions objects) when the candidate pairs need at most this
-#: many documents; above it, in Ray Data's two-shuffle join (streamed, with its back-pressure).
-VERIFY_TASK_DOCUMENTS = 1_000_000
+#: many documents per partition (each partition's task holds the sets it was sent: about 6 KB a
+#: document in the benchmark corpus, ~0.6 GB at the bound); above it, in Ray Data's two-shuffle
+#: join (streamed, with its back-pressure).
+VERIFY_TASK_DOCUMENTS = 100_000
 
 
 def _verify(
@@ -473,18 +483,18 @@ def _verify(
 ):
     """Exact verification of pairs of documents: ``pairs`` are object references of tables with
     ``a`` and ``b`` (and ``kind``: the candidate rows only), ``documents`` the input's blocks.
-    Returns the near edges (every pair
-    with ``all``) as a list of object references of tables, in a fixed order, and their count.
+    Returns the near edges (every pair with ``all``) as a list of object references of tables,
+    in a fixed order, and their count.
 
     Each block of pairs gives its distinct pairs, each bound for the partition of its first
     document, and the requests for their documents (a task per block); the driver gathers the
-    requests (16 bytes each). With at most ``VERIFY_TASK_DOCUMENTS`` requested documents, it
-    splits them by document block: a task per block computes the shingle set of each of its
-    requested documents once, where the text is, and returns one table per partition; a task
-    per partition verifies its pairs with the sets it was sent. Above it, a join partitioned by
-    document in Ray Data: the requested documents (marked in a bitmap, n/8 bytes) give their
-    sets, a repartition by document routes each set to every partition holding a pair of it,
-    a repartition by partition brings the pairs and the sets together."""
+    requests (16 bytes each). With at most ``VERIFY_TASK_DOCUMENTS`` requested documents per
+    partition, it splits them by document block: a task per block computes the shingle set of each
+    of its requested documents once, where the text is, and returns one table per partition; a
+    task per partition verifies its pairs with the sets it was sent. Above it, a join partitioned
+    by document in Ray Data: the requested documents (marked in a bitmap, n/8 bytes) give their
+    sets, a repartition by document routes each set to every partition holding a pair of it, a
+    repartition by partition brings the pairs and the sets together."""
     import numpy as np
     import ray
 
@@ -495,7 +505,7 @@ def _verify(
         return [ray.put(_verify_block(_JOIN.empty_table(), all, settings))], 0
     asked = pa.concat_tables(ray.get(requests)).select(["doc", "dest"])
     docs = asked["doc"].to_numpy()
-    if len(np.unique(docs)) <= VERIFY_TASK_DOCUMENTS:
+    if len(np.unique(docs)) <= VERIFY_TASK_DOCUMENTS * partitions:
         order = np.argsort(docs, kind="stable")
         bounds = np.searchsorted(docs[order], np.array([*(b.offset for b in documents), n]))
         route = ray.remote(_payloads).options(num_returns=partitions)
