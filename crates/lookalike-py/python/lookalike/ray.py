@@ -410,13 +410,6 @@ def _mark(bitmap, docs) -> None:
     np.bitwise_or.at(bitmap, docs >> 3, (0x80 >> (docs & 7)).astype(np.uint8))
 
 
-def _marked(bitmap) -> int:
-    """The number of bits set in ``bitmap``."""
-    import numpy as np
-
-    return int(np.bitwise_count(bitmap).sum(dtype=np.int64))
-
-
 def _texts(table: pa.Table, text: str, needed, settings: dict[str, Any]) -> pa.Table:
     # Only the documents some pair needs (a bit per document, input order): the others' texts
     # stay where they are. Each becomes its payload: its shingle set (its text with
