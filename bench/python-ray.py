@@ -2,7 +2,7 @@
 in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clusters everywhere.
 
     python bench/python-ray.py CLI CORPUS.jsonl [DOCS] [--cpus 1,2] [--baseline MODULE[,MODULE]] [--repeat R]
-        [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B]
+        [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B] [--reader lookalike]
 
 CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
 every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default 1 and 2).
@@ -15,6 +15,8 @@ alternating with the current job, so that both are measured in the same run unde
 is stopped (its process group killed) and reported as `timed_out`, without figures.
 `--object-store-gb G`: the Ray object store's size (`ray.init(object_store_memory=...)`; default
 Ray's own, 30 % of the memory). `--blocks B`: the read's blocks (default 2 per CPU).
+`--reader lookalike`: the Ray rows read the corpus with `lookalike.ray.read([CORPUS],
+skipped=False)` (lookalike's JSONL reader in Ray tasks) instead of `ray.data.read_json`.
 Every measurement runs in a child process of its own:
 
 * `cli-threads-N`: `lookalike dedup CORPUS --threads N --pairs P --clusters C --stats S` (reading
@@ -278,7 +280,12 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
     with TreeSampler(stage=lines.current) as sampler:
         start = time.perf_counter()
         blocks = int(os.environ.get("PYTHON_RAY_BLOCKS") or 2 * cpus)
-        ds = ray.data.read_json(corpus, override_num_blocks=blocks)
+        if os.environ.get("PYTHON_RAY_READER") == "lookalike":
+            import lookalike.ray
+
+            ds = lookalike.ray.read([corpus], skipped=False)
+        else:
+            ds = ray.data.read_json(corpus, override_num_blocks=blocks)
         result = job.dedup(ds, text="text", id="id", num_partitions=2 * cpus)
         end = time.perf_counter()
         seconds = end - start
@@ -346,7 +353,8 @@ def main() -> int:
         args.remove("--no-dedup")
     store = None
     blocks = None
-    for flag in ("--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks"):
+    reader = None
+    for flag in ("--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks", "--reader"):
         if flag in args:
             i = args.index(flag)
             value = args[i + 1]
@@ -359,6 +367,8 @@ def main() -> int:
                 timeout = float(value)
             elif flag == "--blocks":
                 blocks = value
+            elif flag == "--reader":
+                reader = value
             elif flag == "--object-store-gb":
                 store = str(int(float(value) * 1e9))
             else:
@@ -404,6 +414,8 @@ def main() -> int:
                     env["PYTHON_RAY_OBJECT_STORE_BYTES"] = store
                 if blocks:
                     env["PYTHON_RAY_BLOCKS"] = blocks
+                if reader:
+                    env["PYTHON_RAY_READER"] = reader
                 args = [sys.executable, __file__, "--task", str(cpus), corpus, str(out), module]
                 seconds, _, _, stdout = measured(args, env, timeout)
                 if not stdout:

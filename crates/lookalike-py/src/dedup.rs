@@ -68,7 +68,7 @@ pub fn id_column(batch: &RecordBatch, name: &str) -> PyResult<Vec<Option<String>
 }
 
 /// A dictionary of strings decoded into plain strings.
-fn arrow_cast_to_utf8(col: &dyn Array) -> PyResult<arrow_array::ArrayRef> {
+pub(crate) fn arrow_cast_to_utf8(col: &dyn Array) -> PyResult<arrow_array::ArrayRef> {
     use arrow_array::cast::AsArray;
     use arrow_array::types::*;
     let dict = match col.data_type() {

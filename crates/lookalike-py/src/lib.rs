@@ -68,6 +68,8 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::texts_for_requests, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::route_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::payloads_for_requests, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::route_payloads, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::verify_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::connected_step, m)?)?;
     m.add_class::<kernels::Components>()?;

@@ -65,8 +65,8 @@ def test_three_way_parity_at_any_partition_count(ray_cluster, cli, corpus, tmp_p
 
 
 #: The size rules' other side, forced (None: the default): the key shuffle in Ray Data's
-#: repartition instead of Ray tasks, the verification join (two shuffles) instead of the one
-#: verification task, the clustering actor instead of the driver; with ``center-refine`` the
+#: repartition instead of Ray tasks, the verification join in Ray Data (two shuffles) instead of
+#: the verification tasks, the clustering actor instead of the driver; with ``center-refine`` the
 #: similarities the clustering asks for take the same path.
 LARGE_PATHS = [
     (None, 0, 0, -1),
@@ -76,21 +76,21 @@ LARGE_PATHS = [
 ]
 
 
-@pytest.mark.parametrize("cluster, task_shuffle, one_task, driver", LARGE_PATHS)
+@pytest.mark.parametrize("cluster, task_shuffle, task_verify, driver", LARGE_PATHS)
 def test_ray_size_rules_both_sides_same_as_the_cli(
-    ray_cluster, cli, corpus, tmp_path, monkeypatch, cluster, task_shuffle, one_task, driver
+    ray_cluster, cli, corpus, tmp_path, monkeypatch, cluster, task_shuffle, task_verify, driver
 ):
-    """The key shuffle in tasks or in Ray Data, verification in one task or in the join,
+    """The key shuffle in tasks or in Ray Data, verification in tasks or in Ray Data's join,
     clustering on the driver or in the actor: each side of TASK_SHUFFLE_DOCUMENTS,
-    VERIFY_ONE_TASK_DOCUMENTS and DRIVER_EDGES gives lookalike.dedup's tables and the CLI's pairs
-    and clusters (the defaults, on this corpus, are tasks, one task and the driver)."""
+    VERIFY_TASK_DOCUMENTS and DRIVER_EDGES gives lookalike.dedup's tables and the CLI's pairs
+    and clusters (the defaults, on this corpus, are tasks, tasks and the driver)."""
     ray = ray_cluster
     import lookalike.ray as lray
 
-    assert min(lray.TASK_SHUFFLE_DOCUMENTS, lray.VERIFY_ONE_TASK_DOCUMENTS, lray.DRIVER_EDGES) >= 400
+    assert min(lray.TASK_SHUFFLE_DOCUMENTS, lray.VERIFY_TASK_DOCUMENTS, lray.DRIVER_EDGES) >= 400
     for name, value in (
         ("TASK_SHUFFLE_DOCUMENTS", task_shuffle),
-        ("VERIFY_ONE_TASK_DOCUMENTS", one_task),
+        ("VERIFY_TASK_DOCUMENTS", task_verify),
         ("DRIVER_EDGES", driver),
     ):
         if value is not None:
@@ -122,7 +122,7 @@ def test_ray_new_methods_on_the_large_paths_same_as_the_cli(
     ray = ray_cluster
     import lookalike.ray as lray
 
-    for name in ("TASK_SHUFFLE_DOCUMENTS", "VERIFY_ONE_TASK_DOCUMENTS"):
+    for name in ("TASK_SHUFFLE_DOCUMENTS", "VERIFY_TASK_DOCUMENTS"):
         monkeypatch.setattr(lray, name, 0)
     monkeypatch.setattr(lray, "DRIVER_EDGES", -1)
     cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, *args)

@@ -9,7 +9,7 @@ stage)::
       (global        (per document: one exact row,      (hash shuffle of keys      (exact groups and
        input order)   one row per band; keys only)        only: ~1 KB/document)      candidate pairs)
 
-       ─► verification (one task, or a join) ─► clustering (the driver, or one actor)
+       ─► verification (the pairs join the shingle sets) ─► clustering (the driver, or one actor)
 
 Before the sketch, the methods that sign with statistics of the input itself (I-Match,
 I-Match-rand and TF*RIDF without a lexicon file, SimHash and combined with ``weights="tfidf"``,
@@ -25,13 +25,14 @@ shingles counted once, as the library counts its heads. The merged counts go to 
 statistics pass (reference words: the words are chosen from them, as the library chooses them
 from its heads, once per worker process, and each signed document is keyed by its signature).
 
-The job runs two Ray Data executions when the input is small enough for the verification to
-run in one task (``ds`` itself, and the sketch, key shuffle and buckets); the other steps are Ray
-tasks over the blocks' object references, or run on the driver.
+Below the size bounds (``TASK_SHUFFLE_DOCUMENTS``, ``VERIFY_TASK_DOCUMENTS``) the job runs one
+Ray Data execution (``ds`` itself); the other steps are Ray tasks over the blocks' object
+references, or run on the driver.
 
-* ``number``: every row gets its global input position (block row counts, then offsets; a task
-  per block splits it into its documents, ``text`` and the position, and its ids), so
-  ``keep="first"`` and every tie are decided as the CLI decides them.
+* ``number``: every row gets its global input position (block row counts, then offsets), so
+  ``keep="first"`` and every tie are decided as the CLI decides them. A task per block numbers
+  its ids; every task that reads a block's texts gets the block as read and its offset, and
+  numbers its documents itself: no numbered copy of the texts is made.
 * ``sketch_keys`` (``map_batches``): normalization, shingles and the method's keys of each
   document; it emits only (key, document, text fingerprint) rows: the keys are the library's
   (MinHash's LSH band keys, super-shingles, and for SimHash, combined, long sentences and
@@ -55,17 +56,21 @@ tasks over the blocks' object references, or run on the driver.
   multiset size), a bucket gives each pair of heads the smaller of their counts, and
   ``sampled_candidates`` keeps the pairs whose summed Σmin gives a weighted Jaccard at or above
   the threshold: exactly the pairs of the library's spot index.
-* Verification (``_verify``): a task per bucket block lists its distinct candidate pairs and the
-  requests for their texts (``candidate_pairs``); the driver marks the requested documents in a
-  bitmap (n/8 bytes), and a task per document block keeps the texts it marks. When at most
-  ``VERIFY_ONE_TASK_DOCUMENTS`` documents are requested, one task recomputes their shingle sets
-  and keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger
-  containment, its direction on the edge; with ``verify="estimate"`` the method's estimate
-  that it accepts) reaches the threshold (``verify_pairs``). Above it, a
-  join partitioned by document: each pair goes to the verification partition of its first
-  document; the texts meet their requests in a ``repartition(keys=["doc"])`` and each requested
-  text goes once to every partition that asked for it (``route_texts``); after a
-  ``repartition(keys=["dest"])``, ``verify_pairs`` runs on each partition.
+* Verification (``_verify``): a task per bucket block lists its distinct candidate pairs, each
+  bound for the verification partition of its first document, and the requests for their documents
+  (``candidate_pairs``); the driver gathers the requests (16 bytes each). When at most
+  ``VERIFY_TASK_DOCUMENTS`` documents per partition are requested, it splits them by document
+  block: a task per block computes each of its requested documents' shingle set once, where the
+  text is (the library's normalization and shingles; with ``verify="estimate"`` the text itself),
+  and sends it to every partition that asked for it (``route_payloads``); a task per partition
+  keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger containment, its
+  direction on the edge; with ``verify="estimate"`` the method's estimate that it accepts) reaches
+  the threshold (``verify_pairs``). No set is computed twice, and only estimate verification moves
+  texts. Above the bound, the same join in Ray Data: the requested documents (marked in a bitmap,
+  n/8 bytes) give their sets (``payloads_for_requests``), which meet their requests in a
+  ``repartition(keys=["doc"])`` and go once to every partition that asked for them
+  (``route_texts``); after a ``repartition(keys=["dest"])``, ``verify_pairs`` runs on each
+  partition.
 * Clustering (``Components``): the edges streamed into one Rust object (4 bytes per document, 8
   with ``keep="longest"``, plus the near edges and the ids), clustered with the library's cluster
   modes: on the driver, which receives the result table in any case, when there are at most
@@ -143,7 +148,7 @@ __all__ = [
     "DISTRIBUTED_EDGES",
     "DRIVER_EDGES",
     "TASK_SHUFFLE_DOCUMENTS",
-    "VERIFY_ONE_TASK_DOCUMENTS",
+    "VERIFY_TASK_DOCUMENTS",
 ]
 
 #: The column holding each row's global input position while the job runs.
@@ -170,15 +175,38 @@ def _settings(method, threshold, keep, cluster, options) -> dict[str, Any]:
     return dict(method=method, threshold=threshold, keep=keep, cluster=cluster, **options)
 
 
-def _number(block: pa.Table, offset: int, text: str, id: str | None) -> tuple[pa.Table, pa.Table]:
-    """A block's rows numbered from ``offset``: its documents (``text``, ``INDEX``) and its ids
-    (``id``, ``INDEX``; with ``id=None`` the positions as strings, in a column ``id``)."""
+def _number(block: pa.Table, offset: int, id: str | None) -> pa.Table:
+    """A block's ids numbered from ``offset`` (``id``, ``INDEX``; with ``id=None`` the positions
+    as strings, in a column ``id``)."""
     index = pa.array(range(offset, offset + block.num_rows), type=pa.int64())
-    documents = pa.table({text: block[text], INDEX: index})
-    ids = pa.table({id: block[id], INDEX: index}) if id is not None else pa.table(
-        {"id": pa.compute.cast(index, pa.string()), INDEX: index}
-    )
-    return documents, ids
+    if id is None:
+        return pa.table({"id": pa.compute.cast(index, pa.string()), INDEX: index})
+    return pa.table({id: block[id], INDEX: index})
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A block of the input (an object reference of its table, as read) and the global position
+    of its first row: the tasks number its documents themselves, so that no numbered copy of
+    the texts is made."""
+
+    ref: Any
+    offset: int
+
+
+def _documents(block: pa.Table, offset: int, text: str) -> pa.Table:
+    """A block's documents numbered from ``offset``: ``text`` and ``INDEX`` (the block's own text
+    column, not a copy)."""
+    index = pa.array(range(offset, offset + block.num_rows), type=pa.int64())
+    return pa.table({text: block[text], INDEX: index})
+
+
+def _numbered(blocks: list[_Block], text: str) -> list:
+    """The blocks' documents (``_documents``) as object references, for Ray Data's shuffles."""
+    import ray
+
+    number = ray.remote(_documents)
+    return [number.remote(b.ref, b.offset, text) for b in blocks]
 
 
 def _shape(block: pa.Table) -> tuple[int, list[str]]:
@@ -195,27 +223,44 @@ def _one_batch(table: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
 
 _INPUT = pa.schema([("text", pa.string()), (INDEX, pa.int64())])
 #: A pair (``a``, ``b``) or a text bound for verification partition ``dest``.
-_JOIN = pa.schema([("dest", pa.int64()), ("a", pa.int64()), ("b", pa.int64()), ("text", pa.large_string())])
-#: A request for a document's text (``dest``), or the text itself (``dest`` -1).
-_REQUEST = pa.schema([("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.large_string())])
+_JOIN = pa.schema(
+    [
+        ("dest", pa.int64()),
+        ("a", pa.int64()),
+        ("b", pa.int64()),
+        ("text", pa.large_string()),
+        ("set", pa.large_list(pa.uint64())),
+    ]
+)
+#: A request for a document (``dest``), or its payload (``dest`` -1): its shingle set, or with
+#: ``verify="estimate"`` its text.
+_REQUEST = pa.schema(
+    [("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.large_string()), ("set", pa.large_list(pa.uint64()))]
+)
 _PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
 
 
-def _count(table: pa.Table, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
-    """The statistics stage over one block: the counts of its documents (bytes) and their text
-    fingerprints (``fp_hi``, ``fp_lo``, ``doc``)."""
+def _count(block: pa.Table, offset: int, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
+    """The statistics stage over one block (its first row at ``offset``): the counts of its
+    documents (bytes) and their text fingerprints (``fp_hi``, ``fp_lo``, ``doc``)."""
+    return _count_documents(_documents(block, offset, text), text, settings)
+
+
+def _count_documents(table: pa.Table, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
     if table.num_rows == 0:
         table, text = pa.table({}), "text"
     counts, fingerprints = _lookalike.statistics_partial(_one_batch(table, _INPUT), text, INDEX, **settings)
     return counts, pa.Table.from_batches([fingerprints])
 
 
-def _recount(table: pa.Table, text: str, settings: dict[str, Any], repeats: pa.Table) -> bytes:
+def _recount(block: pa.Table, offset: int, text: str, settings: dict[str, Any], repeats: pa.Table) -> bytes:
     """The counts of a block's documents named in ``repeats`` (``doc``): texts counted before."""
-    return _count(table.filter(pa.compute.is_in(table[INDEX], value_set=repeats["doc"])), text, settings)[0]
+    table = _documents(block, offset, text)
+    table = table.filter(pa.compute.is_in(table[INDEX], value_set=repeats["doc"]))
+    return _count_documents(table, text, settings)[0]
 
 
-def _statistics(documents: list, text: str, settings: dict[str, Any]) -> bytes:
+def _statistics(documents: list[_Block], text: str, settings: dict[str, Any]) -> bytes:
     """The statistics stage: the collection statistics of a method that signs with them (as
     bytes for ``sketch_keys``), each distinct text with shingles counted once, as the library
     counts its heads. A task per block counts its documents; the driver gets their text
@@ -225,14 +270,14 @@ def _statistics(documents: list, text: str, settings: dict[str, Any]) -> bytes:
     import ray
 
     count = ray.remote(_count).options(num_returns=2)
-    parts = [count.remote(r, text, settings) for r in documents]
+    parts = [count.remote(b.ref, b.offset, text, settings) for b in documents]
     fingerprints = ray.get([f for _, f in parts])
     repeats = _lookalike.statistics_repeats([_one_batch(f, f.schema) for f in fingerprints])
     del fingerprints
     recount = ray.remote(_recount)
     corrections = [
-        recount.remote(r, text, settings, pa.Table.from_batches([rep]))
-        for r, rep in zip(documents, repeats)
+        recount.remote(b.ref, b.offset, text, settings, pa.Table.from_batches([rep]))
+        for b, rep in zip(documents, repeats)
         if rep.num_rows
     ]
     return _lookalike.statistics_merge(ray.get([c for c, _ in parts]), ray.get(corrections))
@@ -275,14 +320,15 @@ def _spread(keys, partitions: int):
 
 
 def _sketch_split(
-    table: pa.Table, text: str, documents: int, settings: dict[str, Any], partitions: int,
+    block: pa.Table, offset: int, text: str, documents: int, settings: dict[str, Any], partitions: int,
     statistics: bytes | None = None,
 ):
-    """A block's key rows split by key among ``partitions`` (a tuple of tables; one table when
-    ``partitions`` is 1): all rows of a key in the same partition, whatever the block."""
+    """A block's key rows (its first row at ``offset``) split by key among ``partitions`` (a
+    tuple of tables; one table when ``partitions`` is 1): all rows of a key in the same
+    partition, whatever the block."""
     import numpy as np
 
-    rows = _sketch(table, text, documents, settings, statistics)
+    rows = _sketch(_documents(block, offset, text), text, documents, settings, statistics)
     if partitions == 1:
         return rows
     part = _spread(rows["key"].to_numpy(), partitions)
@@ -304,7 +350,7 @@ TASK_SHUFFLE_DOCUMENTS = 1_000_000
 
 
 def _keys_and_buckets(
-    documents: list, total: int, text: str, partitions: int, settings: dict[str, Any],
+    documents: list[_Block], total: int, text: str, partitions: int, settings: dict[str, Any],
     statistics: bytes | None = None,
 ) -> list:
     """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
@@ -314,13 +360,13 @@ def _keys_and_buckets(
     if total <= TASK_SHUFFLE_DOCUMENTS:
         split = ray.remote(_sketch_split).options(num_returns=partitions)
         stats = ray.put(statistics) if statistics is not None else None
-        pieces = [split.remote(r, text, total, settings, partitions, stats) for r in documents]
+        pieces = [split.remote(b.ref, b.offset, text, total, settings, partitions, stats) for b in documents]
         if partitions == 1:
             pieces = [[p] for p in pieces]
         bucket = ray.remote(_bucket_parts)
         return [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
     return (
-        ray.data.from_arrow_refs(documents)
+        ray.data.from_arrow_refs(_numbered(documents, text))
         .map_batches(
             _sketch,
             batch_format="pyarrow",
@@ -364,23 +410,23 @@ def _mark(bitmap, docs) -> None:
     np.bitwise_or.at(bitmap, docs >> 3, (0x80 >> (docs & 7)).astype(np.uint8))
 
 
-def _marked(bitmap) -> int:
-    """The number of bits set in ``bitmap``."""
-    import numpy as np
-
-    return int(np.bitwise_count(bitmap).sum(dtype=np.int64))
-
-
-def _texts(table: pa.Table, text: str, needed) -> pa.Table:
+def _texts(table: pa.Table, text: str, needed, settings: dict[str, Any]) -> pa.Table:
     # Only the documents some pair needs (a bit per document, input order): the others' texts
-    # stay where they are.
+    # stay where they are. Each becomes its payload: its shingle set (its text with
+    # verify="estimate").
     index = table[INDEX].to_numpy()
     keep = (needed[index >> 3] >> (7 - (index & 7))) & 1
     table = table.filter(pa.array(keep.astype(bool)))
-    batches = [_lookalike.texts_for_requests(b, text, INDEX) for b in table.to_batches() if b.num_rows]
+    settings = _without_statistics(settings)
+    batches = [_lookalike.payloads_for_requests(b, text, INDEX, **settings) for b in table.to_batches() if b.num_rows]
     if not batches:
-        batches = [_lookalike.texts_for_requests(_one_batch(pa.table({}), _INPUT), "text", INDEX)]
+        batches = [_lookalike.payloads_for_requests(_one_batch(pa.table({}), _INPUT), "text", INDEX, **settings)]
     return pa.Table.from_batches(batches)
+
+
+def _without_statistics(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings without the statistics stage's counts, which only the estimates use."""
+    return {k: v for k, v in settings.items() if k != "statistics"}
 
 
 def _route(table: pa.Table) -> pa.Table:
@@ -391,39 +437,58 @@ def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Ta
     return pa.Table.from_batches([_lookalike.verify_pairs(_one_batch(table, _JOIN), all, **settings)])
 
 
-def _verify_one(all: bool, settings: dict[str, Any], pairs: list, texts: list) -> tuple[pa.Table, int]:
-    """Verification in one task: the join rows of ``pairs`` and the text rows of ``texts`` (the
-    request schema: ``doc``, ``dest`` -1, ``text``), object references both, in one block.
-    Returns the edges and their count."""
-    import ray
+def _payloads(block: pa.Table, offset: int, text: str, requests: pa.Table, partitions: int, settings: dict[str, Any]):
+    """The payloads a block's documents (its first row at ``offset``) owe the verification
+    (``requests``: ``doc``, ``dest``): each requested document's shingle set computed once (its
+    text with ``verify="estimate"``) and sent to every partition that asked for it; a tuple of
+    ``partitions`` tables (one table when ``partitions`` is 1)."""
+    table = _documents(block, offset, text)
+    table = table.filter(pa.compute.is_in(table[INDEX], value_set=requests["doc"]))
+    batch = _one_batch(table, _INPUT) if table.num_rows else _one_batch(pa.table({}), _INPUT)
+    column = text if table.num_rows else "text"
+    parts = _lookalike.route_payloads(
+        batch, _one_batch(requests, requests.schema), partitions, column, INDEX, **_without_statistics(settings)
+    )
+    tables = tuple(pa.Table.from_batches([p]) for p in parts)
+    return tables[0] if partitions == 1 else tables
 
-    rows = [t.cast(_JOIN) for t in ray.get(pairs)] + [
-        pa.table({"dest": t["dest"], "a": t["doc"], "b": t["dest"], "text": t["text"]}, schema=_JOIN)
-        for t in ray.get(texts)
-    ]
-    near = _verify_block(pa.concat_tables(rows), all, settings)
+
+def _verify_part(part: int, all: bool, settings: dict[str, Any], pairs: int, *tables: pa.Table) -> tuple[pa.Table, int]:
+    """One verification partition: its pairs (the rows of ``dest`` ``part`` in the first
+    ``pairs`` tables, the candidate listing's) and the payloads routed to it (the other tables).
+    Returns the edges and their count."""
+    own = [t.filter(pa.compute.equal(t["dest"], part)) for t in tables[:pairs]]
+    near = _verify_block(pa.concat_tables([*own, *tables[pairs:]]), all, settings)
     return near, near.num_rows
 
 
-#: Verification runs in one task (no shuffle) when the candidate pairs need the texts of at most
-#: this many documents (about 5 KB of text and 2 KB of shingle set each in the benchmark corpus:
-#: ~0.7 GB in that task at the bound); above it, in the two-shuffle join over ``partitions``.
-VERIFY_ONE_TASK_DOCUMENTS = 100_000
+#: Verification runs as Ray tasks (a task per document block computes its requested documents'
+#: shingle sets and splits them among the partitions that asked for them, a task per partition
+#: verifies its pairs: blocks × partitions objects) when the candidate pairs need at most this
+#: many documents per partition (each partition's task holds the sets it was sent: about 6 KB a
+#: document in the benchmark corpus, ~0.6 GB at the bound); above it, in Ray Data's two-shuffle
+#: join (streamed, with its back-pressure).
+VERIFY_TASK_DOCUMENTS = 100_000
 
 
-def _verify(pairs: list, documents: list, n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]):
+def _verify(
+    pairs: list, documents: list[_Block], n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]
+):
     """Exact verification of pairs of documents: ``pairs`` are object references of tables with
-    ``a`` and ``b`` (and ``kind``: the candidate rows only), ``documents`` those of the (``text``,
-    ``INDEX``) blocks. Returns the near edges (every pair with ``all``) as a list of object
-    references of tables, in a fixed order, and their count.
+    ``a`` and ``b`` (and ``kind``: the candidate rows only), ``documents`` the input's blocks.
+    Returns the near edges (every pair with ``all``) as a list of object references of tables,
+    in a fixed order, and their count.
 
-    Each block of pairs gives its distinct pairs and the requests for their texts (a task per
-    block); the driver marks the requested documents in a bitmap (n/8 bytes), which filters the
-    texts where they are. With at most ``VERIFY_ONE_TASK_DOCUMENTS`` requested documents, the
-    pairs and the requested texts meet in one task. Above it, a join partitioned by document:
-    each pair goes to the partition of its first document; each requested text goes once to every
-    partition holding a pair of it (a repartition by document routes it), where its shingle set
-    is recomputed."""
+    Each block of pairs gives its distinct pairs, each bound for the partition of its first
+    document, and the requests for their documents (a task per block); the driver gathers the
+    requests (16 bytes each). With at most ``VERIFY_TASK_DOCUMENTS`` requested documents per
+    partition, it splits them by document block: a task per block computes the shingle set of each
+    of its requested documents once, where the text is, and returns one table per partition; a
+    task per partition verifies its pairs with the sets it was sent. Above it, a join partitioned
+    by document in Ray Data: the requested documents (marked in a bitmap, n/8 bytes) give their
+    sets, a repartition by document routes each set to every partition holding a pair of it, a
+    repartition by partition brings the pairs and the sets together."""
+    import numpy as np
     import ray
 
     candidates = ray.remote(_candidates).options(num_returns=3)
@@ -431,17 +496,27 @@ def _verify(pairs: list, documents: list, n: int, text: str, partitions: int, al
     wanted, requests = [w for w, _, _ in split], [q for _, q, _ in split]
     if not sum(ray.get([c for _, _, c in split])):
         return [ray.put(_verify_block(_JOIN.empty_table(), all, settings))], 0
+    asked = pa.concat_tables(ray.get(requests)).select(["doc", "dest"])
+    docs = asked["doc"].to_numpy()
+    if len(np.unique(docs)) <= VERIFY_TASK_DOCUMENTS * partitions:
+        order = np.argsort(docs, kind="stable")
+        bounds = np.searchsorted(docs[order], np.array([*(b.offset for b in documents), n]))
+        route = ray.remote(_payloads).options(num_returns=partitions)
+        pieces = []
+        for block, lo, hi in zip(documents, bounds[:-1], bounds[1:]):
+            if hi > lo:
+                pieces.append(route.remote(block.ref, block.offset, text, asked.take(order[lo:hi]), partitions, settings))
+        if partitions == 1:
+            pieces = [[p] for p in pieces]
+        verify = ray.remote(_verify_part).options(num_returns=2)
+        parts = [verify.remote(p, all, settings, len(wanted), *wanted, *[x[p] for x in pieces]) for p in range(partitions)]
+        return [near for near, _ in parts], sum(ray.get([c for _, c in parts]))
     needed = _bitmap(n)
-    for r in requests:
-        _mark(needed, ray.get(r)["doc"].to_numpy())
-    if _marked(needed) <= VERIFY_ONE_TASK_DOCUMENTS:
-        texts, bits = ray.remote(_texts), ray.put(needed)
-        found = [texts.remote(r, text, bits) for r in documents]
-        near, count = ray.remote(_verify_one).options(num_returns=2).remote(all, settings, wanted, found)
-        return [near], ray.get(count)
+    _mark(needed, docs)
+    del asked, docs
     routed = (
-        ray.data.from_arrow_refs(documents)
-        .map_batches(_texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=needed))
+        ray.data.from_arrow_refs(_numbered(documents, text))
+        .map_batches(_texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=needed, settings=settings))
         .union(ray.data.from_arrow_refs(requests))
         .repartition(partitions, keys=["doc"])
         .map_batches(_route, batch_format="pyarrow", batch_size=None)
@@ -727,12 +802,11 @@ def dedup(
                     pairs=ray.data.from_arrow(empty.pairs),
                     stats={**empty.stats, "components": "single"},
                 )
-            number = ray.remote(_number).options(num_returns=2)
+            number = ray.remote(_number)
             documents, ids, total = [], [], 0
             for r, c in zip(refs, counts):
-                d, i = number.remote(r, total, text, id)
-                documents.append(d)
-                ids.append(i)
+                documents.append(_Block(r, total))
+                ids.append(number.remote(r, total, id))
                 total += c
             del refs
             partitions = num_partitions or max(1, len(documents))

@@ -76,7 +76,10 @@ pub use components::Components;
 pub use connected::connected_step;
 pub use sketch::sketch_keys;
 pub use statistics::{needs_statistics, statistics_merge, statistics_partial, statistics_repeats};
-pub use verify::{candidate_pairs, pair_dest, route_texts, texts_for_requests, verify_pairs};
+pub use verify::{
+    candidate_pairs, pair_dest, payloads_for_requests, route_payloads, route_texts,
+    texts_for_requests, verify_pairs,
+};
 
 use std::sync::Arc;
 
@@ -225,21 +228,66 @@ fn index_column(batch: &RecordBatch, index: &str) -> PyResult<Vec<i64>> {
     }
 }
 
-/// The texts of a batch (column `text`, none null) with their documents' positions (column
-/// `index`).
-fn texts_and_positions(
+/// A batch's text column, read in place: string slices into the batch's own buffers (a
+/// dictionary column is cast to strings first), where [`crate::dedup::string_column`] copies
+/// every text.
+struct TextColumn {
+    array: ArrayRef,
+}
+
+impl TextColumn {
+    /// Column `name` of `batch`; the errors of [`crate::dedup::string_column`] for a missing
+    /// column or one of another type.
+    fn of(batch: &RecordBatch, name: &str) -> PyResult<TextColumn> {
+        let array = match batch.column_by_name(name).map(|c| (c, c.data_type())) {
+            Some((col, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)) => col.clone(),
+            Some((col, DataType::Dictionary(_, value)))
+                if matches!(**value, DataType::Utf8 | DataType::LargeUtf8) =>
+            {
+                crate::dedup::arrow_cast_to_utf8(col.as_ref())?
+            }
+            _ => {
+                // Missing, or not strings: string_column's error (on no rows: nothing copied).
+                crate::dedup::string_column(&batch.slice(0, 0), name, "text")?;
+                return Err(value_err(format!("the text column {name:?} does not hold strings")));
+            }
+        };
+        match array.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Ok(TextColumn { array }),
+            other => Err(value_err(format!("the text column {name:?} holds {other}, not strings"))),
+        }
+    }
+
+    /// The texts, none for a null.
+    fn strs(&self) -> Vec<Option<&str>> {
+        match self.array.data_type() {
+            DataType::Utf8 => self.array.as_string::<i32>().iter().collect(),
+            DataType::LargeUtf8 => self.array.as_string::<i64>().iter().collect(),
+            _ => self.array.as_string_view().iter().collect(),
+        }
+    }
+}
+
+/// The texts of a batch (column `text`, none null, read in place) with their documents'
+/// positions (column `index`).
+fn texts_and_positions<'a>(
+    column: &'a TextColumn,
     batch: &RecordBatch,
     text: &str,
     index: &str,
-) -> PyResult<(Vec<Option<String>>, Vec<i64>)> {
-    let texts = crate::dedup::string_column(batch, text, "text")?;
+) -> PyResult<(Vec<&'a str>, Vec<i64>)> {
     let docs = index_column(batch, index)?;
-    for (t, d) in texts.iter().zip(&docs) {
-        if t.is_none() {
-            return Err(value_err(format!("document {d}: the text column {text:?} is null")));
+    let texts = column.strs();
+    let mut out = Vec::with_capacity(texts.len());
+    for (t, d) in texts.into_iter().zip(&docs) {
+        match t {
+            Some(t) => out.push(t),
+            None => {
+                return Err(value_err(format!("document {d}: the text column {text:?} is null")));
+            }
         }
     }
-    Ok((texts, docs))
+    Ok((out, docs))
 }
 
 fn column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {

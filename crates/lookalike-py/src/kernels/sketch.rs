@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use super::{keyer_of, ray_config, shingler_of, texts_and_positions};
+use super::{TextColumn, keyer_of, ray_config, shingler_of, texts_and_positions};
 use crate::errors::{arrow_err, value_err};
 
 /// The `band` of an exact row (keyed by the text fingerprint).
@@ -273,17 +273,25 @@ fn sketch_with(
     text: &str,
     index: &str,
 ) -> PyResult<RecordBatch> {
-    let (texts, docs) = texts_and_positions(batch, text, index)?;
+    let column = TextColumn::of(batch, text)?;
+    let (texts, docs) = texts_and_positions(&column, batch, text, index)?;
     let shingler = shingler_of(c);
+    // MinHash and super-shingles take a minimum over each hash: the hashes in text order with
+    // repeats give the sketch of the sorted set without its sort, as the library's pipeline
+    // gives them to every method (`DocView`). The other keyings get the sorted set.
+    let unsorted = matches!(keying, Keying::Bands(..) | Keying::Super(..));
     let sketched: Vec<Sketched> = texts
         .par_iter()
         .map_init(
             || (NormalizedText::default(), ShingleScratch::default(), Vec::new()),
-            |(norm, scratch, buf), t| {
-                let t = t.as_deref().unwrap_or_default();
+            |(norm, scratch, buf), &t| {
                 shingler.normalize_into(t, norm);
                 let mut shingles = Vec::new();
-                shingler.shingles_into(norm, scratch, &mut shingles);
+                if unsorted {
+                    shingler.shingle_hashes_into(norm, scratch, &mut shingles);
+                } else {
+                    shingler.shingles_into(norm, scratch, &mut shingles);
+                }
                 if shingles.is_empty() {
                     let reason = if t.trim().is_empty() {
                         SkipReason::EmptyText

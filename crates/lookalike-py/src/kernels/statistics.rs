@@ -31,7 +31,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 
-use super::{column, ray_config, shingler_of, texts_and_positions};
+use super::{TextColumn, column, ray_config, shingler_of, texts_and_positions};
 use crate::errors::{arrow_err, value_err};
 
 /// The fingerprints of the documents a block counted: `fp_hi`, `fp_lo` (the 128-bit text
@@ -95,7 +95,8 @@ pub fn partial_of(
 ) -> PyResult<(PartialStatistics, RecordBatch)> {
     let pass = StatisticsPass::new(c)
         .ok_or_else(|| value_err(format!("{} has no statistics pass", c.method.kind())))?;
-    let (texts, docs) = texts_and_positions(batch, text, index)?;
+    let column = TextColumn::of(batch, text)?;
+    let (texts, docs) = texts_and_positions(&column, batch, text, index)?;
     let shingler = shingler_of(c);
     // Each thread counts its documents; the counts are sums, merged in any order.
     let (partial, fps) = texts
@@ -106,8 +107,7 @@ pub fn partial_of(
                 let scratch = (NormalizedText::default(), ShingleScratch::default(), Vec::new());
                 (PartialStatistics::new(), Vec::new(), scratch)
             },
-            |(mut partial, mut fps, (mut norm, mut scratch, mut shingles)), (t, &d)| {
-                let t = t.as_deref().unwrap_or_default();
+            |(mut partial, mut fps, (mut norm, mut scratch, mut shingles)), (&t, &d)| {
                 shingler.normalize_into(t, &mut norm);
                 shingler.shingles_into(&norm, &mut scratch, &mut shingles);
                 if !shingles.is_empty() {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use arrow_array::builder::BooleanBuilder;
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int64Type, UInt64Type};
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::types::{Float64Type, Int64Type, UInt8Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
@@ -16,7 +16,7 @@ use super::buckets::{bucket_batch, sampled_candidates_of};
 use super::components::Components;
 use super::sketch::sketch_batch;
 use super::statistics::{merge_of, partial_of, repeats_of};
-use super::verify::{pairs_and_requests, routed, text_rows, verified_with};
+use super::verify::{pairs_and_requests, payload_rows, routed, routed_payloads, verified_with};
 use crate::tables::{documents_batch, pairs_batch};
 use lookalike::method::{PartialStatistics, StatisticsPass};
 
@@ -144,9 +144,10 @@ pub fn shuffle(batches: &[RecordBatch], key: &str, partitions: usize) -> Vec<Rec
         .collect()
 }
 
-/// Exact verification of the pairs of `pairs` (batches with int64 `a`, `b`, maybe `kind`) as
-/// `lookalike.ray`'s `_verify` runs it: the pairs and the requests for texts, the texts routed
-/// after a shuffle by document, then verified after a shuffle by `dest`.
+/// Verification of the pairs of `pairs` (batches with int64 `a`, `b`, maybe `kind`) as
+/// `lookalike.ray`'s `_verify` runs it below its bound: the pairs and the requests for their
+/// documents, the requests split by input batch, each batch's requested payloads routed to their
+/// partitions where the texts are, then each partition's pairs and payloads verified.
 pub fn verify_join(
     c: &DedupConfig,
     pairs: &[RecordBatch],
@@ -173,8 +174,61 @@ pub fn verify_join_with(
         wanted.push(w);
         requests.push(r);
     }
-    let texts = inputs.iter().map(|b| text_rows(b, "text", INDEX).expect("texts"));
-    let requests: Vec<RecordBatch> = texts.chain(requests).collect();
+    let requests = concat_batches(&requests[0].schema(), &requests).expect("requests");
+    let asked = requests.column_by_name("doc").expect("doc").as_primitive::<Int64Type>().clone();
+    // Each input batch gets the requests for its documents (the driver splits them by block).
+    let pieces: Vec<Vec<RecordBatch>> = inputs
+        .iter()
+        .map(|b| {
+            let index = b.column_by_name(INDEX).expect("index").as_primitive::<Int64Type>();
+            let mut keep = BooleanBuilder::new();
+            for d in asked.values() {
+                keep.append_value(index.values().contains(d));
+            }
+            let mine = filter_record_batch(&requests, &keep.finish()).expect("filtered");
+            routed_payloads(c, b, &mine, partitions as u64, "text", INDEX).expect("routed")
+        })
+        .collect();
+    (0..partitions)
+        .map(|p| {
+            let own: Vec<RecordBatch> = wanted
+                .iter()
+                .map(|w| {
+                    let dest = w.column_by_name("dest").expect("dest").as_primitive::<Int64Type>();
+                    let mut keep = BooleanBuilder::new();
+                    for &d in dest.values() {
+                        keep.append_value(d == p as i64);
+                    }
+                    filter_record_batch(w, &keep.finish()).expect("filtered")
+                })
+                .chain(pieces.iter().map(|x| x[p].clone()))
+                .collect();
+            let joined = concat_batches(&own[0].schema(), &own).expect("joined");
+            verified_with(c, stats, &joined, all).expect("verified")
+        })
+        .collect()
+}
+
+/// Verification as `lookalike.ray`'s `_verify` runs it above its bound, with Ray Data's
+/// shuffles: the pairs and the requests for their documents, the payloads
+/// (`payloads_for_requests`) routed after a shuffle by document, then verified after a shuffle
+/// by `dest`.
+pub fn verify_shuffled_with(
+    c: &DedupConfig,
+    stats: Option<&PartialStatistics>,
+    pairs: &[RecordBatch],
+    inputs: &[RecordBatch],
+    partitions: usize,
+    all: bool,
+) -> Vec<RecordBatch> {
+    let (mut wanted, mut requests) = (Vec::new(), Vec::new());
+    for batch in pairs {
+        let (w, r) = pairs_and_requests(batch, partitions as u64).expect("pairs");
+        wanted.push(w);
+        requests.push(r);
+    }
+    let payloads = inputs.iter().map(|b| payload_rows(c, b, "text", INDEX).expect("payloads"));
+    let requests: Vec<RecordBatch> = payloads.chain(requests).collect();
     let routed: Vec<RecordBatch> =
         shuffle(&requests, "doc", partitions).iter().map(|b| routed(b).expect("routed")).collect();
     let joined: Vec<RecordBatch> = wanted.into_iter().chain(routed).collect();
@@ -182,6 +236,24 @@ pub fn verify_join_with(
         .iter()
         .map(|b| verified_with(c, stats, b, all).expect("verified"))
         .collect()
+}
+
+/// The edges of `batches` (`a`, `b`, `similarity`, `reason`), sorted: what two verifications
+/// are compared by.
+pub fn edge_list(batches: &[RecordBatch]) -> Vec<(i64, i64, u64, Option<u8>)> {
+    let mut out = Vec::new();
+    for b in batches {
+        let a = b.column_by_name("a").expect("a").as_primitive::<Int64Type>();
+        let x = b.column_by_name("b").expect("b").as_primitive::<Int64Type>();
+        let s = b.column_by_name("similarity").expect("similarity").as_primitive::<Float64Type>();
+        let r = b.column_by_name("reason").expect("reason").as_primitive::<UInt8Type>();
+        out.extend((0..b.num_rows()).map(|i| {
+            let reason = (!r.is_null(i)).then(|| r.value(i));
+            (a.value(i), x.value(i), s.value(i).to_bits(), reason)
+        }));
+    }
+    out.sort_unstable();
+    out
 }
 
 /// The statistics stage as `lookalike.ray` runs it (`None` for a method without one): each
@@ -233,6 +305,13 @@ pub fn ray_job(
         buckets.push(sampled_candidates_of(c, &buckets).expect("sampled candidates"));
     }
     let near = verify_join_with(c, stats.as_ref(), &buckets, &inputs, partitions, false);
+    // The large inputs' path (Ray Data's two shuffles) verifies the same edges.
+    let shuffled = verify_shuffled_with(c, stats.as_ref(), &buckets, &inputs, partitions, false);
+    assert_eq!(
+        edge_list(&near),
+        edge_list(&shuffled),
+        "near edges: the task join and the shuffles"
+    );
     let mut components = Components::with_config(texts.len(), c.clone()).expect("components");
     for batch in buckets.iter().chain(&near) {
         components.add_edge_batch(batch).expect("edges");
