@@ -158,6 +158,12 @@ pub fn verify_join(
     verify_join_with(c, None, pairs, inputs, partitions, all)
 }
 
+/// Verification step 1 over each block of `pairs`: the pairs bound for their partitions, and
+/// the requests for their documents, a batch of each per block.
+fn listed(pairs: &[RecordBatch], partitions: usize) -> (Vec<RecordBatch>, Vec<RecordBatch>) {
+    pairs.iter().map(|batch| pairs_and_requests(batch, partitions as u64).expect("pairs")).unzip()
+}
+
 /// [`verify_join`] with the statistics stage's counts (estimate verification of a method that
 /// has one).
 pub fn verify_join_with(
@@ -168,12 +174,7 @@ pub fn verify_join_with(
     partitions: usize,
     all: bool,
 ) -> Vec<RecordBatch> {
-    let (mut wanted, mut requests) = (Vec::new(), Vec::new());
-    for batch in pairs {
-        let (w, r) = pairs_and_requests(batch, partitions as u64).expect("pairs");
-        wanted.push(w);
-        requests.push(r);
-    }
+    let (wanted, requests) = listed(pairs, partitions);
     let requests = concat_batches(&requests[0].schema(), &requests).expect("requests");
     let asked = requests.column_by_name("doc").expect("doc").as_primitive::<Int64Type>().clone();
     // Each input batch gets the requests for its documents (the driver splits them by block).
@@ -221,12 +222,7 @@ pub fn verify_shuffled_with(
     partitions: usize,
     all: bool,
 ) -> Vec<RecordBatch> {
-    let (mut wanted, mut requests) = (Vec::new(), Vec::new());
-    for batch in pairs {
-        let (w, r) = pairs_and_requests(batch, partitions as u64).expect("pairs");
-        wanted.push(w);
-        requests.push(r);
-    }
+    let (wanted, requests) = listed(pairs, partitions);
     let payloads = inputs.iter().map(|b| payload_rows(c, b, "text", INDEX).expect("payloads"));
     let requests: Vec<RecordBatch> = payloads.chain(requests).collect();
     let routed: Vec<RecordBatch> =
