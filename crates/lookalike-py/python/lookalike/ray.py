@@ -57,7 +57,8 @@ references, or run on the driver.
   ``sampled_candidates`` keeps the pairs whose summed Σmin gives a weighted Jaccard at or above
   the threshold: exactly the pairs of the library's spot index.
 * Verification (``_verify``): a task per bucket block lists its distinct candidate pairs, each
-  bound for the verification partition of its first document, and the requests for their documents
+  bound for the verification partition of its first document (a table per partition, so that a
+  partition's task fetches its own pairs only), and the requests for their documents
   (``candidate_pairs``); the driver gathers the requests (16 bytes each). When at most
   ``VERIFY_TASK_DOCUMENTS`` documents per partition are requested, it splits them by document
   block: a task per block computes each of its requested documents' shingle set once, where the
@@ -385,11 +386,15 @@ def _sampled(settings: dict[str, Any], *buckets: pa.Table) -> pa.Table:
     return pa.Table.from_batches([_lookalike.sampled_candidates(batches, **settings)])
 
 
-def _candidates(table: pa.Table, partitions: int) -> tuple[pa.Table, pa.Table, int]:
+def _candidates(table: pa.Table, partitions: int) -> tuple[Any, ...]:
     """A block of pairs (the bucket stage's output, or the pairs a cluster mode asks for): its
-    distinct candidate pairs as join rows, the requests for their texts, and the pair count."""
+    distinct candidate pairs as join rows, one table per verification partition (the pairs bound
+    for it, in the block's order), then the requests for their documents and the pair count: so
+    that each partition's task fetches its own pairs only."""
     wanted, requests = _lookalike.candidate_pairs(_one_batch(table, table.schema), partitions)
-    return pa.Table.from_batches([wanted]), pa.Table.from_batches([requests]), wanted.num_rows
+    pairs = pa.Table.from_batches([wanted])
+    parts = [pairs.filter(pa.compute.equal(pairs["dest"], p)) for p in range(partitions)]
+    return (*parts, pa.Table.from_batches([requests]), wanted.num_rows)
 
 
 def _bitmap(n: int):
@@ -453,12 +458,10 @@ def _payloads(block: pa.Table, offset: int, text: str, requests: pa.Table, parti
     return tables[0] if partitions == 1 else tables
 
 
-def _verify_part(part: int, all: bool, settings: dict[str, Any], pairs: int, *tables: pa.Table) -> tuple[pa.Table, int]:
-    """One verification partition: its pairs (the rows of ``dest`` ``part`` in the first
-    ``pairs`` tables, the candidate listing's) and the payloads routed to it (the other tables).
-    Returns the edges and their count."""
-    own = [t.filter(pa.compute.equal(t["dest"], part)) for t in tables[:pairs]]
-    near = _verify_block(pa.concat_tables([*own, *tables[pairs:]]), all, settings)
+def _verify_part(all: bool, settings: dict[str, Any], *tables: pa.Table) -> tuple[pa.Table, int]:
+    """One verification partition: its pairs (the candidate listing's tables for it) and the
+    payloads routed to it. Returns the edges and their count."""
+    near = _verify_block(pa.concat_tables(tables), all, settings)
     return near, near.num_rows
 
 
@@ -480,8 +483,8 @@ def _verify(
     in a fixed order, and their count.
 
     Each block of pairs gives its distinct pairs, each bound for the partition of its first
-    document, and the requests for their documents (a task per block); the driver gathers the
-    requests (16 bytes each). With at most ``VERIFY_TASK_DOCUMENTS`` requested documents per
+    document (a table per partition), and the requests for their documents (a task per block);
+    the driver gathers the requests (16 bytes each). With at most ``VERIFY_TASK_DOCUMENTS`` requested documents per
     partition, it splits them by document block: a task per block computes the shingle set of each
     of its requested documents once, where the text is, and returns one table per partition; a
     task per partition verifies its pairs with the sets it was sent. Above it, a join partitioned
@@ -491,10 +494,11 @@ def _verify(
     import numpy as np
     import ray
 
-    candidates = ray.remote(_candidates).options(num_returns=3)
+    candidates = ray.remote(_candidates).options(num_returns=partitions + 2)
     split = [candidates.remote(r, partitions) for r in pairs]
-    wanted, requests = [w for w, _, _ in split], [q for _, q, _ in split]
-    if not sum(ray.get([c for _, _, c in split])):
+    # Per block: the pairs bound for each partition, the requests, the pair count.
+    wanted, requests = [s[:partitions] for s in split], [s[partitions] for s in split]
+    if not sum(ray.get([s[partitions + 1] for s in split])):
         return [ray.put(_verify_block(_JOIN.empty_table(), all, settings))], 0
     asked = pa.concat_tables(ray.get(requests)).select(["doc", "dest"])
     docs = asked["doc"].to_numpy()
@@ -509,7 +513,7 @@ def _verify(
         if partitions == 1:
             pieces = [[p] for p in pieces]
         verify = ray.remote(_verify_part).options(num_returns=2)
-        parts = [verify.remote(p, all, settings, len(wanted), *wanted, *[x[p] for x in pieces]) for p in range(partitions)]
+        parts = [verify.remote(all, settings, *[w[p] for w in wanted], *[x[p] for x in pieces]) for p in range(partitions)]
         return [near for near, _ in parts], sum(ray.get([c for _, c in parts]))
     needed = _bitmap(n)
     _mark(needed, docs)
@@ -522,7 +526,7 @@ def _verify(
         .map_batches(_route, batch_format="pyarrow", batch_size=None)
     )
     near = (
-        ray.data.from_arrow_refs(wanted)
+        ray.data.from_arrow_refs([w for parts in wanted for w in parts])
         .union(routed)
         .repartition(partitions, keys=["dest"])
         .map_batches(_verify_block, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(all=all, settings=settings))
