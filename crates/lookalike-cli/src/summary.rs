@@ -384,6 +384,18 @@ fn render_method(s: &mut String, m: &lookalike::MethodStats) {
             m.short_samples
         );
     }
+    if let Some(b) = &m.short_parts {
+        let _ = writeln!(
+            s,
+            "  short documents (MOD-m sample under {} elements) also sampled by their {} smallest other shingle hashes, counted apart: {} documents, {} pairs emitted, {} distinct, {} candidates",
+            lookalike::method::SHORT_PART_BELOW,
+            lookalike::method::SHORT_PART,
+            b.documents,
+            b.pairs_emitted + b.group_pairs,
+            b.distinct_pairs,
+            b.pairs_reported
+        );
+    }
     if m.empty_samples > 0 {
         let _ = writeln!(
             s,

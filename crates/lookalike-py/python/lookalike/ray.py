@@ -51,7 +51,10 @@ references, or run on the driver.
   bucket block and applies the library's rule (``sampled_candidates``): the pairs whose shared
   count reaches the threshold over the smaller (discounted) sample, and the pairs of the groups
   of saturated heads sharing a frequent shingle — the candidates of the CLI's Broder sort with
-  its sorted groups, verified as the other methods' candidates. SpotSigs takes the same path:
+  its sorted groups, verified as the other methods' candidates. MOD-m's short documents (a
+  sample of fewer than ``SHORT_PART_BELOW`` elements) also key their short part (their smallest
+  other shingle hashes) in band 1, counted apart from the samples, as the CLI's second sort
+  counts them. SpotSigs takes the same path:
   the keys are each document's spots (the row's ``len`` is the spot's count, ``sim`` the
   multiset size), a bucket gives each pair of heads the smaller of their counts, and
   ``sampled_candidates`` keeps the pairs whose summed Σmin gives a weighted Jaccard at or above

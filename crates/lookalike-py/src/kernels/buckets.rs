@@ -7,16 +7,16 @@ use arrow_array::types::{Int32Type, Int64Type, UInt8Type, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use lookalike::candidates::lsh::group_pairs;
-use lookalike::method::{SampleRule, SpotSigs};
+use lookalike::method::{PartCounts, SampleRule, SpotSigs};
 use lookalike::{DedupConfig, MethodConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use super::sketch::{EXACT, SKIPPED};
+use super::sketch::{EXACT, SHORT_BAND, SKIPPED};
 use super::{
-    CANDIDATE, Edge, FREQUENT, LIST, MEMBER, SAMPLE, SHARED, SKIP, column, edges_batch, int64s,
-    keyer_of, ray_config,
+    CANDIDATE, Edge, FREQUENT, FREQUENT_SHORT, LIST, LIST_SHORT, MEMBER, SAMPLE, SHARED,
+    SHARED_SHORT, SKIP, column, edges_batch, int64s, keyer_of, ray_config,
 };
 use crate::errors::{arrow_err, value_err};
 
@@ -175,7 +175,7 @@ fn sampled_edges(
     // Equal (kind, a, b): shared samples and frequent counts add up; other edges are repeats.
     edges.dedup_by(|next, kept| {
         let same = (next.kind, next.a, next.b) == (kept.kind, kept.a, kept.b);
-        if same && matches!(kept.kind, SHARED | FREQUENT) {
+        if same && matches!(kept.kind, SHARED | FREQUENT | SHARED_SHORT | FREQUENT_SHORT) {
             kept.len += next.len;
         }
         same
@@ -185,19 +185,25 @@ fn sampled_edges(
 
 /// A sampled shingle's bucket (rows sorted by text fingerprint, then document): its heads (one
 /// per distinct text, in input order) share one sample per pair, or, past L heads, the shingle
-/// is frequent for each of them and keeps their list.
+/// is frequent for each of them and keeps their list. A short part's shingle (band
+/// [`SHORT_BAND`]) gives the short parts' kinds of edges.
 fn shingle_edges(bucket: &[Row], rule: &SampleRule) -> Vec<Edge> {
+    let (shared, frequent, list) = if bucket[0].band == SHORT_BAND {
+        (SHARED_SHORT, FREQUENT_SHORT, LIST_SHORT)
+    } else {
+        (SHARED, FREQUENT, LIST)
+    };
     let mut heads: Vec<i64> = bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| g[0].doc).collect();
     heads.sort_unstable();
     if rule.is_frequent(heads.len()) {
-        let frequent = heads.iter().map(|&d| Edge { len: 1, ..Edge::between(FREQUENT, d, -1) });
-        let list = heads.iter().map(|&d| Edge::between(LIST, bucket[0].key as i64, d));
-        return frequent.chain(list).collect();
+        let counts = heads.iter().map(|&d| Edge { len: 1, ..Edge::between(frequent, d, -1) });
+        let lists = heads.iter().map(|&d| Edge::between(list, bucket[0].key as i64, d));
+        return counts.chain(lists).collect();
     }
     let mut out = Vec::with_capacity(heads.len() * heads.len().saturating_sub(1) / 2);
     for (i, &a) in heads.iter().enumerate() {
         for &b in &heads[i + 1..] {
-            out.push(Edge { len: 1, ..Edge::between(SHARED, a, b) });
+            out.push(Edge { len: 1, ..Edge::between(shared, a, b) });
         }
     }
     out
@@ -271,8 +277,9 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
                 .ok_or_else(|| value_err(format!("{} counts no keys", c.method.kind())))?,
         ),
     };
+    // Index 0: the samples (SpotSigs: the spots); 1: MOD-m's short parts.
     let (mut sizes, mut frequent, mut shared, mut lists) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        (Vec::new(), [Vec::new(), Vec::new()], [Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
     for batch in batches {
         let kind = column(batch, "kind")?
             .as_primitive_opt::<UInt8Type>()
@@ -282,9 +289,12 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
             let (x, y, n) = (a.value(i), b.value(i), len.value(i));
             match kind.value(i) {
                 SAMPLE => sizes.push((x, n)),
-                FREQUENT => frequent.push((x, n)),
-                SHARED => shared.push((x, y, n)),
-                LIST => lists.push((x, y)),
+                FREQUENT => frequent[0].push((x, n)),
+                SHARED => shared[0].push((x, y, n)),
+                LIST => lists[0].push((x, y)),
+                FREQUENT_SHORT => frequent[1].push((x, n)),
+                SHARED_SHORT => shared[1].push((x, y, n)),
+                LIST_SHORT => lists[1].push((x, y)),
                 _ => {}
             }
         }
@@ -301,17 +311,11 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
     // keys heads only.
     let position = |d: i64| heads.binary_search(&d).ok().map(|i| i as u32);
     let count = |n: i64| u32::try_from(n).map_err(|_| value_err(format!("bad count {n}")));
-    let sample_len: Vec<u32> = sizes.iter().map(|s| count(s.1)).collect::<PyResult<_>>()?;
-    let mut frequent_of = vec![0u32; heads.len()];
-    for (d, n) in frequent {
-        if let Some(i) = position(d) {
-            let f = &mut frequent_of[i as usize];
-            *f = f.saturating_add(count(n)?);
-        }
-    }
-    shared.sort_unstable_by_key(|s| (s.0, s.1));
     if let Some(spots) = spots {
         // Σmin of the shared spots per pair, against the multiset sizes.
+        let sample_len: Vec<u32> = sizes.iter().map(|s| count(s.1)).collect::<PyResult<_>>()?;
+        let shared = &mut shared[0];
+        shared.sort_unstable_by_key(|s| (s.0, s.1));
         let mut edges = Vec::new();
         for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
             let sum = run.iter().try_fold(0u64, |acc, s| {
@@ -326,24 +330,62 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
         return edges_batch(&edges).map_err(arrow_err);
     }
     let rule = rule.expect("a sampled method");
-    let mut counts: Vec<(u32, u32, u32)> = Vec::with_capacity(shared.len());
-    for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
-        let n = run.iter().try_fold(0u32, |acc, s| count(s.2).map(|n| acc.saturating_add(n)))?;
-        if let (Some(a), Some(b)) = (position(run[0].0), position(run[0].1)) {
-            counts.push((a, b, n));
+    // Each part's sizes, frequent counts, summed shared counts and lists of frequent shingles.
+    let size = |n: i64, part: usize| {
+        u64::try_from(n).map(|n| (n >> (32 * part)) as u32).map_err(|_| value_err("bad size"))
+    };
+    let mut parts: [Counted; 2] = Default::default();
+    for (part, counted) in parts.iter_mut().enumerate() {
+        counted.sample_len = sizes.iter().map(|s| size(s.1, part)).collect::<PyResult<_>>()?;
+        counted.frequent = vec![0u32; heads.len()];
+        for &(d, n) in &frequent[part] {
+            if let Some(i) = position(d) {
+                let f = &mut counted.frequent[i as usize];
+                *f = f.saturating_add(count(n)?);
+            }
         }
+        let shared = &mut shared[part];
+        shared.sort_unstable_by_key(|s| (s.0, s.1));
+        for run in shared.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            let n =
+                run.iter().try_fold(0u32, |acc, s| count(s.2).map(|n| acc.saturating_add(n)))?;
+            if let (Some(a), Some(b)) = (position(run[0].0), position(run[0].1)) {
+                counted.shared.push((a, b, n));
+            }
+        }
+        let lists = &mut lists[part];
+        lists.sort_unstable();
+        counted.lists = lists
+            .chunk_by(|x, y| x.0 == y.0)
+            .map(|run| run.iter().filter_map(|&(_, d)| position(d)).collect())
+            .collect();
     }
-    lists.sort_unstable();
-    let lists: Vec<Vec<u32>> = lists
-        .chunk_by(|x, y| x.0 == y.0)
-        .map(|run| run.iter().filter_map(|&(_, d)| position(d)).collect())
-        .collect();
     let edges: Vec<Edge> = rule
-        .candidates(&sample_len, &frequent_of, &counts, &lists)
+        .candidates(parts[0].counts(), parts[1].counts())
         .into_iter()
         .map(|(a, b)| Edge::between(CANDIDATE, heads[a as usize], heads[b as usize]))
         .collect();
     edges_batch(&edges).map_err(arrow_err)
+}
+
+/// One part's counts of [`sampled_candidates_of`], owned.
+#[derive(Default)]
+struct Counted {
+    sample_len: Vec<u32>,
+    frequent: Vec<u32>,
+    shared: Vec<(u32, u32, u32)>,
+    lists: Vec<Vec<u32>>,
+}
+
+impl Counted {
+    fn counts(&self) -> PartCounts<'_> {
+        PartCounts {
+            sample_len: &self.sample_len,
+            frequent: &self.frequent,
+            shared: &self.shared,
+            lists: &self.lists,
+        }
+    }
 }
 
 /// The edges of one bucket (rows sorted by text fingerprint, then document).

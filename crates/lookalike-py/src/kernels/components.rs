@@ -20,8 +20,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::{
-    CANDIDATE, FREQUENT, LIST, MEMBER, NEAR, SAMPLE, SHARED, SKIP, column, contained_of, int64s,
-    ray_config,
+    CANDIDATE, FREQUENT, FREQUENT_SHORT, LIST, LIST_SHORT, MEMBER, NEAR, SAMPLE, SHARED,
+    SHARED_SHORT, SKIP, column, contained_of, int64s, ray_config,
 };
 use crate::errors::{arrow_err, value_err};
 use crate::tables::{documents_batch, documents_schema, pairs_batch, pairs_schema};
@@ -199,7 +199,8 @@ impl Components {
                 }
                 // Candidates reach the clustering through verification, as near edges; the
                 // sampled methods' counts through `sampled_candidates`, as candidates.
-                CANDIDATE | SHARED | SAMPLE | FREQUENT | LIST => {}
+                CANDIDATE | SHARED | SAMPLE | FREQUENT | LIST | SHARED_SHORT | FREQUENT_SHORT
+                | LIST_SHORT => {}
                 SKIP if in_range(x) => {
                     let code = (!reason.is_null(i)).then(|| reason.value(i));
                     self.skipped.insert(x as u32, skip_reason(code)?);
@@ -756,6 +757,54 @@ mod tests {
             for (chunk, partitions) in [(200, 1), (7, 4), (1, 3)] {
                 let texts = corpus(&mut rng, 90);
                 let what = format!("{kind:?}");
+                assert_ray_job_is_library(&c, &texts, chunk, partitions, &what);
+            }
+        }
+    }
+
+    /// MOD-m's short parts (stubs: a short text under several names, whose MOD-m samples
+    /// often share nothing), counted apart from the samples, with a large and a small L: the
+    /// library's tables at several block sizes and partition counts.
+    #[test]
+    fn mod_m_short_parts_give_the_librarys_tables() {
+        use lookalike::MethodConfig;
+        use lookalike::config::SampleConfig;
+        use lookalike::method::SampleRule;
+        let mut rng = Rng::new(41);
+        for max_docs_per_shingle in [100, 3] {
+            let sample = SampleConfig { max_docs_per_shingle, ..SampleConfig::default() };
+            let c = Dedup::builder()
+                .method(MethodConfig::ModM(sample))
+                .threshold(0.8)
+                .build()
+                .unwrap()
+                .config()
+                .clone();
+            check_ray_config(&c).unwrap();
+            let mut texts = Vec::new();
+            for t in 0..30 {
+                let stub: Vec<String> =
+                    (0..14 + rng.below(16)).map(|_| format!("w{}", rng.below(300))).collect();
+                for j in 0..1 + rng.below(5) {
+                    texts.push(format!("{} name{t}x{j}", stub.join(" ")));
+                }
+            }
+            let rule = SampleRule::new(&c).unwrap().unwrap();
+            let shingler = lookalike::Shingler::new(c.shingle, c.seed);
+            let shorts = texts
+                .iter()
+                .filter(|t| {
+                    let mut norm = lookalike::text::normalize::NormalizedText::default();
+                    shingler.normalize_into(t, &mut norm);
+                    let shingles = shingler.shingle_set(t);
+                    let view =
+                        lookalike::method::DocView { text: t, norm: &norm, shingles: &shingles };
+                    !rule.sample(&view).short.is_empty()
+                })
+                .count();
+            assert!(shorts >= texts.len() / 2, "{shorts} short parts of {}", texts.len());
+            for (chunk, partitions) in [(200, 1), (7, 4), (1, 3)] {
+                let what = format!("MOD-m short parts, L = {max_docs_per_shingle}");
                 assert_ray_job_is_library(&c, &texts, chunk, partitions, &what);
             }
         }

@@ -24,7 +24,10 @@
 //!    per pair in the block), a larger one counts as *frequent* for its heads and keeps its
 //!    *list* of heads; each exact bucket gives its head's *sample* size. One task gathers those
 //!    rows of every block ([`sampled_candidates`]) and applies the library's rule: the candidates
-//!    of its Broder sort, with its frequent-shingle groups. SpotSigs likewise: the keys are each
+//!    of its Broder sort, with its frequent-shingle groups. MOD-m's short documents also key
+//!    their short part ([`lookalike::method::SampleParts`]) in band 1: its buckets give the
+//!    `*_SHORT` kinds of rows, counted apart from the samples' as the library's second sort
+//!    counts them. SpotSigs likewise: the keys are each
 //!    head's spots with their counts, a bucket gives each pair of its heads the smaller count,
 //!    and [`sampled_candidates`] keeps the pairs whose summed Σmin gives a weighted Jaccard at
 //!    or above the threshold (the pairs of the library's spot index, found exactly).
@@ -109,13 +112,20 @@ const CANDIDATE: u8 = 3;
 /// Sampled methods (MOD-m, MIN-s, Broder): two heads sharing `len` non-frequent sampled
 /// shingles of one partition (summed over the partitions by [`sampled_candidates`]).
 const SHARED: u8 = 4;
-/// Sampled methods: a head (`a`) and its sample size (`len`), from its exact bucket.
+/// Sampled methods: a head (`a`) and its sample size (`len`; MOD-m's short part size in the high
+/// 32 bits), from its exact bucket.
 const SAMPLE: u8 = 5;
 /// Sampled methods: a head (`a`) and how many frequent sampled shingles of one partition it
 /// has (`len`).
 const FREQUENT: u8 = 6;
 /// Sampled methods: a head (`b`) of the frequent sampled shingle `a` (the shingle's list).
 const LIST: u8 = 7;
+/// [`SHARED`] of the short parts (MOD-m: `lookalike::method::SampleParts::short`).
+const SHARED_SHORT: u8 = 8;
+/// [`FREQUENT`] of the short parts.
+const FREQUENT_SHORT: u8 = 9;
+/// [`LIST`] of the short parts.
+const LIST_SHORT: u8 = 10;
 
 /// The configuration of a Ray run, checked: a method with per-document keys (MinHash,
 /// super-shingles, exact, or one of [`DocKeyer`]'s) or counted ones (the sampled methods,

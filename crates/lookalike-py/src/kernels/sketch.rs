@@ -28,6 +28,9 @@ use crate::errors::{arrow_err, value_err};
 pub(super) const EXACT: i32 = -1;
 /// The `band` of a skipped row (keyed by the document).
 pub(super) const SKIPPED: i32 = -2;
+/// The `band` of a short part's key (MOD-m: `lookalike::method::SampleParts::short`); a
+/// sample's keys are in band 0.
+pub(super) const SHORT_BAND: i32 = 1;
 
 pub(super) fn sketch_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
@@ -41,7 +44,7 @@ pub(super) fn sketch_schema() -> SchemaRef {
         Field::new("len", DataType::Int64, false),
         Field::new("reason", DataType::UInt8, true),
         // The SimHash fingerprint (SimHash, combined), the sample size (MOD-m, MIN-s,
-        // Broder), the multiset size of the spots (SpotSigs), or 0. `len`: the text length, or
+        // Broder; MOD-m's short part size in the high 32 bits), the multiset size of the spots (SpotSigs), or 0. `len`: the text length, or
         // on a SpotSigs key row the spot's count in the document.
         Field::new("sim", DataType::UInt64, false),
     ]))
@@ -162,9 +165,12 @@ impl Keying {
                 (k.keys.into_iter().map(|(s, k)| (s as i32, k)).collect(), k.fingerprint)
             }
             Keying::Sampled(rule) => {
-                let sample = rule.sample(view);
-                let len = sample.len() as u64;
-                (sample.into_iter().map(|k| (0, k)).collect(), len)
+                // The sample's keys in band 0, the short part's in band 1 (counted apart); `sim`
+                // the two sizes, the short part's in the high half.
+                let parts = rule.sample(view);
+                let sim = parts.sample.len() as u64 | (parts.short.len() as u64) << 32;
+                let sample = parts.sample.into_iter().map(|k| (0, k));
+                (sample.chain(parts.short.into_iter().map(|k| (SHORT_BAND, k))).collect(), sim)
             }
             Keying::Spots(_) | Keying::Exact => (Vec::new(), 0),
         }

@@ -37,9 +37,9 @@
 //! their count ([`BroderPair::grouped`]) for verification to decide. The frequent shingles'
 //! document lists are kept until the sizes are known (in memory up to a quarter of the cap,
 //! then in a file of the run's temporary folder). On documentation pages this finds nearly every
-//! pair at J ≥ 0.85 that counting missed (MOD-m with its short-page samples, see
-//! [`crate::sketch::sample::ModSketch::sketch_or_smallest`]); on plain texts it changes neither
-//! the pairs nor the CPU time (`bench/results/sorted-groups-2026-11-28.md`).
+//! pair at J ≥ 0.85 that counting missed (MOD-m with its short documents' second sort, see
+//! [`crate::method::SampleParts`]); on plain texts it changes neither the pairs nor the CPU
+//! time (`bench/results/sorted-groups-2026-11-28.md`, `sorted-groups-2026-11-29.md`).
 //!
 //! Both sorts are external sorts: records or pairs are buffered up to `memory_bytes`, sorted, and
 //! written as a sorted run to a temporary directory ([`tempfile::TempDir`], removed when dropped,

@@ -88,7 +88,10 @@ pub use minhash::MinHash;
 pub use mod_m::{ModM, ModMEstimate};
 pub use partitioned::{PartitionSigner, Partitioned};
 pub use ref_words::RefWords;
-pub use samples::{Estimator, SHORT_SAMPLE, SampleRule, Sampled, Samples};
+pub use samples::{
+    Estimator, PartCounts, SHORT_PART, SHORT_PART_BELOW, SHORT_SAMPLE, SamplePart, SampleParts,
+    SampleRule, Sampled, Samples,
+};
 pub use simhash::{SimDoc, SimHash};
 pub use spot_sigs::SpotSigs;
 pub use statistics::{PartialStatistics, StatisticsPass};
@@ -339,6 +342,10 @@ pub struct MethodStats {
     /// Broder's algorithm: its counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub broder: Option<crate::candidates::sorted_pairs::BroderStats>,
+    /// MOD-m: the Broder sort of the short documents' short parts
+    /// ([`SampleParts`](samples::SampleParts)), when some document has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short_parts: Option<crate::candidates::sorted_pairs::BroderStats>,
     /// Documents whose sample was empty (MOD-m on very short documents): they cannot meet any
     /// other document.
     pub empty_samples: u64,

@@ -65,14 +65,24 @@ impl ModSketch {
     /// one-line notice under two names), which no MOD-m sample can pair, become candidates.
     pub fn sketch_or_smallest(&self, shingles: &[u64], k: usize) -> Vec<u64> {
         let out = self.sketch(shingles);
-        if !out.is_empty() || shingles.is_empty() {
+        if !out.is_empty() {
             return out;
         }
-        let mut all: Vec<u64> = shingles.iter().map(|&h| remix(h, self.seed)).collect();
-        all.sort_unstable();
-        all.dedup();
-        all.truncate(k);
-        all
+        // No remixed hash is ≡ 0 mod m: the smallest of those left out are the smallest of all.
+        self.smallest_unsampled(shingles, k)
+    }
+
+    /// The `k` smallest remixed hashes that are *not* ≡ 0 mod m (sorted, distinct; fewer when
+    /// the document has fewer): a bottom-k sample of the shingles MOD_m(A) leaves out, which
+    /// never meets a MOD-m sample. A short document's few MOD-m elements say little of its
+    /// resemblance (a stub's one sampled shingle may be its own name); these say more.
+    pub fn smallest_unsampled(&self, shingles: &[u64], k: usize) -> Vec<u64> {
+        let mut out: Vec<u64> =
+            shingles.iter().map(|&h| remix(h, self.seed)).filter(|&x| x % self.m != 0).collect();
+        out.sort_unstable();
+        out.dedup();
+        out.truncate(k);
+        out
     }
 
     /// Whether `sample` is a short document's smallest hashes ([`ModSketch::sketch_or_smallest`])
