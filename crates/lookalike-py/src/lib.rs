@@ -64,6 +64,7 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::sketch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::bucket_edges, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sampled_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::sampled_split, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::is_sampled, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::texts_for_requests, m)?)?;

@@ -47,8 +47,11 @@ references, or run on the driver.
   sampled shingles (its sample size beside them); ``bucket_edges`` gives, per sampled shingle of
   at most L heads, one shared sample per pair of heads (summed per pair over the block), and for
   a frequent shingle (more than L heads) a frequent count per head and its list of heads; each
-  exact bucket gives its head's sample size. One task (``_sampled``) gathers those rows of every
-  bucket block and applies the library's rule (``sampled_candidates``): the pairs whose shared
+  exact bucket gives its head's sample size. ``sampled_split`` cuts each bucket block's rows
+  into the head rows (sample sizes, frequent counts) and, per counting partition, the rows of
+  the pairs whose first head falls to it and of the frequent shingles whose key falls to it; a
+  task per partition (``_sampled``) takes the head rows of every block and its own rows of every
+  block and applies the library's rule (``sampled_candidates``): the pairs whose shared
   count reaches the threshold over the smaller (discounted) sample, and the pairs of the groups
   of saturated heads sharing a frequent shingle — the candidates of the CLI's Broder sort with
   its sorted groups, verified as the other methods' candidates. MOD-m's short documents (a
@@ -105,10 +108,11 @@ collection's signatures) or with ``verify="estimate"``. Reference words' statist
 distinct text's relative term frequencies (12 bytes per distinct term of a document, sent to the
 driver and, merged, to every sketch task), and each sketch worker process chooses the words from
 them (the CLI's selection, in its memory).
-MOD-m, MIN-s and Broder count the shared samples of every pair in one task (``_sampled``): the
-pairs sharing a non-frequent sampled shingle (at most L(L−1)/2 per shingle, summed per bucket
-block; 12 bytes a pair in Rust) must fit its memory, where the CLI's external sort spills them
-to disk. SpotSigs lists every pair of documents sharing a spot (no bound: a spot in many
+MOD-m, MIN-s and Broder count the shared samples of each pair in its counting partition's
+task (``_sampled``): a partition's pairs sharing a non-frequent sampled shingle (at most
+L(L−1)/2 per shingle, summed per bucket block; 12 bytes a pair in Rust) must fit its memory,
+where the CLI's external sort spills them to disk; every task also reads every head's sample
+size and frequent counts (about 40 bytes a head). SpotSigs lists every pair of documents sharing a spot (no bound: a spot in many
 documents costs the square of their number), where the library's index prunes by size
 partitions and document frequency. A lexicon file (``lexicon=``) must be readable on every node. The statistics
 stage sends the driver 24 bytes per document with shingles (text fingerprint and position) and
@@ -382,11 +386,31 @@ def _keys_and_buckets(
     )
 
 
-def _sampled(settings: dict[str, Any], *buckets: pa.Table) -> pa.Table:
-    """MOD-m, MIN-s and Broder: the candidate pairs from the sampled rows of every bucket block
-    (shared samples per pair, frequent shingles, sample sizes), by the library's rule."""
-    batches = [_one_batch(b, b.schema) for b in buckets]
+def _sampled_split(table: pa.Table, partitions: int) -> tuple[pa.Table, ...]:
+    """A bucket block's counting rows: the head rows every counting task needs, then one table
+    per counting partition (its pairs' shared samples, its frequent shingles' lists)."""
+    parts = _lookalike.sampled_split(_one_batch(table, table.schema), partitions)
+    return tuple(pa.Table.from_batches([b]) for b in parts)
+
+
+def _sampled(settings: dict[str, Any], *tables: pa.Table) -> pa.Table:
+    """MOD-m, MIN-s, Broder and SpotSigs: one counting partition's candidate pairs, from the
+    head rows of every bucket block and the partition's rows of every block, by the library's
+    rule."""
+    batches = [_one_batch(t, t.schema) for t in tables if t.num_rows]
     return pa.Table.from_batches([_lookalike.sampled_candidates(batches, **settings)])
+
+
+def _counted(buckets: list, partitions: int, settings: dict[str, Any]) -> list:
+    """The counting methods' candidate tables, one per partition (``partitions`` tasks, each
+    with the head rows of every bucket block and its own share of the pairs and lists)."""
+    import ray
+
+    split = ray.remote(_sampled_split).options(num_returns=partitions + 1)
+    pieces = [split.remote(b, partitions) for b in buckets]
+    heads = [p[0] for p in pieces]
+    sampled = ray.remote(_sampled)
+    return [sampled.remote(settings, *heads, *[p[1 + i] for p in pieces]) for i in range(partitions)]
 
 
 def _candidates(table: pa.Table, partitions: int) -> tuple[Any, ...]:
@@ -830,8 +854,8 @@ def dedup(
                 vsettings = {**settings, "statistics": statistics}
             del statistics
             if _lookalike.is_sampled(**settings):
-                say("counting the shared samples per pair")
-                buckets = buckets + [ray.remote(_sampled).remote(settings, *buckets)]
+                say(f"counting the shared samples per pair in {partitions} partitions")
+                buckets = buckets + _counted(buckets, partitions, settings)
             ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
             say("verifying the candidate pairs")
             near, edges = _verify(buckets, documents, total, text, partitions, False, vsettings)

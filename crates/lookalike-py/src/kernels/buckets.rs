@@ -242,12 +242,67 @@ fn spot_edges(bucket: &[Row]) -> Vec<Edge> {
     out
 }
 
+/// sampled_split(batch, partitions)
+/// --
+///
+/// Ray kernel 2a of the counting methods (MOD-m, MIN-s, Broder, SpotSigs): a bucket block's rows
+/// for `sampled_candidates`, split so that `partitions` tasks share its work: first the rows
+/// every task needs (each head's sample size, its frequent counts), then one batch per partition
+/// with the rows of the pairs whose first head falls to it (shared samples) and of the frequent
+/// shingles whose key falls to it (their lists of heads). The other rows (exact groups, skipped
+/// documents) are left out. Every pair's rows from every block meet in one partition, as do
+/// every frequent shingle's: `sampled_candidates` over the head rows of every block and one
+/// partition's rows gives that partition's share of the candidates, and the partitions' shares
+/// together are the candidates of all the rows. GIL released.
+#[pyfunction]
+pub fn sampled_split(
+    py: Python<'_>,
+    batch: PyArrowType<RecordBatch>,
+    partitions: usize,
+) -> PyResult<Vec<PyArrowType<RecordBatch>>> {
+    let batch = batch.0;
+    py.detach(|| sampled_split_of(&batch, partitions))
+        .map(|parts| parts.into_iter().map(PyArrowType).collect())
+}
+
+/// [`sampled_split`] without Python.
+pub fn sampled_split_of(batch: &RecordBatch, partitions: usize) -> PyResult<Vec<RecordBatch>> {
+    if partitions == 0 {
+        return Err(value_err("partitions must be at least 1"));
+    }
+    let kind = column(batch, "kind")?
+        .as_primitive_opt::<UInt8Type>()
+        .ok_or_else(|| value_err("kind is not uint8"))?;
+    let a = int64s(batch, "a")?;
+    // Index 0: the head rows; 1 + p: partition p's rows.
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); partitions + 1];
+    for i in 0..batch.num_rows() {
+        let to = match kind.value(i) {
+            SAMPLE | FREQUENT | FREQUENT_SHORT => 0,
+            SHARED | SHARED_SHORT | LIST | LIST_SHORT => {
+                // A doc index or a shingle key, spread evenly whatever its low bits.
+                let h = (a.value(i) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                1 + ((h >> 32) % partitions as u64) as usize
+            }
+            _ => continue,
+        };
+        rows[to].push(i as u32);
+    }
+    rows.into_iter()
+        .map(|r| {
+            arrow_select::take::take_record_batch(batch, &arrow_array::UInt32Array::from(r))
+                .map_err(arrow_err)
+        })
+        .collect()
+}
+
 /// sampled_candidates(batches, threshold=0.8, keep=None, cluster=None, **options)
 /// --
 ///
 /// Ray kernel 2b, MOD-m, MIN-s and Broder: the candidate pairs (`kind` 3) from the sampled rows
 /// of every bucket block (shared samples, frequent counts, lists of frequent shingles, sample
-/// sizes), by the library's rule (`lookalike::method::SampleRule`): the candidates of its Broder
+/// sizes; or the head rows of every block and one partition's rows of `sampled_split`), by the
+/// library's rule (`lookalike::method::SampleRule`): the candidates of its Broder
 /// sort. SpotSigs: the pairs whose summed Σmin over their multiset sizes gives a weighted
 /// Jaccard at or above the threshold (`SpotSigs::is_candidate`: the pairs of its index). GIL
 /// released.
@@ -504,5 +559,50 @@ mod tests {
         // The filter on SimHash fingerprints: only even pairs.
         let even = bucket_edges_of(&bucket, u64::MAX, &|a, b| (a + b) % 2 == 0);
         assert!(even.iter().all(|e| (e.a + e.b) % 2 == 0) && !even.is_empty());
+    }
+
+    /// A block's counting rows split: the head rows first, each pair's and each frequent
+    /// shingle's rows in one partition, spread over several, the other rows left out.
+    #[test]
+    fn the_counting_rows_split_by_pair_and_by_frequent_shingle() {
+        use lookalike::MethodConfig;
+        use lookalike::config::{Sample, SampleConfig};
+        let sample = SampleConfig {
+            sample: Some(Sample::Mod(2)),
+            max_docs_per_shingle: 3,
+            ..SampleConfig::default()
+        };
+        let c =
+            Dedup::builder().method(MethodConfig::ModM(sample)).build().unwrap().config().clone();
+        let mut rng = super::super::testutil::Rng::new(5);
+        let texts = super::super::testutil::corpus(&mut rng, 60);
+        let rows = sketch_batch(&c, 60, None, &input(&texts, 60)[0], "text", INDEX).unwrap();
+        let block = bucket_batch(&c, &rows).unwrap();
+        let all = edges(&block);
+        let parts = sampled_split_of(&block, 4).unwrap();
+        assert_eq!(parts.len(), 5);
+        let heads = edges(&parts[0]);
+        assert!(heads.iter().all(|e| matches!(e.0, SAMPLE | FREQUENT | FREQUENT_SHORT)));
+        let sizes = all.iter().filter(|e| e.0 == SAMPLE).count();
+        assert_eq!(heads.iter().filter(|e| e.0 == SAMPLE).count(), sizes);
+        let counted = |e: &(u8, i64, i64)| matches!(e.0, SHARED | SHARED_SHORT | LIST | LIST_SHORT);
+        let mut split: Vec<_> = parts[1..].iter().flat_map(edges).collect();
+        assert!(split.iter().all(counted));
+        let mut want: Vec<_> = all.iter().copied().filter(counted).collect();
+        split.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(split, want);
+        assert!(want.iter().any(|e| e.0 == LIST) && want.iter().any(|e| e.0 == SHARED));
+        // By first head (pairs), and by shingle key (lists): each in one partition.
+        for (i, part) in parts[1..].iter().enumerate() {
+            for (j, other) in parts[1..].iter().enumerate() {
+                if i != j {
+                    let firsts: Vec<i64> = edges(other).iter().map(|e| e.1).collect();
+                    assert!(edges(part).iter().all(|e| !firsts.contains(&e.1)));
+                }
+            }
+        }
+        assert!(parts[1..].iter().filter(|p| p.num_rows() > 0).count() >= 3);
+        assert!(sampled_split_of(&block, 0).is_err());
     }
 }

@@ -22,9 +22,12 @@
 //!    MOD-m, MIN-s and Broder (the library's [`SampleRule`]): the keys are each head's sampled
 //!    shingles; a bucket of at most L heads gives each pair of them one *shared* sample (summed
 //!    per pair in the block), a larger one counts as *frequent* for its heads and keeps its
-//!    *list* of heads; each exact bucket gives its head's *sample* size. One task gathers those
-//!    rows of every block ([`sampled_candidates`]) and applies the library's rule: the candidates
-//!    of its Broder sort, with its frequent-shingle groups. MOD-m's short documents also key
+//!    *list* of heads; each exact bucket gives its head's *sample* size. [`sampled_split`] cuts
+//!    each block's rows into the head rows and, per counting partition, the rows of its pairs
+//!    (by first head) and of its frequent shingles (by key); a task per partition gathers the
+//!    head rows of every block and its own rows ([`sampled_candidates`]) and applies the
+//!    library's rule: together, the candidates of its Broder sort, with its frequent-shingle
+//!    groups. MOD-m's short documents also key
 //!    their short part ([`lookalike::method::SampleParts`]) in band 1: its buckets give the
 //!    `*_SHORT` kinds of rows, counted apart from the samples' as the library's second sort
 //!    counts them. SpotSigs likewise: the keys are each
@@ -74,7 +77,7 @@ pub mod verify;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use buckets::{bucket_edges, is_sampled, sampled_candidates};
+pub use buckets::{bucket_edges, is_sampled, sampled_candidates, sampled_split};
 pub use components::Components;
 pub use connected::connected_step;
 pub use sketch::sketch_keys;

@@ -12,7 +12,7 @@ use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
 use lookalike::{Dedup, DedupConfig, Document};
 
-use super::buckets::{bucket_batch, sampled_candidates_of};
+use super::buckets::{bucket_batch, sampled_candidates_of, sampled_split_of};
 use super::components::Components;
 use super::sketch::sketch_batch;
 use super::statistics::{merge_of, partial_of, repeats_of};
@@ -298,7 +298,26 @@ pub fn ray_job(
         .collect();
     let spots = matches!(c.method, lookalike::MethodConfig::SpotSigs(_));
     if spots || lookalike::method::SampleRule::new(c).expect("valid").is_some() {
-        buckets.push(sampled_candidates_of(c, &buckets).expect("sampled candidates"));
+        // The counting partitions' tasks, as `ray.py` runs them: each has the head rows of
+        // every block and its own rows; together they give the one task's candidates.
+        let pieces: Vec<Vec<RecordBatch>> =
+            buckets.iter().map(|b| sampled_split_of(b, partitions).expect("split")).collect();
+        let counted: Vec<RecordBatch> = (0..partitions)
+            .map(|p| {
+                let mine: Vec<RecordBatch> = pieces
+                    .iter()
+                    .map(|parts| parts[0].clone())
+                    .chain(pieces.iter().map(|parts| parts[1 + p].clone()))
+                    .collect();
+                sampled_candidates_of(c, &mine).expect("a partition's candidates")
+            })
+            .collect();
+        let whole = sampled_candidates_of(c, &buckets).expect("sampled candidates");
+        // A pair may come from a shared sample in one partition and a group in another.
+        let mut split = edge_list(&counted);
+        split.dedup();
+        assert_eq!(split, edge_list(&[whole]), "the counting partitions and one task");
+        buckets.extend(counted);
     }
     let near = verify_join_with(c, stats.as_ref(), &buckets, &inputs, partitions, false);
     // The large inputs' path (Ray Data's two shuffles) verifies the same edges.
