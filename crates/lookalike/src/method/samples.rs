@@ -20,7 +20,7 @@ use crate::verify::intersection_size;
 pub const SHORT_SAMPLE: usize = 4;
 
 /// A document whose MOD-m sample has fewer elements than this also has a short part
-/// ([`SampleParts::short`]).
+/// ([`SampleParts::short`]). With [`SHORT_PART`], stated in the `sample` option's help.
 pub const SHORT_PART_BELOW: usize = 4;
 
 /// The size of a short document's short part: its smallest shingle hashes that are not ≡ 0 mod m
@@ -437,8 +437,10 @@ pub(super) static SAMPLE: MethodOption = MethodOption::parsed(
     "sample",
     "SAMPLE",
     "Shingle sample of mod-m, min-s and broder: mod:M keeps the shingles whose hash is ≡ 0 \
-           mod M (about 1 in M, variable size), min:S keeps the S smallest hashes (bottom-S \
-           sketch). Default: mod:8 for mod-m and containment, min:128 otherwise",
+           mod M (about 1 in M, variable size; a document with fewer than 4 of them is also \
+           sampled by its 8 smallest other hashes, counted apart, so near-identical stubs meet), \
+           min:S keeps the S smallest hashes (bottom-S sketch). Default: mod:8 for mod-m and \
+           containment, min:128 otherwise",
     "mod:M or min:S",
     |s| s.parse::<Sample>().map(|v| Arc::new(v) as Value),
 );
