@@ -59,7 +59,9 @@ references, or run on the driver.
   other shingle hashes) in band 1, counted apart from the samples, as the CLI's second sort
   counts them. SpotSigs takes the same path:
   the keys are each document's spots (the row's ``len`` is the spot's count, ``sim`` the
-  multiset size), a bucket gives each pair of heads the smaller of their counts, and
+  multiset size), a bucket gives each pair of heads whose sizes allow the threshold
+  (``SpotSigs::may_pair``: the smaller's every spot shared would reach it) the smaller of their
+  counts, and
   ``sampled_candidates`` keeps the pairs whose summed Σmin gives a weighted Jaccard at or above
   the threshold: exactly the pairs of the library's spot index.
 * Verification (``_verify``): a task per bucket block lists its distinct candidate pairs, each
@@ -112,9 +114,9 @@ MOD-m, MIN-s and Broder count the shared samples of each pair in its counting pa
 task (``_sampled``): a partition's pairs sharing a non-frequent sampled shingle (at most
 L(L−1)/2 per shingle, summed per bucket block; 12 bytes a pair in Rust) must fit its memory,
 where the CLI's external sort spills them to disk; every task also reads every head's sample
-size and frequent counts (about 40 bytes a head). SpotSigs lists every pair of documents sharing a spot (no bound: a spot in many
-documents costs the square of their number), where the library's index prunes by size
-partitions and document frequency. A lexicon file (``lexicon=``) must be readable on every node. The statistics
+size and frequent counts (about 40 bytes a head). SpotSigs lists every pair of documents sharing a spot whose sizes allow the
+threshold (no other bound: a spot in many documents of similar sizes costs the square of their
+number), where the library's index also prunes by document frequency. A lexicon file (``lexicon=``) must be readable on every node. The statistics
 stage sends the driver 24 bytes per document with shingles (text fingerprint and position) and
 each block's counts (20 bytes per distinct term of the block): the merged counts (20 bytes per
 distinct term or SimHash feature of the collection) go to every sketch task, and each

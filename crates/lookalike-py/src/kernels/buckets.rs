@@ -61,8 +61,8 @@ pub fn bucket_batch(c: &DedupConfig, batch: &RecordBatch) -> PyResult<RecordBatc
     if let Some(rule) = SampleRule::new(c).map_err(|e| value_err(e.to_string()))? {
         return sampled_edges(rows, &Counting::Samples(&rule)).map_err(arrow_err);
     }
-    if matches!(c.method, MethodConfig::SpotSigs(_)) {
-        return sampled_edges(rows, &Counting::Spots).map_err(arrow_err);
+    if let Some(spots) = SpotSigs::of(c).map_err(|e| value_err(e.to_string()))? {
+        return sampled_edges(rows, &Counting::Spots(&spots)).map_err(arrow_err);
     }
     // The library lists every pair of a super-shingle bucket and of shared keys; LSH buckets
     // (MinHash, combined) over the bound list anchors. SimHash and combined keep the pairs
@@ -138,7 +138,7 @@ enum Counting<'a> {
     /// MOD-m, MIN-s, Broder: shared samples, frequent shingles past L heads.
     Samples(&'a SampleRule),
     /// SpotSigs: Σmin of the shared spots' counts.
-    Spots,
+    Spots(&'a SpotSigs),
 }
 
 /// The edges of a block of a counting method (MOD-m, MIN-s, Broder; SpotSigs): exact-group
@@ -167,7 +167,7 @@ fn sampled_edges(
             SKIPPED => bucket_edges_of(bucket, u64::MAX, &|_, _| true),
             _ => match counting {
                 Counting::Samples(rule) => shingle_edges(bucket, rule),
-                Counting::Spots => spot_edges(bucket),
+                Counting::Spots(spots) => spot_edges(bucket, spots),
             },
         })
         .collect();
@@ -228,15 +228,22 @@ pub fn is_sampled(
 }
 
 /// A spot's bucket (rows sorted by text fingerprint, then document; `len` the spot's count in
-/// the document): each pair of its heads shares the smaller of their counts.
-fn spot_edges(bucket: &[Row]) -> Vec<Edge> {
-    let mut heads: Vec<(i64, i64)> =
-        bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| (g[0].doc, g[0].len)).collect();
+/// the document, `sim` its multiset size): each pair of its heads whose sizes allow the
+/// threshold ([`SpotSigs::may_pair`], as the library's index partitions by size) shares the
+/// smaller of their counts; the other pairs could not be candidates whatever they share.
+fn spot_edges(bucket: &[Row], spots: &SpotSigs) -> Vec<Edge> {
+    // (size, doc, count), by size: the heads a head may pair with follow it.
+    let mut heads: Vec<(u64, i64, i64)> =
+        bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| (g[0].sim, g[0].doc, g[0].len)).collect();
     heads.sort_unstable();
-    let mut out = Vec::with_capacity(heads.len() * heads.len().saturating_sub(1) / 2);
-    for (i, &(a, x)) in heads.iter().enumerate() {
-        for &(b, y) in &heads[i + 1..] {
-            out.push(Edge { len: x.min(y), ..Edge::between(SHARED, a, b) });
+    let mut out = Vec::new();
+    for (i, &(size, a, x)) in heads.iter().enumerate() {
+        for &(other, b, y) in &heads[i + 1..] {
+            if !spots.may_pair(size, other) {
+                break;
+            }
+            let edge = Edge::between(SHARED, a.min(b), a.max(b));
+            out.push(Edge { len: x.min(y), ..edge });
         }
     }
     out
@@ -604,5 +611,50 @@ mod tests {
         }
         assert!(parts[1..].iter().filter(|p| p.num_rows() > 0).count() >= 3);
         assert!(sampled_split_of(&block, 0).is_err());
+    }
+
+    /// A spot's bucket lists only the pairs whose multiset sizes allow the threshold: those with
+    /// every spot of the smaller shared reaching it, the size bound of the library's index.
+    #[test]
+    fn a_spot_bucket_pairs_only_the_sizes_that_can_reach_the_threshold() {
+        let c = Dedup::builder()
+            .method(MethodKind::SpotSigs)
+            .threshold(0.8)
+            .build()
+            .unwrap()
+            .config()
+            .clone();
+        let spots = SpotSigs::of(&c).unwrap().unwrap();
+        let sizes = [10u64, 11, 12, 20, 30, 8, 25, 10];
+        let bucket: Vec<Row> = sizes
+            .iter()
+            .enumerate()
+            .map(|(d, &sim)| Row {
+                key: 9,
+                band: 0,
+                doc: d as i64,
+                fp: d as u128,
+                raw: 0,
+                len: 1 + d as i64 % 3,
+                reason: None,
+                sim,
+            })
+            .collect();
+        let mut got: Vec<(i64, i64, i64)> =
+            spot_edges(&bucket, &spots).iter().map(|e| (e.a, e.b, e.len)).collect();
+        got.sort_unstable();
+        let mut want = Vec::new();
+        for a in 0..sizes.len() {
+            for b in a + 1..sizes.len() {
+                let (x, y) = (sizes[a], sizes[b]);
+                if x.min(y) as f64 / x.max(y) as f64 >= 0.8 {
+                    let count = (1 + a as i64 % 3).min(1 + b as i64 % 3);
+                    want.push((a as i64, b as i64, count));
+                }
+            }
+        }
+        assert_eq!(got, want);
+        assert!(want.contains(&(0, 5, 1)) && want.contains(&(4, 6, 1)), "8/10 and 25/30 kept");
+        assert_eq!(want.len(), 10);
     }
 }

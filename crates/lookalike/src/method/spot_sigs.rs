@@ -67,6 +67,13 @@ impl SpotSigs {
         let j = weighted_jaccard_of_sums(shared_min, len_a, len_b);
         j > 0.0 && j >= self.cx.threshold
     }
+
+    /// Whether two documents of `len_a` and `len_b` spots can be candidates at all: whether
+    /// they would be with every spot of the smaller one shared (the largest Σmin; the weighted
+    /// Jaccard grows with Σmin). For fixed `len_a`, false from some `len_b` on.
+    pub fn may_pair(&self, len_a: u64, len_b: u64) -> bool {
+        self.is_candidate(len_a.min(len_b), len_a, len_b)
+    }
 }
 
 impl Method for SpotSigs {
