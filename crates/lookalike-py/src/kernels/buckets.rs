@@ -396,7 +396,7 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
     let size = |n: i64, part: usize| {
         u64::try_from(n).map(|n| (n >> (32 * part)) as u32).map_err(|_| value_err("bad size"))
     };
-    let mut parts: [Counted; 2] = Default::default();
+    let mut parts: [PartCounts; 2] = Default::default();
     for (part, counted) in parts.iter_mut().enumerate() {
         counted.sample_len = sizes.iter().map(|s| size(s.1, part)).collect::<PyResult<_>>()?;
         counted.frequent = vec![0u32; heads.len()];
@@ -423,31 +423,11 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
             .collect();
     }
     let edges: Vec<Edge> = rule
-        .candidates(parts[0].counts(), parts[1].counts())
+        .candidates(&parts[0], &parts[1])
         .into_iter()
         .map(|(a, b)| Edge::between(CANDIDATE, heads[a as usize], heads[b as usize]))
         .collect();
     edges_batch(&edges).map_err(arrow_err)
-}
-
-/// One part's counts of [`sampled_candidates_of`], owned.
-#[derive(Default)]
-struct Counted {
-    sample_len: Vec<u32>,
-    frequent: Vec<u32>,
-    shared: Vec<(u32, u32, u32)>,
-    lists: Vec<Vec<u32>>,
-}
-
-impl Counted {
-    fn counts(&self) -> PartCounts<'_> {
-        PartCounts {
-            sample_len: &self.sample_len,
-            frequent: &self.frequent,
-            shared: &self.shared,
-            lists: &self.lists,
-        }
-    }
 }
 
 /// The edges of one bucket (rows sorted by text fingerprint, then document).

@@ -221,17 +221,17 @@ pub struct SampleRule {
 
 /// What an engine counted over one part of the heads' samples, for
 /// [`SampleRule::candidates`]: heads are numbered `0..n` in input order.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PartCounts<'a> {
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartCounts {
     /// Each head's size of the part (`n` values).
-    pub sample_len: &'a [u32],
+    pub sample_len: Vec<u32>,
     /// Each head's frequent shingles in the part (`n` values).
-    pub frequent: &'a [u32],
+    pub frequent: Vec<u32>,
     /// `(a, b, count)`: the pairs of heads sharing non-frequent shingles of the part, each pair
     /// once with its count.
-    pub shared: &'a [(u32, u32, u32)],
+    pub shared: Vec<(u32, u32, u32)>,
     /// Each frequent shingle's heads, in increasing order.
-    pub lists: &'a [Vec<u32>],
+    pub lists: Vec<Vec<u32>>,
 }
 
 impl SampleRule {
@@ -275,7 +275,7 @@ impl SampleRule {
     /// The candidate pairs `(a, b)`, `a < b`, in order, of heads `0..n` from what the engine
     /// counted over the samples and over the short parts: the pairs of
     /// [`sorted_pairs::collect`] over each part, together.
-    pub fn candidates(&self, samples: PartCounts<'_>, short: PartCounts<'_>) -> Vec<(u32, u32)> {
+    pub fn candidates(&self, samples: &PartCounts, short: &PartCounts) -> Vec<(u32, u32)> {
         let mut out = self.part_candidates(samples, self.threshold);
         out.extend(self.part_candidates(short, self.short_threshold));
         out.sort_unstable();
@@ -284,7 +284,7 @@ impl SampleRule {
     }
 
     /// The candidates of one part.
-    fn part_candidates(&self, counts: PartCounts<'_>, threshold: f64) -> Vec<(u32, u32)> {
+    fn part_candidates(&self, counts: &PartCounts, threshold: f64) -> Vec<(u32, u32)> {
         let PartCounts { sample_len, frequent, shared, lists } = counts;
         let discount = self.frequent == FrequentShingles::Discount;
         let size = |d: u32| {
@@ -531,53 +531,35 @@ mod tests {
     }
 
     /// One part's counts as an engine that groups the samples by shingle makes them.
-    struct Counted {
-        sample_len: Vec<u32>,
-        frequent: Vec<u32>,
-        shared: Vec<(u32, u32, u32)>,
-        lists: Vec<Vec<u32>>,
-    }
-
-    impl Counted {
-        fn of(rule: &SampleRule, samples: &[&[u64]]) -> Counted {
-            let mut by_shingle: HashMap<u64, Vec<u32>> = HashMap::new();
-            for (d, s) in samples.iter().enumerate() {
-                for &x in s.iter() {
-                    by_shingle.entry(x).or_default().push(d as u32);
-                }
+    fn counted(rule: &SampleRule, samples: &[&[u64]]) -> PartCounts {
+        let mut by_shingle: HashMap<u64, Vec<u32>> = HashMap::new();
+        for (d, s) in samples.iter().enumerate() {
+            for &x in s.iter() {
+                by_shingle.entry(x).or_default().push(d as u32);
             }
-            let mut frequent = vec![0u32; samples.len()];
-            let mut shared: HashMap<(u32, u32), u32> = HashMap::new();
-            let mut lists = Vec::new();
-            for docs in by_shingle.values() {
-                if rule.is_frequent(docs.len()) {
-                    for &d in docs {
-                        frequent[d as usize] += 1;
-                    }
-                    lists.push(docs.clone());
-                } else {
-                    for (i, &a) in docs.iter().enumerate() {
-                        for &b in &docs[i + 1..] {
-                            *shared.entry((a, b)).or_default() += 1;
-                        }
+        }
+        let mut frequent = vec![0u32; samples.len()];
+        let mut shared: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut lists = Vec::new();
+        for docs in by_shingle.values() {
+            if rule.is_frequent(docs.len()) {
+                for &d in docs {
+                    frequent[d as usize] += 1;
+                }
+                lists.push(docs.clone());
+            } else {
+                for (i, &a) in docs.iter().enumerate() {
+                    for &b in &docs[i + 1..] {
+                        *shared.entry((a, b)).or_default() += 1;
                     }
                 }
             }
-            let mut shared: Vec<(u32, u32, u32)> =
-                shared.into_iter().map(|((a, b), n)| (a, b, n)).collect();
-            shared.sort_unstable();
-            let sample_len = samples.iter().map(|s| s.len() as u32).collect();
-            Counted { sample_len, frequent, shared, lists }
         }
-
-        fn counts(&self) -> PartCounts<'_> {
-            PartCounts {
-                sample_len: &self.sample_len,
-                frequent: &self.frequent,
-                shared: &self.shared,
-                lists: &self.lists,
-            }
-        }
+        let mut shared: Vec<(u32, u32, u32)> =
+            shared.into_iter().map(|((a, b), n)| (a, b, n)).collect();
+        shared.sort_unstable();
+        let sample_len = samples.iter().map(|s| s.len() as u32).collect();
+        PartCounts { sample_len, frequent, shared, lists }
     }
 
     /// The samples of `texts` under `c`'s rule.
@@ -603,8 +585,7 @@ mod tests {
         let parts = parts_of(c, texts);
         let samples: Vec<&[u64]> = parts.iter().map(|p| p.sample.as_slice()).collect();
         let shorts: Vec<&[u64]> = parts.iter().map(|p| p.short.as_slice()).collect();
-        let (samples, shorts) = (Counted::of(&rule, &samples), Counted::of(&rule, &shorts));
-        rule.candidates(samples.counts(), shorts.counts())
+        rule.candidates(&counted(&rule, &samples), &counted(&rule, &shorts))
     }
 
     #[test]
