@@ -89,8 +89,8 @@ pub use mod_m::{ModM, ModMEstimate};
 pub use partitioned::{PartitionSigner, Partitioned};
 pub use ref_words::RefWords;
 pub use samples::{
-    Estimator, PartCounts, SHORT_PART, SHORT_PART_BELOW, SHORT_SAMPLE, SamplePart, SampleParts,
-    SampleRule, Sampled, Samples,
+    Estimator, PartCounts, SHORT_PART, SHORT_PART_BELOW, SHORT_SAMPLE, SampleParts, SampleRule,
+    Sampled, Samples,
 };
 pub use simhash::{SimDoc, SimHash};
 pub use spot_sigs::SpotSigs;

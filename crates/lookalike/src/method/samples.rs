@@ -48,7 +48,7 @@ pub struct SampleParts {
 
 /// Which of a head's [`SampleParts`] a count is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SamplePart {
+enum SamplePart {
     /// The samples.
     Sample,
     /// The short parts.
