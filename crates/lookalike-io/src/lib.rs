@@ -11,7 +11,10 @@
 //!    streams JSONL and WARC ([`WarcReader`]: a multi-GB crawl is never loaded whole), and turns
 //!    every read failure into an [`InputError`] naming the file (and line, or WARC record and
 //!    offset, and the record it lost) before going on, so bad input never stops a run. Every
-//!    record has an [`Origin`]; [`UniqueIds`] keeps ids unique across inputs.
+//!    record has an [`Origin`]; [`UniqueIds`] keeps ids unique across inputs. A large
+//!    uncompressed JSONL file ([`plain_jsonl`]) can also be read in byte ranges, on several
+//!    threads or machines, each range giving its lines as a reading of the whole file gives them
+//!    ([`Reader::jsonl_range`], [`LineRange`], [`count_newlines`]).
 //! 3. [`decode`] turns a record into a [`Decoded::Doc`] (text, id, raw fingerprint, the charset
 //!    it was read in, and a warning when bytes were not valid text or the charset was guessed)
 //!    or a [`Decoded::Skip`] with its reason (a WARC request record, an image, a 404 page...).
@@ -91,6 +94,7 @@ pub use decode::decode;
 pub use error::{Error, InputError};
 pub use format::{Format, ParseFormatError};
 pub use formats::docreader::DocreaderReader;
+pub use formats::jsonl::{LineRange, count_newlines};
 #[cfg(feature = "parquet")]
 pub use formats::parquet::arrow_ids;
 pub use formats::warc::WarcReader;
@@ -104,7 +108,7 @@ pub use main_content::{
 pub use options::{Extract, ReadOptions};
 pub use origin::{Origin, Position, UniqueIds};
 pub use readable::Work;
-pub use reader::Reader;
+pub use reader::{Reader, plain_jsonl};
 pub use record::{Decoded, MAX_RECORD_BYTES, RawRecord, WarcHeader};
 pub use skip::{SkipKind, SkipReason};
 pub use sniff::{SNIFF_LEN, is_gzip, sniff_format};

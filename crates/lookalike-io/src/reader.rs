@@ -8,12 +8,13 @@
 
 use std::fmt;
 use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::InputError;
 use crate::format::Format;
 use crate::formats::docreader::DocreaderReader;
-use crate::formats::jsonl::Lines;
+use crate::formats::jsonl::{LineRange, Lines, open_range};
 #[cfg(feature = "parquet")]
 use crate::formats::parquet::ParquetRows;
 use crate::formats::text::read_whole;
@@ -53,6 +54,8 @@ pub struct Reader {
     current: Option<Current>,
     /// A stream given to [`Reader::from_stream`], opened on the first call to `next`.
     stream: Option<(Arc<str>, Stream)>,
+    /// A range given to [`Reader::jsonl_range`], opened on the first call to `next`.
+    range: Option<(PathBuf, LineRange)>,
     /// Parquet rows carry every column ([`Reader::with_all_columns`]).
     all_columns: bool,
 }
@@ -77,6 +80,7 @@ impl Reader {
             max_record_bytes: MAX_RECORD_BYTES,
             current: None,
             stream: None,
+            range: None,
             all_columns: false,
         }
     }
@@ -91,6 +95,20 @@ impl Reader {
     ) -> Reader {
         let mut reader = Reader::new(Vec::new(), opts);
         reader.stream = Some((name.into(), Box::new(stream)));
+        reader
+    }
+
+    /// A reader of the lines that start in a byte range of the uncompressed JSON Lines file at
+    /// `path` ([`plain_jsonl`] says which files are), named and numbered as [`Reader::new`]
+    /// names and numbers them when it reads the whole file: the records and errors of ranges
+    /// that tile the file, in order, are those of the whole file. The range's first line is the
+    /// one that starts at `range.start`, or else after the first `\n` after it; its last line
+    /// is the last that starts before `range.end`, read whole. The file is read as JSONL
+    /// whatever [`ReadOptions::format`] says, and must not change while its ranges are read.
+    /// Nothing is opened before the first call to `next`.
+    pub fn jsonl_range(path: impl Into<PathBuf>, range: LineRange, opts: ReadOptions) -> Reader {
+        let mut reader = Reader::new(Vec::new(), opts);
+        reader.range = Some((path.into(), range));
         reader
     }
 
@@ -125,10 +143,7 @@ impl Reader {
                 let detect = self.opts.format.map_or(Detect::Sniff, Detect::Given);
                 self.open_stream(name, Box::new(io::stdin()), detect)
             }
-            Input::Path(path)
-                if self.opts.format.or_else(|| Format::from_path(path))
-                    == Some(Format::Parquet) =>
-            {
+            Input::Path(path) if given_format(&self.opts, path) == Some(Format::Parquet) => {
                 #[cfg(feature = "parquet")]
                 {
                     let rows = ParquetRows::open(path, name, &self.opts, self.all_columns)?;
@@ -142,11 +157,7 @@ impl Reader {
                 let file = std::fs::File::open(path).map_err(|e| {
                     InputError::new(&name, None, format!("cannot open: {e}")).losing_input()
                 })?;
-                let detect = self
-                    .opts
-                    .format
-                    .or_else(|| Format::from_path(path))
-                    .map_or(Detect::Content, Detect::Given);
+                let detect = given_format(&self.opts, path).map_or(Detect::Content, Detect::Given);
                 self.open_stream(name, Box::new(file), detect)
             }
         }
@@ -233,6 +244,15 @@ impl Iterator for Reader {
                 return item;
             }
             self.current = None;
+            if let Some((path, range)) = self.range.take() {
+                let name: Arc<str> = path.display().to_string().into();
+                match open_range(name, &path, range) {
+                    Ok(Some(lines)) => self.current = Some(Current::Lines(lines)),
+                    Ok(None) => {}
+                    Err(e) => return Some(Err(e)),
+                }
+                continue;
+            }
             let opened = match self.stream.take() {
                 Some((name, stream)) => {
                     let detect = self.opts.format.map_or(Detect::Sniff, Detect::Given);
@@ -250,6 +270,24 @@ impl Iterator for Reader {
             }
         }
     }
+}
+
+/// The format of the file at `path` by the options or else its name, if either says one.
+fn given_format(opts: &ReadOptions, path: &Path) -> Option<Format> {
+    opts.format.or_else(|| Format::from_path(path))
+}
+
+/// Whether [`Reader::new`] reads the file at `path` as uncompressed JSON Lines, so that
+/// [`Reader::jsonl_range`] can read it in ranges: JSONL by [`ReadOptions::format`] or else its
+/// name, and its first bytes neither gzip nor binary (which the reader reads otherwise, or
+/// reports as one error). Reads the file's first [`SNIFF_LEN`] bytes; false when it cannot.
+pub fn plain_jsonl(path: &Path, opts: &ReadOptions) -> bool {
+    if given_format(opts, path) != Some(Format::Jsonl) {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let Ok((prefix, _)) = sniff::peek(Box::new(file), SNIFF_LEN) else { return false };
+    !sniff::is_gzip(&prefix) && sniff::jsonl_binary(&prefix).is_none()
 }
 
 /// How the format of an input is found.

@@ -51,6 +51,8 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read::read, m)?)?;
     m.add_function(wrap_pyfunction!(ray_read::expand_paths, m)?)?;
     m.add_function(wrap_pyfunction!(ray_read::boilerplate_applies, m)?)?;
+    m.add_function(wrap_pyfunction!(ray_read::plain_jsonl, m)?)?;
+    m.add_function(wrap_pyfunction!(ray_read::count_newlines, m)?)?;
     m.add_function(wrap_pyfunction!(ray_read::read_part, m)?)?;
     m.add_function(wrap_pyfunction!(ray_read::clean_part, m)?)?;
     m.add_function(wrap_pyfunction!(ray_read::rename_rows, m)?)?;

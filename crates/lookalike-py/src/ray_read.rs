@@ -1,10 +1,13 @@
 //! The Rust side of `lookalike.ray.read`: lookalike's readers as Ray tasks, with the rows
 //! `lookalike.read` gives (and so `lookalike dedup`'s texts and ids).
 //!
-//! Reading runs in parallel, one task per group of input files ([`read_part`]); what needs the
-//! whole collection in input order runs on the driver over small columns only:
+//! Reading runs in parallel, one task per group of input files or per byte range of a large
+//! uncompressed JSONL file ([`read_part`]; [`plain_jsonl`] says which files can be cut,
+//! [`count_newlines`] counts what the ranges need to number their lines); what needs the whole
+//! collection in input order runs on the driver over small columns only:
 //!
-//! 1. [`read_part`]: a group's records, decoded, each row numbered `(__part, __row)`. When site
+//! 1. [`read_part`]: a group's (or a range's) records, decoded, each row numbered
+//!    `(__part, __row)`: the records of a file's ranges, in order, are the file's. When site
 //!    boilerplate removal runs, a page also carries its sites and block keys, its visible text
 //!    and how its text was extracted.
 //! 2. [`SiteCounts`] (driver): the pages' block keys counted per site in input order, as the
@@ -15,7 +18,7 @@
 //!    renamed rows, which [`rename_rows`] applies.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arrow_array::builder::{
@@ -29,11 +32,12 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use lookalike::boilerplate::{BlockCounts, BlockHasher, BoilerplateRule, PageBlocks, Template};
 use lookalike_io::boilerplate::{First, ONLY_TEMPLATE, clean_text, first};
 use lookalike_io::{
-    BatchLimits, BoilerplateRemoved, Decoded, DecodedBatches, Input, RawRecord, UniqueIds,
-    expand_inputs,
+    BatchLimits, BoilerplateRemoved, Decoded, DecodedBatches, Input, LineRange, RawRecord, Reader,
+    UniqueIds, expand_inputs,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use rayon::prelude::*;
 
 use crate::errors::{arrow_err, io_err, value_err};
 use crate::read::{ReadSettings, Row, error_row, row, rows_batch, schema};
@@ -90,6 +94,43 @@ pub fn boilerplate_applies(
 ) -> PyResult<bool> {
     let (opts, options) = settings(format, boilerplate, None, None, None)?;
     Ok(options.enabled(&opts, &inputs(&paths)))
+}
+
+/// plain_jsonl(paths, format=None)
+/// --
+///
+/// For each of `paths` (expanded input files), whether it is uncompressed JSON Lines, which
+/// `read_part` can read in byte ranges: JSONL by `format` or else its name, neither gzip nor
+/// binary by its first bytes.
+#[pyfunction]
+#[pyo3(signature = (paths, format=None))]
+pub fn plain_jsonl(
+    py: Python<'_>,
+    paths: Vec<String>,
+    format: Option<&str>,
+) -> PyResult<Vec<bool>> {
+    let (opts, _) = settings(format, "auto", None, None, None)?;
+    Ok(py.detach(|| paths.iter().map(|p| lookalike_io::plain_jsonl(Path::new(p), &opts)).collect()))
+}
+
+/// count_newlines(path, ranges)
+/// --
+///
+/// The number of newline bytes in each byte range `(start, end)` of the file at `path`, the
+/// ranges counted in parallel. Raises `OSError` when the file cannot be read.
+#[pyfunction]
+pub fn count_newlines(
+    py: Python<'_>,
+    path: PathBuf,
+    ranges: Vec<(u64, u64)>,
+) -> PyResult<Vec<u64>> {
+    py.detach(|| {
+        ranges
+            .par_iter()
+            .map(|&(start, end)| lookalike_io::count_newlines(&path, start, end))
+            .collect::<std::io::Result<Vec<u64>>>()
+    })
+    .map_err(|e| io_err(format!("{}: {e}", path.display())))
 }
 
 fn settings(
@@ -226,15 +267,18 @@ impl RecordBatchReader for Part {
     }
 }
 
-/// read_part(paths, part, cleaning, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None)
+/// read_part(paths, part, cleaning, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None, range=None)
 /// --
 ///
 /// The records of `paths` (expanded input files, in order) as `read` gives them, ids not yet
 /// made unique, each row numbered (`__part` = `part`, `__row` from 0); with `cleaning` (site
 /// boilerplate removal runs on the whole input: `boilerplate_applies`), pages are not cleaned
-/// yet and carry what the template pass needs.
+/// yet and carry what the template pass needs. With `range` (`(start, end, newlines_before)`),
+/// `paths` is one uncompressed JSONL file (`plain_jsonl`) and only the lines that start at bytes
+/// `start..end` are read, numbered as in the whole file (`newlines_before`: the newline bytes
+/// before `start`, `count_newlines`).
 #[pyfunction]
-#[pyo3(signature = (paths, part, cleaning, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None))]
+#[pyo3(signature = (paths, part, cleaning, id_field="id", text_field="text", extract="main", format=None, batch_size=4096, boilerplate="auto", site_field=None, range=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn read_part<'py>(
     py: Python<'py>,
@@ -248,7 +292,10 @@ pub fn read_part<'py>(
     batch_size: usize,
     boilerplate: &str,
     site_field: Option<String>,
+    range: Option<(u64, u64, u64)>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let range =
+        range.map(|(start, end, newlines_before)| LineRange { start, end, newlines_before });
     let settings = ReadSettings {
         id_field,
         text_field,
@@ -259,14 +306,15 @@ pub fn read_part<'py>(
         boilerplate_min_pages: None,
         boilerplate_min_share: None,
     };
-    let stream = part_stream(&paths, part, cleaning, settings, batch_size)?;
+    let stream = part_stream(&paths, range, part, cleaning, settings, batch_size)?;
     let boxed: Box<dyn RecordBatchReader + Send> = Box::new(stream);
     boxed.into_pyarrow(py)
 }
 
-/// [`read_part`]'s stream.
+/// [`read_part`]'s stream: of `paths`, or of a range of the one file it names.
 fn part_stream(
     paths: &[String],
+    range: Option<LineRange>,
     part: i32,
     cleaning: bool,
     settings: ReadSettings<'_>,
@@ -288,7 +336,12 @@ fn part_stream(
         })
     };
     let limits = BatchLimits { records: batch_size.max(1), ..BatchLimits::default() };
-    let batches = DecodedBatches::spawn(inputs, opts, limits, map).map_err(io_err)?;
+    let reader = match (range, paths) {
+        (None, _) => Reader::new(inputs, opts),
+        (Some(range), [path]) => Reader::jsonl_range(path, range, opts),
+        (Some(_), _) => return Err(value_err("a range is read from one file")),
+    };
+    let batches = DecodedBatches::from_reader(reader, limits, map).map_err(io_err)?;
     Ok(Part { batches, part, next_row: 0, cleaning, schema: part_schema(cleaning) })
 }
 
@@ -694,23 +747,20 @@ mod tests {
         concat_batches(&schema, &batches).unwrap()
     }
 
-    /// The kernels run as `lookalike.ray.read` runs them, the parts in order on one thread.
+    /// The kernels run as `lookalike.ray.read` runs them, the parts (groups of files, or a
+    /// range of one) in order on one thread.
     fn ray_read(
         paths: &[String],
-        groups: &[usize],
+        pieces: &[(Vec<String>, Option<LineRange>)],
         boilerplate: &str,
         extract: &'static str,
     ) -> RecordBatch {
         let (opts, options) = settings(boilerplate, extract).parse().unwrap();
         let cleaning = options.enabled(&opts, &inputs(paths));
         let mut parts = Vec::new();
-        let mut start = 0;
-        for (part, &len) in groups.iter().enumerate() {
-            let group = &paths[start..start + len];
-            start += len;
-            let stream =
-                part_stream(group, part as i32, cleaning, settings(boilerplate, extract), 3)
-                    .unwrap();
+        for (part, (group, range)) in pieces.iter().enumerate() {
+            let settings = settings(boilerplate, extract);
+            let stream = part_stream(group, *range, part as i32, cleaning, settings, 3).unwrap();
             parts.push(all(stream, part_schema(cleaning)));
         }
         let mut counts = BlockCounts::default();
@@ -763,9 +813,10 @@ mod tests {
                 cuts.push(0);
                 cuts.push(paths.len());
                 cuts.sort_unstable();
-                let groups: Vec<usize> = cuts.windows(2).map(|w| w[1] - w[0]).collect();
+                let groups: Vec<(Vec<String>, Option<LineRange>)> =
+                    cuts.windows(2).map(|w| (paths[w[0]..w[1]].to_vec(), None)).collect();
                 let got = ray_read(&paths, &groups, boilerplate, extract);
-                assert_eq!(got, expected, "{boilerplate} {extract} {groups:?}");
+                assert_eq!(got, expected, "{boilerplate} {extract} {cuts:?}");
             }
             if boilerplate != "off" {
                 let skipped = expected.column_by_name("skipped").unwrap().as_string::<i32>();
@@ -775,5 +826,58 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A JSONL file cut into byte ranges at random places, between whole files, gives `read`'s
+    /// rows: ids from line numbers, repeated ids renamed with the line, skipped lines.
+    #[test]
+    fn ranges_of_a_jsonl_file_give_reads_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = Rng::new(11);
+        let mut text = String::from("\u{feff}{\"id\":\"d1\",\"text\":\"first\"}\r\n");
+        for i in 0..200 {
+            let line = match rng.below(8) {
+                0 => String::new(),
+                1 => "{\"id\":\"x\",\"text\":".to_owned(),
+                2 => format!("{{\"id\":\"d{i}\"}}"),
+                3 => format!("{{\"text\":\"no id \u{e9}\u{65e5} {i}\"}}"),
+                4 => "\u{3b1}\u{3b2} not json".to_owned(),
+                _ => format!("{{\"id\":\"d{}\",\"text\":\"text {i} \u{1f600}\"}}", rng.below(20)),
+            };
+            text.push_str(&line);
+            text.push_str(if rng.below(3) == 0 { "\r\n" } else { "\n" });
+        }
+        text.push_str("{\"text\":\"last, no newline\"}");
+        let big = dir.path().join("big.jsonl");
+        std::fs::write(&big, &text).unwrap();
+        std::fs::write(dir.path().join("a.jsonl"), "{\"id\":\"d3\",\"text\":\"a\"}\n").unwrap();
+        std::fs::write(dir.path().join("c.jsonl"), "{\"id\":\"d1\",\"text\":\"c\"}\n").unwrap();
+        let paths: Vec<String> = ["a.jsonl", "big.jsonl", "c.jsonl"]
+            .map(|n| dir.path().join(n).display().to_string())
+            .into();
+        let (opts, options) = settings("auto", "main").parse().unwrap();
+        let limits = BatchLimits::records(7);
+        let expected = all(open(&paths, opts, &options, limits, dir.path()).unwrap(), schema());
+        let size = text.len() as u64;
+        let big = big.display().to_string();
+        for _ in 0..40 {
+            let mut cuts: Vec<u64> =
+                (0..1 + rng.below(9)).map(|_| rng.below(size as usize + 1) as u64).collect();
+            cuts.extend([0, size]);
+            cuts.sort_unstable();
+            let mut pieces = vec![(paths[..1].to_vec(), None)];
+            let mut newlines_before = 0;
+            for w in cuts.windows(2) {
+                let range = LineRange { start: w[0], end: w[1], newlines_before };
+                pieces.push((vec![big.clone()], Some(range)));
+                newlines_before +=
+                    lookalike_io::count_newlines(Path::new(&big), w[0], w[1]).unwrap();
+            }
+            pieces.push((paths[2..].to_vec(), None));
+            let got = ray_read(&paths, &pieces, "auto", "main");
+            assert_eq!(got, expected, "cuts {cuts:?}");
+        }
+        let ids = expected.column_by_name("id").unwrap().as_string::<i32>();
+        assert!(ids.iter().flatten().any(|id| id.starts_with("d1#") && id.contains("big.jsonl:")));
     }
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 import lookalike
@@ -89,3 +91,88 @@ def test_relative_paths_are_read_from_the_drivers_folder(ray_cluster, tmp_path, 
     assert len(ours) == 11 and ours[0]["id"].startswith("site/")
     lookalike.ray.read(["site"], tasks=3)
     assert "11 records read, 0 of them skipped" in capsys.readouterr().err
+
+
+def awkward_jsonl(path, lines: int = 300) -> None:
+    """A JSONL file of every kind of line a byte range must cut right: a byte order mark, CRLF
+    line ends, blank and whitespace lines, invalid JSON, no text field, no id field (the id is
+    the line number), ids repeated across the file (renamed ``id#origin``), multi-byte UTF-8
+    (cuts fall inside characters), a long line (longer than many ranges), invalid UTF-8, a lone
+    surrogate escape (a warning), and a last line without its newline."""
+    out = ['\ufeff{"id":"first","text":"the first line"}\r\n']
+    for i in range(lines):
+        kind = i % 11
+        if kind == 0:
+            out.append("\n")
+        elif kind == 1:
+            out.append("   \t\r\n")
+        elif kind == 2:
+            out.append('{"id":"broken","text":\n')
+        elif kind == 3:
+            out.append(f'{{"id":"notext{i}"}}\n')
+        elif kind == 4:
+            out.append(f'{{"text":"no id, line {i}: été 日本語 😀"}}\r\n')
+        elif kind == 5:
+            out.append(f'{{"id":"d{i % 7}","text":"repeated id {i}"}}\n')
+        elif kind == 6:
+            out.append(f'{{"id":"long{i}","text":"{"ß" * 400}"}}\n')
+        elif kind == 7:
+            out.append("not json at all: αβγ\n")
+        else:
+            out.append(f'{{"id":"doc{i}","text":"document {i} ünïcödé"}}\n')
+    out.append('{"id":"half","text":"half an emoji: \\ud83d"}\n')
+    data = "".join(out).encode() + b'{"id":"bad","text":"\xff\xfe bytes"}\n{"text":"the last line, no newline"}'
+    path.write_bytes(data)
+
+
+def test_a_jsonl_file_in_byte_ranges_gives_the_rows_of_the_whole_file(ray_cluster, tmp_path, monkeypatch, capsys):
+    import lookalike.ray_read as module
+
+    awkward_jsonl(tmp_path / "big.jsonl")
+    # Files around it: a small one, and gzip JSONL, which is read whole.
+    (tmp_path / "a.jsonl").write_text('{"id":"d1","text":"before"}\n{"text":"no id"}\n')
+    (tmp_path / "z.jsonl.gz").write_bytes(gzip.compress(b'{"id":"d2","text":"after"}\n' * 3000))
+    paths = [str(tmp_path / n) for n in ("a.jsonl", "big.jsonl", "z.jsonl.gz")]
+    whole = rows_of_ray(ray_read(paths, tasks=1, progress=False))
+    assert whole == rows_of_read(paths)
+    ids = [r["id"] for r in whole]
+    # Line 73 (i = 71) is the first d1 of big.jsonl; line 6 (i = 4) has no id.
+    assert f"d1#{tmp_path}/big.jsonl:73" in ids and f"{tmp_path}/big.jsonl:6" in ids
+    assert any(r["warning"] for r in whole) and any(r["skipped"] for r in whole)
+    monkeypatch.setattr(module, "_MIN_RANGE", 100)
+    for tasks in (2, 7, 40):
+        ours = rows_of_ray(ray_read(paths, tasks=tasks))
+        assert ours == whole, tasks
+        err = capsys.readouterr().err
+        assert "1 cut into " in err, err
+    without = rows_of_ray(ray_read(paths, tasks=40, skipped=False, progress=False))
+    assert without == [r for r in whole if r["text"] is not None]
+
+
+def test_only_large_uncompressed_jsonl_is_cut(tmp_path, monkeypatch):
+    import lookalike.ray_read as module
+
+    awkward_jsonl(tmp_path / "big.jsonl", lines=3000)
+    size = (tmp_path / "big.jsonl").stat().st_size
+    (tmp_path / "big.txt").write_bytes((tmp_path / "big.jsonl").read_bytes())
+    (tmp_path / "big.jsonl.gz").write_bytes(gzip.compress((tmp_path / "big.jsonl").read_bytes(), 1))
+    (tmp_path / "small.jsonl").write_text('{"id":"s","text":"small"}\n')
+    names = ["small.jsonl", "big.jsonl", "big.txt", "big.jsonl.gz", "small.jsonl"]
+    paths = [str(tmp_path / n) for n in names]
+    # Files below two minimum ranges are read whole.
+    assert all(p["range"] is None for p in module._parts(paths, 8, None, module._MIN_RANGE))
+    parts = module._parts(paths, 100, None, size // 4)
+    ranges = [p["range"] for p in parts if p["range"] is not None]
+    assert {p["paths"][0] for p in parts if p["range"] is not None} == {paths[1]}
+    assert len(ranges) == 4 and ranges[0][:1] == [0] and ranges[-1][1] == size
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    data = (tmp_path / "big.jsonl").read_bytes()
+    assert [r[2] for r in ranges] == [data[: r[0]].count(b"\n") for r in ranges]
+    # Every file in order, each once, the whole ones in groups.
+    flat = [p for part in parts for p in part["paths"]]
+    assert [p for i, p in enumerate(flat) if i == 0 or p != flat[i - 1]] == paths
+    # Text forced to JSONL is cut too; the gzip file never is.
+    forced = module._parts(paths, 100, "jsonl", size // 4)
+    assert {p["paths"][0] for p in forced if p["range"] is not None} == {paths[1], paths[2]}
+    # One task: nothing is cut.
+    assert module._parts(paths, 1, None, 1) == [{"paths": paths, "range": None}]

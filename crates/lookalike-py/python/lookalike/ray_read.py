@@ -3,8 +3,13 @@ folders of HTML pages, JSONL, Parquet, the docreader format, gzip) goes to Ray w
 conversion, with the rows ``lookalike.read`` gives: the same ids, texts and skipped records as
 ``lookalike dedup`` reads them.
 
-The input files are read in parallel, one Ray task per group of files (``_lookalike.read_part``).
-What needs the whole collection in input order runs on the driver over small columns only:
+The input files are read in parallel, one Ray task per group of files (``_lookalike.read_part``),
+or per byte range of a file too large for one task's share: an uncompressed JSONL file
+(``_lookalike.plain_jsonl``) is cut into ranges of about equal bytes, each range reading the
+lines that start in it, numbered as in the whole file (the newlines before each range are counted
+on the driver first, ``_lookalike.count_newlines``), so that ids, origins and skipped lines are
+those of a reading of the whole file. What needs the whole collection in input order runs on the
+driver over small columns only:
 
 1. with site boilerplate removal, every page's block keys (16 bytes a line) are counted per site
    (``_lookalike.SiteCounts``, as the CLI's first pass counts them) and the frozen template is
@@ -28,14 +33,23 @@ import pyarrow.compute as pc
 from . import _lookalike
 
 
-def _groups(paths: list[str], tasks: int) -> list[list[str]]:
-    """``paths`` in order, cut into at most ``tasks`` contiguous groups of about equal bytes."""
+# The smallest byte range a file is cut into: a smaller file is read whole, in one task.
+_MIN_RANGE = 8 << 20
+
+
+def _sizes(paths: list[str]) -> list[int]:
     sizes = []
     for p in paths:
         try:
             sizes.append(max(1, os.path.getsize(p)))
         except OSError:
             sizes.append(1)  # the reader reports it, in its task
+    return sizes
+
+
+def _groups(paths: list[str], tasks: int) -> list[list[str]]:
+    """``paths`` in order, cut into at most ``tasks`` contiguous groups of about equal bytes."""
+    sizes = _sizes(paths)
     total = sum(sizes)
     groups: list[list[str]] = [[]]
     done = 0
@@ -46,6 +60,46 @@ def _groups(paths: list[str], tasks: int) -> list[list[str]]:
         groups[-1].append(p)
         done += size
     return groups
+
+
+def _parts(paths: list[str], tasks: int, format: str | None, min_range: int) -> list[dict[str, Any]]:
+    """The reading tasks, in input order: ``{"paths": [...], "range": None}`` for a group of whole
+    files, ``{"paths": [path], "range": [start, end, newlines_before]}`` for a byte range of a
+    file. About ``tasks`` parts of about equal bytes: a file of several parts' share (and at least
+    two ``min_range``) is cut into ranges if it is uncompressed JSONL; the files between are
+    grouped as ``_groups`` groups them, in as many groups as their share of the bytes (with
+    nothing cut, as ``_groups(paths, min(tasks, len(paths)))``)."""
+    sizes = _sizes(paths)
+    total = sum(sizes)
+    share = total / tasks
+    cut = [min(round(size / share), size // min_range) >= 2 for size in sizes]
+    candidates = [p for p, c in zip(paths, cut) if c]
+    plain = dict(zip(candidates, _lookalike.plain_jsonl(candidates, format))) if candidates else {}
+    parts: list[dict[str, Any]] = []
+    run: list[str] = []
+
+    def whole() -> None:
+        if run:
+            # At least one group, at most one per file: the run's share of the tasks.
+            n = max(1, min(len(run), round(tasks * sum(_sizes(run)) / total)))
+            parts.extend({"paths": g, "range": None} for g in _groups(run, n))
+            run.clear()
+
+    for p, size, c in zip(paths, sizes, cut):
+        if not (c and plain[p]):
+            run.append(p)
+            continue
+        whole()
+        n = min(round(size / share), size // min_range)
+        cuts = [size * i // n for i in range(n)] + [size]
+        ranges = list(zip(cuts, cuts[1:]))
+        before = 0
+        for (start, end), newlines in zip(ranges, _lookalike.count_newlines(p, ranges)):
+            parts.append({"paths": [p], "range": [start, end, before]})
+            before += newlines
+    # With nothing cut, the files are grouped as _groups(paths, min(tasks, len(paths))) groups them.
+    whole()
+    return parts
 
 
 def _read(batch: pa.Table, cleaning: bool, options: dict[str, Any], cwd: str) -> Iterator[pa.Table]:
@@ -62,7 +116,10 @@ def _read(batch: pa.Table, cleaning: bool, options: dict[str, Any], cwd: str) ->
                 )
             os.chdir(cwd)
         try:
-            reader = _lookalike.read_part(item["paths"], item["part"], cleaning, **options)
+            span = item["range"]
+            reader = _lookalike.read_part(
+                item["paths"], item["part"], cleaning, range=tuple(span) if span else None, **options
+            )
             batches = [b for b in reader if b.num_rows]
         finally:
             if relative:
@@ -131,7 +188,9 @@ def read(
     ``boilerplate_min_pages``, ``boilerplate_min_share``. ``skipped=False`` leaves out the rows
     without text (records that are not documents: WARC requests, binary payloads, unreadable
     lines...; ``skipped`` says why). ``tasks``: reading tasks (default: twice the cluster's
-    CPUs, at most one per file); files are grouped in input order by size. ``progress``: one
+    CPUs); files are grouped in input order by size, and an uncompressed JSONL file of several
+    tasks' share of the bytes (and at least 16 MiB) is read in byte ranges by several tasks,
+    with the rows a reading of the whole file gives. ``progress``: one
     line on standard error per step; ``verbose``: Ray Data's own logs and progress bars.
 
     Raises ``OSError`` when the paths name nothing readable, ``ValueError`` for a bad option or
@@ -161,11 +220,13 @@ def read(
     if tasks is None:
         cpus = int(ray.cluster_resources().get("CPU", 1)) if ray.is_initialized() else os.cpu_count() or 1
         tasks = 2 * max(1, cpus)
-    groups = _groups(inputs, max(1, min(tasks, len(inputs))))
 
     with _job("lookalike.ray.read", progress, verbose) as say:
-        say(f"reading {len(inputs)} files in {len(groups)} tasks")
-        items = [{"part": i, "paths": g} for i, g in enumerate(groups)]
+        parts = _parts(inputs, max(1, tasks), format, _MIN_RANGE)
+        ranges = [p for p in parts if p["range"] is not None]
+        cut = f" ({len({p['paths'][0] for p in ranges})} cut into {len(ranges)} byte ranges)" if ranges else ""
+        say(f"reading {len(inputs)} files{cut} in {len(parts)} tasks")
+        items = [dict(p, part=i) for i, p in enumerate(parts)]
         ds = (
             ray.data.from_items(items, override_num_blocks=len(items))
             .map_batches(
