@@ -343,7 +343,7 @@ pub struct MethodStats {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub broder: Option<crate::candidates::sorted_pairs::BroderStats>,
     /// MOD-m: the Broder sort of the short documents' short parts
-    /// ([`SampleParts`](samples::SampleParts)), when some document has one.
+    /// ([`SampleParts`]), when some document has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub short_parts: Option<crate::candidates::sorted_pairs::BroderStats>,
     /// Documents whose sample was empty (MOD-m on very short documents): they cannot meet any
