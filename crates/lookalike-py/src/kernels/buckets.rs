@@ -21,6 +21,7 @@ use super::{
 use crate::errors::{arrow_err, value_err};
 
 /// One row of [`super::sketch_keys`]' output, borrowed.
+#[derive(Clone)]
 struct Row {
     key: u64,
     band: i32,
@@ -126,8 +127,32 @@ fn edges_of(
 ) -> Result<RecordBatch, arrow_schema::ArrowError> {
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
     let buckets: Vec<&[Row]> = rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
-    let mut edges: Vec<Edge> =
-        buckets.par_iter().flat_map_iter(|bucket| bucket_edges_of(bucket, bound, close)).collect();
+    // Exact-group memberships and skipped documents, as listed.
+    let mut edges: Vec<Edge> = buckets
+        .par_iter()
+        .filter(|bucket| bucket[0].band < 0)
+        .flat_map_iter(|bucket| bucket_edges_of(bucket, bound, close))
+        .collect();
+    // The heads of the key buckets. The same heads come back in many bands (pages that share a
+    // template share most bands: at 10^6 documents, groups of thousands in each of 18 bands), so
+    // each distinct group is listed once, as the library's banding expands each distinct group
+    // once, and the pairs are deduplicated in 16 bytes each before they become edges.
+    let mut groups: Vec<Vec<&Row>> = buckets
+        .par_iter()
+        .filter(|bucket| bucket[0].band >= 0)
+        .map(|bucket| heads_of(bucket))
+        .filter(|heads| heads.len() >= 2)
+        .collect();
+    groups.par_sort_unstable_by(|x, y| {
+        x.len().cmp(&y.len()).then_with(|| x.iter().map(|r| r.doc).cmp(y.iter().map(|r| r.doc)))
+    });
+    groups
+        .dedup_by(|x, y| x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| a.doc == b.doc));
+    let mut pairs: Vec<(i64, i64)> =
+        groups.par_iter().flat_map_iter(|heads| candidate_pairs(heads, bound, close)).collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    edges.extend(pairs.into_iter().map(|(a, b)| Edge::between(CANDIDATE, a, b)));
     edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
     edges.dedup_by_key(|e| (e.kind, e.a, e.b));
     edges_batch(&edges)
@@ -470,19 +495,38 @@ fn candidate_edges(
     bound: u64,
     close: &(dyn Fn(u64, u64) -> bool + Sync),
 ) -> Vec<Edge> {
-    // One row per distinct text: its first document is its exact group's head (every copy has
-    // the same keys), in input order.
+    let heads = heads_of(bucket);
+    candidate_pairs(&heads, bound, close)
+        .into_iter()
+        .map(|(a, b)| Edge::between(CANDIDATE, a, b))
+        .collect()
+}
+
+/// A key bucket's heads: one row per distinct text, its first document (its exact group's
+/// head: every copy has the same keys), in input order.
+fn heads_of(bucket: &[Row]) -> Vec<&Row> {
     let mut heads: Vec<&Row> = bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| &g[0]).collect();
+    heads.sort_unstable_by_key(|r| r.doc);
+    heads
+}
+
+/// The candidate pairs `(a, b)` of a group of heads (in input order), listed as the library
+/// lists a group of `bound` pairs at most, kept when `close` holds for their SimHash
+/// fingerprints.
+fn candidate_pairs(
+    heads: &[&Row],
+    bound: u64,
+    close: &(dyn Fn(u64, u64) -> bool + Sync),
+) -> Vec<(i64, i64)> {
     if heads.len() < 2 {
         return Vec::new();
     }
-    heads.sort_unstable_by_key(|r| r.doc);
     let positions: Vec<u32> = (0..heads.len() as u32).collect();
     let mut out = Vec::new();
     let Ok(_) = group_pairs(&positions, bound, |i, j| {
         let (x, y) = (heads[i as usize], heads[j as usize]);
         if close(x.sim, y.sim) {
-            out.push(Edge::between(CANDIDATE, x.doc, y.doc));
+            out.push((x.doc, y.doc));
         }
         Ok::<(), std::convert::Infallible>(())
     });
@@ -636,5 +680,43 @@ mod tests {
         assert_eq!(got, want);
         assert!(want.contains(&(0, 5, 1)) && want.contains(&(4, 6, 1)), "8/10 and 25/30 kept");
         assert_eq!(want.len(), 10);
+    }
+
+    /// A group of heads that comes back in every band is listed once; the pairs are those of
+    /// every bucket listed on its own, for a bound over and under the group's pairs and with a
+    /// filter on the fingerprints.
+    #[test]
+    fn a_group_in_many_bands_gives_the_pairs_of_its_buckets_once() {
+        let row = |band: i32, key: u64, doc: i64| Row {
+            key,
+            band,
+            doc,
+            fp: doc as u128 / 2, // pairs of copies: one head each
+            raw: 0,
+            len: 1,
+            reason: None,
+            sim: doc as u64 % 5,
+        };
+        let mut rows = Vec::new();
+        for band in 0..18 {
+            rows.extend((0..300).map(|d| row(band, 7, d)));
+            // Buckets of their own in some bands: overlapping groups.
+            rows.extend((band as i64 * 10..band as i64 * 10 + 40).map(|d| row(band, 9, d)));
+        }
+        for (bound, filter) in [(u64::MAX, false), (2_000, false), (u64::MAX, true)] {
+            let close = move |a: u64, b: u64| !filter || (a + b) % 2 == 0;
+            let got = edges(&edges_of(rows.clone(), bound, &close).unwrap());
+            let mut sorted = rows.clone();
+            sorted.sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
+            let mut want: Vec<(u8, i64, i64)> = sorted
+                .chunk_by(|x, y| x.band == y.band && x.key == y.key)
+                .flat_map(|b| candidate_edges(b, bound, &close))
+                .map(|e| (e.kind, e.a, e.b))
+                .collect();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(got, want, "bound {bound}, filter {filter}");
+            assert!(want.len() > 1_000);
+        }
     }
 }
