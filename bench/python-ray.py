@@ -2,7 +2,7 @@
 in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clusters everywhere.
 
     python bench/python-ray.py CLI CORPUS.jsonl [DOCS] [--cpus 1,2] [--baseline MODULE[,MODULE]] [--repeat R]
-        [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B] [--reader lookalike]
+        [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B] [--partitions P] [--reader lookalike]
 
 CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
 every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default 1 and 2).
@@ -15,6 +15,7 @@ alternating with the current job, so that both are measured in the same run unde
 is stopped (its process group killed) and reported as `timed_out`, without figures.
 `--object-store-gb G`: the Ray object store's size (`ray.init(object_store_memory=...)`; default
 Ray's own, 30 % of the memory). `--blocks B`: the read's blocks (default 2 per CPU).
+`--partitions P`: the job's `num_partitions` (default 2 per CPU).
 `--reader lookalike`: the Ray rows read the corpus with `lookalike.ray.read([CORPUS],
 skipped=False)` (lookalike's JSONL reader in Ray tasks) instead of `ray.data.read_json`.
 Every measurement runs in a child process of its own:
@@ -286,7 +287,8 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
             ds = lookalike.ray.read([corpus], skipped=False)
         else:
             ds = ray.data.read_json(corpus, override_num_blocks=blocks)
-        result = job.dedup(ds, text="text", id="id", num_partitions=2 * cpus)
+        partitions = int(os.environ.get("PYTHON_RAY_PARTITIONS") or 2 * cpus)
+        result = job.dedup(ds, text="text", id="id", num_partitions=partitions)
         end = time.perf_counter()
         seconds = end - start
     sys.stderr = lines.stream
@@ -354,7 +356,8 @@ def main() -> int:
     store = None
     blocks = None
     reader = None
-    for flag in ("--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks", "--reader"):
+    partitions = None
+    for flag in ("--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks", "--partitions", "--reader"):
         if flag in args:
             i = args.index(flag)
             value = args[i + 1]
@@ -367,6 +370,8 @@ def main() -> int:
                 timeout = float(value)
             elif flag == "--blocks":
                 blocks = value
+            elif flag == "--partitions":
+                partitions = value
             elif flag == "--reader":
                 reader = value
             elif flag == "--object-store-gb":
@@ -414,6 +419,8 @@ def main() -> int:
                     env["PYTHON_RAY_OBJECT_STORE_BYTES"] = store
                 if blocks:
                     env["PYTHON_RAY_BLOCKS"] = blocks
+                if partitions:
+                    env["PYTHON_RAY_PARTITIONS"] = partitions
                 if reader:
                     env["PYTHON_RAY_READER"] = reader
                 args = [sys.executable, __file__, "--task", str(cpus), corpus, str(out), module]
