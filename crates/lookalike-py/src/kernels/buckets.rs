@@ -704,7 +704,7 @@ mod tests {
             rows.extend((band as i64 * 10..band as i64 * 10 + 40).map(|d| row(band, 9, d)));
         }
         for (bound, filter) in [(u64::MAX, false), (2_000, false), (u64::MAX, true)] {
-            let close = move |a: u64, b: u64| !filter || (a + b) % 2 == 0;
+            let close = move |a: u64, b: u64| !filter || (a + b).is_multiple_of(2);
             let got = edges(&edges_of(rows.clone(), bound, &close).unwrap());
             let mut sorted = rows.clone();
             sorted.sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
