@@ -16,15 +16,12 @@ t = pa.table({"text": texts, "__lookalike_index": pa.array(range(n), pa.int64())
 settings = dict(method="spotsigs", threshold=0.8)
 rows = pa.Table.from_batches([_lookalike.sketch_keys(b, documents=n, **settings) for b in t.to_batches()])
 keys = rows.filter(pc.greater_equal(rows["band"], 0))
-# Without pruning: every pair of distinct texts' heads per key (distinct fp per key)
-import collections
-per = collections.Counter()  # spots seen
+# Without the size bound: every pair of the heads (first document of each distinct text) of a spot.
 seen = {}
 for k, hi, lo, d in zip(keys["key"].to_pylist(), keys["fp_hi"].to_pylist(), keys["fp_lo"].to_pylist(), keys["doc"].to_pylist()):
     heads = seen.setdefault(k, {})
     if (hi, lo) not in heads or d < heads[(hi, lo)]:
         heads[(hi, lo)] = d
-    per[k] += 0
 pairs = set()
 for heads in seen.values():
     h = sorted(heads.values())
@@ -37,4 +34,4 @@ edges = _lookalike.bucket_edges(rows.combine_chunks().to_batches()[0], **setting
 cpu = time.process_time() - t0
 kind = edges.column(edges.schema.get_field_index("kind")).to_numpy()
 shared = int((kind == 4).sum())
-print(f"{n} docs, {len(per)} spots: pair rows {unpruned} listed without the size bound, {shared} with it ({shared/unpruned:.3f}); bucket_edges {cpu:.2f} CPU-s")
+print(f"{n} docs, {len(seen)} spots: pair rows {unpruned} listed without the size bound, {shared} with it ({shared/unpruned:.3f}); bucket_edges {cpu:.2f} CPU-s")
