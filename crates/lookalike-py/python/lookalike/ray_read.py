@@ -8,18 +8,22 @@ or per byte range of a file too large for one task's share: an uncompressed JSON
 (``_lookalike.plain_jsonl``) is cut into ranges of about equal bytes, each range reading the
 lines that start in it, numbered as in the whole file (the newlines before each range are counted
 on the driver first, ``_lookalike.count_newlines``), so that ids, origins and skipped lines are
-those of a reading of the whole file. What needs the whole collection in input order runs on the
-driver over small columns only:
+those of a reading of the whole file. Each task yields its rows as blocks of about Ray Data's
+target block size (a Ray generator task), kept in Ray's object store (which spills to disk) in
+input order. What needs the whole collection in input order runs on the driver over small
+columns only, fetched a block at a time:
 
 1. with site boilerplate removal, every page's block keys (16 bytes a line) are counted per site
    (``_lookalike.SiteCounts``, as the CLI's first pass counts them) and the frozen template is
    sent to the tasks that clean the pages (``_lookalike.clean_part``);
 2. ids are made unique as the CLI makes them (a later record with an earlier record's id gets
-   ``id#origin``; ``_lookalike.UniqueNames`` over the ``id`` and ``origin`` columns), and the
-   renamed rows are put in place (``_lookalike.rename_rows``).
+   ``id#origin``; ``_lookalike.UniqueNames`` over the ``id`` and ``origin`` columns, rows told
+   apart by block and position), and only the blocks with a renamed id (or, with
+   ``skipped=False``, a skipped record) are written again (``_lookalike.rename_rows``).
 
-The dataset is materialized after reading, after cleaning and at the end (Ray's object store,
-which spills to disk), its blocks in input order; the driver streams the small columns.
+The result is a materialized dataset over those blocks (``ray.data.from_arrow_refs``), made by
+plain Ray tasks without Ray Data's execution: a clean input is read and stored once, and no
+statistics or autoscaling actor is started (``bench/results/ray-read-tasks-2026-11-29.md``).
 """
 
 from __future__ import annotations
@@ -102,45 +106,78 @@ def _parts(paths: list[str], tasks: int, format: str | None, min_range: int) -> 
     return parts
 
 
-def _read(batch: pa.Table, cleaning: bool, options: dict[str, Any], cwd: str) -> Iterator[pa.Table]:
-    for item in batch.to_pylist():
-        # Relative paths name files in the driver's folder (and ids keep them as given, as the
-        # CLI's do): a task runs in a folder of Ray's, so it reads from the driver's.
-        relative = any(not os.path.isabs(p) for p in item["paths"])
-        here = os.getcwd()
-        if relative:
-            if not os.path.isdir(cwd):
-                raise OSError(
-                    f"relative paths name files in {cwd}, which this Ray node does not have: "
-                    "give absolute paths on a shared file system"
-                )
-            os.chdir(cwd)
-        try:
-            span = item["range"]
-            reader = _lookalike.read_part(
-                item["paths"], item["part"], cleaning, range=tuple(span) if span else None, **options
+def _read(item: dict[str, Any], cleaning: bool, options: dict[str, Any], cwd: str, target: int) -> Iterator[pa.Table]:
+    """One reading part's rows as blocks of about ``target`` bytes (a Ray generator task). With
+    ``cleaning`` the blocks keep what the template pass needs; without it they have the columns
+    of ``read`` only (rows are told apart by block and position, ``_names``)."""
+    # Relative paths name files in the driver's folder (and ids keep them as given, as the
+    # CLI's do): a task runs in a folder of Ray's, so it reads from the driver's.
+    relative = any(not os.path.isabs(p) for p in item["paths"])
+    here = os.getcwd()
+    if relative:
+        if not os.path.isdir(cwd):
+            raise OSError(
+                f"relative paths name files in {cwd}, which this Ray node does not have: "
+                "give absolute paths on a shared file system"
             )
-            batches = [b for b in reader if b.num_rows]
-        finally:
-            if relative:
-                os.chdir(here)
-        for b in batches:
-            yield pa.Table.from_batches([b])
+        os.chdir(cwd)
+    try:
+        span = item["range"]
+        reader = _lookalike.read_part(
+            item["paths"], item["part"], cleaning, range=tuple(span) if span else None, **options
+        )
+        names = None if cleaning else [f.name for f in _SCHEMA]
+        batches: list[pa.RecordBatch] = []
+        size = 0
+        for b in reader:
+            if not b.num_rows:
+                continue
+            batches.append(b if names is None else b.select(names))
+            size += b.nbytes
+            if size >= target:
+                yield pa.Table.from_batches(batches)
+                batches, size = [], 0
+        if batches:
+            yield pa.Table.from_batches(batches)
+    finally:
+        if relative:
+            os.chdir(here)
+
+
+def _sites(block: pa.Table) -> pa.Table:
+    return block.select(["__sites", "__blocks", "__identity"])
 
 
 def _clean(table: pa.Table, template: bytes) -> pa.Table:
     batches = [_lookalike.clean_part(b, template) for b in table.to_batches() if b.num_rows]
-    if not batches:
-        return table.select([f.name for f in _SCHEMA] + ["__part", "__row"])
-    return pa.Table.from_batches(batches)
+    return pa.Table.from_batches(batches).select([f.name for f in _SCHEMA])
 
 
-def _rename(table: pa.Table, renames: pa.RecordBatch, skipped: bool) -> pa.Table:
-    batches = [_lookalike.rename_rows(b, renames) for b in table.to_batches() if b.num_rows]
-    out = pa.Table.from_batches(batches, schema=_SCHEMA)
+def _names(block: pa.Table) -> pa.Table:
+    """What the renaming pass needs of a block: its ``id``, ``origin`` and ``skipped``."""
+    return block.select(["id", "origin", "skipped"])
+
+
+def _with_rows(table: pa.Table, block: int) -> pa.RecordBatch:
+    """A (non-empty) block's rows told apart as ``UniqueNames`` and ``rename_rows`` tell them
+    apart: ``__part`` the block's position, ``__row`` the row's in it."""
+    n = table.num_rows
+    return (
+        table.combine_chunks()
+        .append_column(pa.field("__part", pa.int32(), False), pa.array([block] * n, pa.int32()))
+        .append_column(pa.field("__row", pa.int64(), False), pa.array(range(n), pa.int64()))
+        .to_batches()[0]
+    )
+
+
+def _rename(table: pa.Table, block: int, renames: pa.RecordBatch | None, skipped: bool) -> pa.Table:
+    """Block ``block`` with its renamed ids in place (``renames``: this block's, or None) and,
+    without ``skipped``, its skipped rows left out."""
+    if renames is not None:
+        table = pa.Table.from_batches([_lookalike.rename_rows(_with_rows(table, block), renames)], schema=_SCHEMA)
     if not skipped:
-        out = out.filter(pc.is_valid(out["text"]))
-    return out
+        table = table.filter(pc.is_valid(table["text"]))
+    return table
 
 
 _SCHEMA = pa.schema(
@@ -157,7 +194,19 @@ _SCHEMA = pa.schema(
         ("boilerplate_before_bytes", pa.uint64()),
     ]
 )
-_RENAMES = pa.schema([("__part", pa.int32(), False), ("__row", pa.int64(), False), ("id", pa.string(), False)])
+# A block's bytes when Ray Data's context does not say (its default target).
+_BLOCK_BYTES = 128 << 20
+
+
+def _in_order(task: Any, blocks: list) -> Iterator[pa.Table]:
+    """``task`` (a small table of each block) over ``blocks``, run in parallel, its tables given
+    in order, each fetched once and dropped before the next."""
+    import ray
+
+    refs = [task.remote(b) for b in blocks]
+    for i in range(len(refs)):
+        ref, refs[i] = refs[i], None
+        yield ray.get(ref)
 
 
 def read(
@@ -227,48 +276,48 @@ def read(
         cut = f" ({len({p['paths'][0] for p in ranges})} cut into {len(ranges)} byte ranges)" if ranges else ""
         say(f"reading {len(inputs)} files{cut} in {len(parts)} tasks")
         items = [dict(p, part=i) for i, p in enumerate(parts)]
-        ds = (
-            ray.data.from_items(items, override_num_blocks=len(items))
-            .map_batches(
-                _read,
-                batch_format="pyarrow",
-                batch_size=1,
-                fn_kwargs=dict(cleaning=cleaning, options=options, cwd=os.getcwd()),
-            )
-            .materialize()
-        )
+        context = ray.data.DataContext.get_current()
+        target = context.target_max_block_size or _BLOCK_BYTES
+        read_part = ray.remote(_read).options(num_returns="streaming")
+        streams = [read_part.remote(item, cleaning, options, os.getcwd(), target) for item in items]
+        # The blocks in input order: each part's, in the order it yields them.
+        blocks = [ref for stream in streams for ref in stream]
+        del streams
         if cleaning:
             say("counting each site's blocks")
-            for t in ds.select_columns(["__sites", "__blocks", "__identity"]).iter_batches(
-                batch_format="pyarrow", batch_size=None
-            ):
+            for t in _in_order(ray.remote(_sites), blocks):
                 for b in t.to_batches():
                     counts.add(b)
             template = counts.template()
             say(f"removing the sites' templates ({len(template)} bytes)")
-            ds = ds.map_batches(
-                _clean, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(template=template)
-            ).materialize()
+            clean = ray.remote(_clean)
+            blocks = [clean.remote(b, template) for b in blocks]
         names = _lookalike.UniqueNames()
-        renames = []
+        renames: dict[int, pa.RecordBatch] = {}
+        with_skipped: set[int] = set()
         rows = left_out = 0
-        for t in ds.select_columns(["id", "origin", "skipped", "__part", "__row"]).iter_batches(
-            batch_format="pyarrow", batch_size=None
-        ):
+        for k, t in enumerate(_in_order(ray.remote(_names), blocks)):
             rows += t.num_rows
-            left_out += t.num_rows - pc.count(t["skipped"], mode="only_null").as_py()
-            for b in t.to_batches():
-                r = names.add(b)
+            n = t.num_rows - pc.count(t["skipped"], mode="only_null").as_py()
+            left_out += n
+            if n:
+                with_skipped.add(k)
+            if t.num_rows:
+                r = names.add(_with_rows(t, k))
                 if r.num_rows:
-                    renames.append(r)
+                    renames[k] = r
         # Never a silent loss: what was not read as a document is counted.
         kept = "kept in the dataset, their reasons in \"skipped\"" if skipped else "left out (skipped=False)"
         say(f"{rows} records read, {left_out} of them skipped ({kept})")
-        table = pa.Table.from_batches(renames, schema=_RENAMES).combine_chunks()
-        batch = table.to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist([], schema=_RENAMES)
         say(f"{names.renamed()} repeated ids renamed")
-        # Materialized while the order is kept: the dataset's blocks are in input order.
-        out = ds.map_batches(
-            _rename, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(renames=batch, skipped=skipped)
-        ).materialize()
-    return out
+        # Only the blocks with a renamed id (or, without skipped, a skipped row) are written
+        # again; the others are the dataset's as read.
+        rename = ray.remote(_rename)
+        out = [
+            rename.remote(b, k, renames.get(k), skipped) if k in renames or (not skipped and k in with_skipped) else b
+            for k, b in enumerate(blocks)
+        ]
+        if not out:
+            return ray.data.from_arrow(pa.Table.from_batches([], schema=_SCHEMA))
+        return ray.data.from_arrow_refs(out)
+
