@@ -24,6 +24,7 @@ pub mod config;
 pub mod dedup;
 pub mod errors;
 pub mod index;
+pub mod input;
 pub mod kernels;
 pub mod paragraphs;
 pub mod ray_read;

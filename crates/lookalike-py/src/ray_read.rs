@@ -40,6 +40,7 @@ use pyo3::types::PyBytes;
 use rayon::prelude::*;
 
 use crate::errors::{arrow_err, io_err, value_err};
+use crate::input::Batch;
 use crate::read::{ReadSettings, Row, error_row, row, rows_batch, schema};
 
 /// The row number columns every stage keeps until the ids are final.
@@ -371,7 +372,7 @@ impl SiteCounts {
     }
 
     /// Counts the pages of a batch (columns `__sites`, `__blocks`, `__identity`), in order.
-    fn add(&mut self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
+    fn add(&mut self, py: Python<'_>, batch: Batch) -> PyResult<()> {
         let counts =
             self.counts.as_mut().ok_or_else(|| value_err("template() was already taken"))?;
         py.detach(|| count_batch(counts, &batch.0))
@@ -466,7 +467,7 @@ fn template_of(bytes: &[u8]) -> PyResult<Arc<Template>> {
 #[pyfunction]
 pub fn clean_part(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     template: &[u8],
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let template = template_of(template)?;
@@ -587,11 +588,7 @@ impl UniqueNames {
         UniqueNames::default()
     }
 
-    fn add(
-        &mut self,
-        py: Python<'_>,
-        batch: PyArrowType<RecordBatch>,
-    ) -> PyResult<PyArrowType<RecordBatch>> {
+    fn add(&mut self, py: Python<'_>, batch: Batch) -> PyResult<PyArrowType<RecordBatch>> {
         let batch = batch.0;
         py.detach(|| self.renames(&batch)).map(PyArrowType)
     }
@@ -641,10 +638,7 @@ impl UniqueNames {
 /// `batch` with the ids of `renames` (`UniqueNames.add`'s rows) put in place, and without the
 /// row numbers: `read`'s columns.
 #[pyfunction]
-pub fn rename_rows(
-    batch: PyArrowType<RecordBatch>,
-    renames: PyArrowType<RecordBatch>,
-) -> PyResult<PyArrowType<RecordBatch>> {
+pub fn rename_rows(batch: Batch, renames: Batch) -> PyResult<PyArrowType<RecordBatch>> {
     rename_batch(&batch.0, &renames.0).map(PyArrowType)
 }
 

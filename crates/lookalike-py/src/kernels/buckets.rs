@@ -19,6 +19,7 @@ use super::{
     SHARED_SHORT, SKIP, column, edges_batch, int64s, keyer_of, ray_config,
 };
 use crate::errors::{arrow_err, value_err};
+use crate::input::Batch;
 
 /// One row of [`super::sketch_keys`]' output, borrowed.
 #[derive(Clone)]
@@ -44,7 +45,7 @@ struct Row {
 #[pyo3(signature = (batch, threshold=0.8, keep=None, cluster=None, **options))]
 pub fn bucket_edges(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     threshold: f64,
     keep: Option<&str>,
     cluster: Option<&str>,
@@ -289,7 +290,7 @@ fn spot_edges(bucket: &[Row], spots: &SpotSigs) -> Vec<Edge> {
 #[pyfunction]
 pub fn sampled_split(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     partitions: usize,
 ) -> PyResult<Vec<PyArrowType<RecordBatch>>> {
     let batch = batch.0;
@@ -342,7 +343,7 @@ pub fn sampled_split_of(batch: &RecordBatch, partitions: usize) -> PyResult<Vec<
 #[pyo3(signature = (batches, threshold=0.8, keep=None, cluster=None, **options))]
 pub fn sampled_candidates(
     py: Python<'_>,
-    batches: Vec<PyArrowType<RecordBatch>>,
+    batches: Vec<Batch>,
     threshold: f64,
     keep: Option<&str>,
     cluster: Option<&str>,

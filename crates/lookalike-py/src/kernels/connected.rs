@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::int64s;
 use crate::errors::{arrow_err, value_err};
+use crate::input::Batch;
 
 /// The steps of the distributed connected components.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +58,7 @@ impl StarStep {
 #[pyfunction]
 pub fn connected_step(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     step: &str,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let step = StarStep::parse(step)?;

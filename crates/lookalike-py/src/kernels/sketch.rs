@@ -23,6 +23,7 @@ use rayon::prelude::*;
 
 use super::{TextColumn, keyer_of, ray_config, shingler_of, texts_and_positions};
 use crate::errors::{arrow_err, value_err};
+use crate::input::Batch;
 
 /// The `band` of an exact row (keyed by the text fingerprint).
 pub(super) const EXACT: i32 = -1;
@@ -190,7 +191,7 @@ impl Keying {
 #[allow(clippy::too_many_arguments)]
 pub fn sketch_keys(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     text: &str,
     index: &str,
     threshold: f64,

@@ -33,6 +33,7 @@ use rayon::prelude::*;
 
 use super::{TextColumn, column, ray_config, shingler_of, texts_and_positions};
 use crate::errors::{arrow_err, value_err};
+use crate::input::Batch;
 
 /// The fingerprints of the documents a block counted: `fp_hi`, `fp_lo` (the 128-bit text
 /// fingerprint) and `doc` (the global input index).
@@ -72,7 +73,7 @@ pub fn needs_statistics(
 #[allow(clippy::too_many_arguments)]
 pub fn statistics_partial<'py>(
     py: Python<'py>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     text: &str,
     index: &str,
     threshold: f64,
@@ -150,7 +151,7 @@ pub fn partial_of(
 #[pyfunction]
 pub fn statistics_repeats(
     py: Python<'_>,
-    fingerprints: Vec<PyArrowType<RecordBatch>>,
+    fingerprints: Vec<Batch>,
 ) -> PyResult<Vec<PyArrowType<RecordBatch>>> {
     let batches: Vec<RecordBatch> = fingerprints.into_iter().map(|b| b.0).collect();
     let repeats = py.detach(|| repeats_of(&batches))?;

@@ -36,6 +36,7 @@ use super::{
 };
 use crate::dedup::string_column;
 use crate::errors::{arrow_err, value_err};
+use crate::input::Batch;
 
 /// splitmix64's finaliser: spreads document indices over the verification partitions.
 fn mix(mut x: u64) -> u64 {
@@ -262,7 +263,7 @@ pub fn payloads_of<'a>(c: &DedupConfig, texts: &[&'a str]) -> Vec<Payload<'a>> {
 #[pyfunction]
 pub fn candidate_pairs(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     partitions: u64,
 ) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
     let batch = batch.0;
@@ -308,7 +309,7 @@ pub fn pairs_and_requests(
 #[pyfunction]
 #[pyo3(signature = (batch, text="text", index="__lookalike_index"))]
 pub fn texts_for_requests(
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     text: &str,
     index: &str,
 ) -> PyResult<PyArrowType<RecordBatch>> {
@@ -335,7 +336,7 @@ pub fn text_rows(batch: &RecordBatch, text: &str, index: &str) -> PyResult<Recor
 #[allow(clippy::too_many_arguments)]
 pub fn payloads_for_requests(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     text: &str,
     index: &str,
     threshold: f64,
@@ -376,8 +377,8 @@ pub fn payload_rows(
 #[allow(clippy::too_many_arguments)]
 pub fn route_payloads(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
-    requests: PyArrowType<RecordBatch>,
+    batch: Batch,
+    requests: Batch,
     partitions: u64,
     text: &str,
     index: &str,
@@ -446,10 +447,7 @@ pub fn routed_payloads(
 /// repartition by `doc`): one join row per distinct (document, `dest`) requested, carrying the
 /// payload. A request without its document's payload is a `ValueError`.
 #[pyfunction]
-pub fn route_texts(
-    py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
-) -> PyResult<PyArrowType<RecordBatch>> {
+pub fn route_texts(py: Python<'_>, batch: Batch) -> PyResult<PyArrowType<RecordBatch>> {
     let batch = batch.0;
     py.detach(|| routed(&batch)).map(PyArrowType)
 }
@@ -498,7 +496,7 @@ pub fn routed(batch: &RecordBatch) -> PyResult<RecordBatch> {
 #[allow(clippy::too_many_arguments)]
 pub fn verify_pairs(
     py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
+    batch: Batch,
     all: bool,
     threshold: f64,
     keep: Option<&str>,
