@@ -568,3 +568,20 @@ def test_driver_bitmap_is_packed_bits_from_the_start():
         index = np.arange(n)
         read = ((bitmap[index >> 3] >> (7 - (index & 7))) & 1).astype(bool)
         assert np.array_equal(read, wanted)
+
+
+def test_a_task_sizes_rayon_to_its_cpus_and_the_driver_is_left_alone(ray_cluster, monkeypatch):
+    import os
+
+    from lookalike._tasks import _in_task, _task_threads
+
+    def threads() -> str | None:
+        return os.environ.get("RAYON_NUM_THREADS")
+
+    set_by_user = os.environ.get("RAYON_NUM_THREADS")
+    # Ray starts workers with the driver's environment: a value the user set is kept.
+    got = ray_cluster.get(ray_cluster.remote(_in_task(threads)).options(num_cpus=1).remote())
+    assert got == (set_by_user or "1")
+    monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)
+    _task_threads()
+    assert "RAYON_NUM_THREADS" not in os.environ

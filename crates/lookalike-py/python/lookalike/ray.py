@@ -148,6 +148,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from . import _lookalike
+from ._tasks import _in_task
 
 __all__ = [
     "RayDedupResult",
@@ -250,6 +251,7 @@ _REQUEST = pa.schema(
 _PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
 
 
+@_in_task
 def _count(block: pa.Table, offset: int, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
     """The statistics stage over one block (its first row at ``offset``): the counts of its
     documents (bytes) and their text fingerprints (``fp_hi``, ``fp_lo``, ``doc``)."""
@@ -263,6 +265,7 @@ def _count_documents(table: pa.Table, text: str, settings: dict[str, Any]) -> tu
     return counts, pa.Table.from_batches([fingerprints])
 
 
+@_in_task
 def _recount(block: pa.Table, offset: int, text: str, settings: dict[str, Any], repeats: pa.Table) -> bytes:
     """The counts of a block's documents named in ``repeats`` (``doc``): texts counted before."""
     table = _documents(block, offset, text)
@@ -293,6 +296,7 @@ def _statistics(documents: list[_Block], text: str, settings: dict[str, Any]) ->
     return _lookalike.statistics_merge(ray.get([c for c, _ in parts]), ray.get(corrections))
 
 
+@_in_task
 def _sketch(
     table: pa.Table, text: str, documents: int, settings: dict[str, Any], statistics: bytes | None = None
 ) -> pa.Table:
@@ -306,6 +310,7 @@ def _sketch(
     return pa.Table.from_batches(batches)
 
 
+@_in_task
 def _bucket(table: pa.Table, settings: dict[str, Any]) -> pa.Table:
     # One call over the whole block: every key's rows are in it after the hash repartition. Ray
     # (2.60: `disallow_block_splitting=True` in its hash-repartition plan) emits each partition
@@ -329,6 +334,7 @@ def _spread(keys, partitions: int):
     return (x % np.uint64(partitions)).astype(np.int64)
 
 
+@_in_task
 def _sketch_split(
     block: pa.Table, offset: int, text: str, documents: int, settings: dict[str, Any], partitions: int,
     statistics: bytes | None = None,
@@ -347,6 +353,7 @@ def _sketch_split(
     return tuple(rows.take(order[bounds[p] : bounds[p + 1]]) for p in range(partitions))
 
 
+@_in_task
 def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
     """The buckets of one partition, from its pieces of every block."""
     return _bucket(pa.concat_tables(parts) if parts else pa.table({}), settings)
@@ -388,6 +395,7 @@ def _keys_and_buckets(
     )
 
 
+@_in_task
 def _sampled_split(table: pa.Table, partitions: int) -> tuple[pa.Table, ...]:
     """A bucket block's counting rows: the head rows every counting task needs, then one table
     per counting partition (its pairs' shared samples, its frequent shingles' lists)."""
@@ -395,6 +403,7 @@ def _sampled_split(table: pa.Table, partitions: int) -> tuple[pa.Table, ...]:
     return tuple(pa.Table.from_batches([b]) for b in parts)
 
 
+@_in_task
 def _sampled(settings: dict[str, Any], *tables: pa.Table) -> pa.Table:
     """MOD-m, MIN-s, Broder and SpotSigs: one counting partition's candidate pairs, from the
     head rows of every bucket block and the partition's rows of every block, by the library's
@@ -415,6 +424,7 @@ def _counted(buckets: list, partitions: int, settings: dict[str, Any]) -> list:
     return [sampled.remote(settings, *heads, *[p[1 + i] for p in pieces]) for i in range(partitions)]
 
 
+@_in_task
 def _candidates(table: pa.Table, partitions: int) -> tuple[Any, ...]:
     """A block of pairs (the bucket stage's output, or the pairs a cluster mode asks for): its
     distinct candidate pairs as join rows, one table per verification partition (the pairs bound
@@ -444,6 +454,7 @@ def _mark(bitmap, docs) -> None:
     np.bitwise_or.at(bitmap, docs >> 3, (0x80 >> (docs & 7)).astype(np.uint8))
 
 
+@_in_task
 def _texts(table: pa.Table, text: str, needed, settings: dict[str, Any]) -> pa.Table:
     # Only the documents some pair needs (a bit per document, input order): the others' texts
     # stay where they are. Each becomes its payload: its shingle set (its text with
@@ -463,14 +474,17 @@ def _without_statistics(settings: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in settings.items() if k != "statistics"}
 
 
+@_in_task
 def _route(table: pa.Table) -> pa.Table:
     return pa.Table.from_batches([_lookalike.route_texts(_one_batch(table, _REQUEST))])
 
 
+@_in_task
 def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Table:
     return pa.Table.from_batches([_lookalike.verify_pairs(_one_batch(table, _JOIN), all, **settings)])
 
 
+@_in_task
 def _payloads(block: pa.Table, offset: int, text: str, requests: pa.Table, partitions: int, settings: dict[str, Any]):
     """The payloads a block's documents (its first row at ``offset``) owe the verification
     (``requests``: ``doc``, ``dest``): each requested document's shingle set computed once (its
@@ -487,6 +501,7 @@ def _payloads(block: pa.Table, offset: int, text: str, requests: pa.Table, parti
     return tables[0] if partitions == 1 else tables
 
 
+@_in_task
 def _verify_part(all: bool, settings: dict[str, Any], *tables: pa.Table) -> tuple[pa.Table, int]:
     """One verification partition: its pairs (the candidate listing's tables for it) and the
     payloads routed to it. Returns the edges and their count."""
@@ -564,6 +579,7 @@ def _verify(
     return near.to_arrow_refs(), near.count()
 
 
+@_in_task
 def _orient(table: pa.Table) -> pa.Table:
     """Each edge ``(a, b)`` in both orientations, as ``(u, v)``."""
     a, b = table["a"].cast(pa.int64()).chunks, table["b"].cast(pa.int64()).chunks
@@ -573,6 +589,7 @@ def _orient(table: pa.Table) -> pa.Table:
 _ORIENTED = pa.schema([("u", pa.int64()), ("v", pa.int64())])
 
 
+@_in_task
 def _star(table: pa.Table, step: str) -> pa.Table:
     return pa.Table.from_batches([_lookalike.connected_step(_one_batch(table, _ORIENTED), step)])
 
@@ -616,6 +633,7 @@ def connected_components(edges: Any, num_partitions: int | None = None, max_roun
     raise RuntimeError(f"connected_components: no fixpoint after {max_rounds} rounds")
 
 
+@_in_task
 def _changed(block: pa.Table) -> int:
     return int(pa.compute.sum(block["changed"]).as_py() or 0) if block.num_rows else 0
 

@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _lookalike
+from ._tasks import _in_task
 
 
 # The smallest byte range a file is cut into: a smaller file is read whole, in one task.
@@ -106,6 +107,7 @@ def _parts(paths: list[str], tasks: int, format: str | None, min_range: int) -> 
     return parts
 
 
+@_in_task
 def _read(item: dict[str, Any], cleaning: bool, options: dict[str, Any], cwd: str, target: int) -> Iterator[pa.Table]:
     """One reading part's rows as blocks of about ``target`` bytes (a Ray generator task). With
     ``cleaning`` the blocks keep what the template pass needs; without it they have the columns
@@ -148,6 +150,7 @@ def _sites(block: pa.Table) -> pa.Table:
     return block.select(["__sites", "__blocks", "__identity"])
 
 
+@_in_task
 def _clean(table: pa.Table, template: bytes) -> pa.Table:
     batches = [_lookalike.clean_part(b, template) for b in table.to_batches() if b.num_rows]
     return pa.Table.from_batches(batches).select([f.name for f in _SCHEMA])
@@ -170,6 +173,7 @@ def _with_rows(table: pa.Table, block: int) -> pa.RecordBatch:
     )
 
 
+@_in_task
 def _rename(table: pa.Table, block: int, renames: pa.RecordBatch | None, skipped: bool) -> pa.Table:
     """Block ``block`` with its renamed ids in place (``renames``: this block's, or None) and,
     without ``skipped``, its skipped rows left out."""
