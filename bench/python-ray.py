@@ -3,7 +3,7 @@ in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clust
 
     python bench/python-ray.py CLI CORPUS.jsonl [DOCS] [--cpus 1,2] [--baseline MODULE[,MODULE]] [--repeat R]
         [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B] [--partitions P] [--reader lookalike]
-        [--rayon-unset]
+        [--rayon-threads T|unset]
 
 CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
 every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default 1 and 2).
@@ -32,8 +32,8 @@ Every measurement runs in a child process of its own:
   `RAYON_NUM_THREADS=N` (reading included). CPU and peak RSS from `wait4`.
 * `ray-cpus-N`: `ray.init(num_cpus=N)` (timed apart: `init_seconds`), then
   `ray.data.read_json(CORPUS)` and `lookalike.ray.dedup(ds, num_partitions=2N)` with
-  `RAYON_NUM_THREADS=1` (each Ray task one thread: N CPUs in all; `--rayon-unset`: not set, so
-  that each job sizes its tasks' threads itself, or not). Wall seconds cover the read
+  `RAYON_NUM_THREADS=1` (each Ray task one thread: N CPUs in all; `--rayon-threads T`: T, or
+  with `unset` not set, so that the job sizes its tasks' threads itself). Wall seconds cover the read
   and the whole job; CPU seconds are those of the driver and every process Ray started (raylet,
   GCS, workers), sampled every 0.2 s with psutil (a process that ends keeps its last sample),
   less the sampler's own CPU (it runs in the driver's process; `sampler_cpu_seconds`: reading
@@ -365,14 +365,15 @@ def main() -> int:
     no_dedup = "--no-dedup" in args
     if no_dedup:
         args.remove("--no-dedup")
-    rayon_unset = "--rayon-unset" in args
-    if rayon_unset:
-        args.remove("--rayon-unset")
+    rayon = "1"
     store = None
     blocks = None
     reader = None
     partitions = None
-    for flag in ("--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks", "--partitions", "--reader"):
+    for flag in (
+        "--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks", "--partitions", "--reader",
+        "--rayon-threads",
+    ):
         if flag in args:
             i = args.index(flag)
             value = args[i + 1]
@@ -389,6 +390,8 @@ def main() -> int:
                 partitions = value
             elif flag == "--reader":
                 reader = value
+            elif flag == "--rayon-threads":
+                rayon = value
             elif flag == "--object-store-gb":
                 store = str(int(float(value) * 1e9))
             else:
@@ -430,8 +433,10 @@ def main() -> int:
                 name = f"{label}-cpus-{cpus}"
                 out = work / f"{name}.json"
                 env = {**os.environ, "RAYON_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}
-                if rayon_unset:
+                if rayon == "unset":
                     del env["RAYON_NUM_THREADS"]
+                else:
+                    env["RAYON_NUM_THREADS"] = rayon
                 if store:
                     env["PYTHON_RAY_OBJECT_STORE_BYTES"] = store
                 if blocks:
