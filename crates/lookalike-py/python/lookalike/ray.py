@@ -128,9 +128,10 @@ with k > 1 shuffle one 64-bit key per k-subset of a document's list fingerprints
 library's candidates up to 64-bit hash collisions. The ids, the per-document state and the near edges must fit the memory of
 the clustering (the driver, or one actor), also with ``components="distributed"``, which removes the union-find
 and the graph from it but not the pair listing (see ``bench/results/scaling-model-2026-11-24.md``).
-A local Ray with ``num_cpus=1`` works: 20,000 documents in 5.6 s (5.5 CPU s, the read of a JSON
-file included) with a release build, where the job with five Ray Data executions took 21.2 s
-(``bench/results/ray-cost-2026-11-28.md``).
+A local Ray with ``num_cpus=1`` works: 100,000 documents read with ``lookalike.ray.read`` cost
+1.44× the CLI's CPU, 10^6 documents 1.55× (``bench/results/ray-read-tasks-2026-11-29.md``).
+Every task sizes rayon's pool (the kernels' threads) to the CPUs Ray gave it, unless
+``RAYON_NUM_THREADS`` is set (``lookalike._tasks``).
 """
 
 from __future__ import annotations
