@@ -143,13 +143,8 @@ mod tests {
     fn random_cuts_of_mixed_text_agree_with_validate_full() {
         let text = "wörter und 単語 и слова 🙂 ".repeat(8);
         let bytes = text.as_bytes();
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::kernels::testutil::Rng::new(11);
+        let mut next = |n: usize| rng.below(n);
         let (mut good, mut bad) = (0, 0);
         for _ in 0..2000 {
             let mut cuts: Vec<i32> =
