@@ -585,3 +585,18 @@ def test_a_task_sizes_rayon_to_its_cpus_and_the_driver_is_left_alone(ray_cluster
     monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)
     _task_threads()
     assert "RAYON_NUM_THREADS" not in os.environ
+
+
+def test_the_key_shuffle_runs_in_tasks_up_to_both_bounds(monkeypatch):
+    import lookalike.ray as lray
+
+    monkeypatch.setattr(lray, "TASK_SHUFFLE_DOCUMENTS", 1000)
+    monkeypatch.setattr(lray, "TASK_SHUFFLE_PIECES", 64)
+    assert lray._task_shuffle(1000, 8, 8)
+    assert not lray._task_shuffle(1001, 8, 8)  # too many documents
+    assert not lray._task_shuffle(10, 9, 8)  # too many pieces: 72 objects
+    assert lray._task_shuffle(10, 64, 1)
+    # The defaults: 2×10^6 documents in 80 blocks × 16 partitions (measured) run in tasks.
+    monkeypatch.undo()
+    assert lray._task_shuffle(2_000_000, 80, 16)
+    assert not lray._task_shuffle(10**8, 4000, 1024)

@@ -25,7 +25,7 @@ shingles counted once, as the library counts its heads. The merged counts go to 
 statistics pass (reference words: the words are chosen from them, as the library chooses them
 from its heads, once per worker process, and each signed document is keyed by its signature).
 
-Below the size bounds (``TASK_SHUFFLE_DOCUMENTS``, ``VERIFY_TASK_DOCUMENTS``) the job runs one
+Below the size bounds (``TASK_SHUFFLE_DOCUMENTS`` and ``TASK_SHUFFLE_PIECES``, ``VERIFY_TASK_DOCUMENTS``) the job runs one
 Ray Data execution (``ds`` itself); the other steps are Ray tasks over the blocks' object
 references, or run on the driver.
 
@@ -160,6 +160,7 @@ __all__ = [
     "DISTRIBUTED_EDGES",
     "DRIVER_EDGES",
     "TASK_SHUFFLE_DOCUMENTS",
+    "TASK_SHUFFLE_PIECES",
     "VERIFY_TASK_DOCUMENTS",
 ]
 
@@ -361,10 +362,23 @@ def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
 
 
 #: The key shuffle runs as Ray tasks (a task per block splits its key rows among the partitions,
-#: a task per partition takes its pieces: blocks × partitions objects, ~1.5 KB of key rows per
-#: document at MinHash's defaults in the object store at once) when there are at most this many
-#: documents; above it, in Ray Data's hash ``repartition`` (streamed, with its back-pressure).
-TASK_SHUFFLE_DOCUMENTS = 1_000_000
+#: a task per partition takes its pieces: blocks × partitions objects, ~1.3 KB of key rows per
+#: document at MinHash's defaults in the object store at once, spilled to disk past its size)
+#: when there are at most this many documents and at most ``TASK_SHUFFLE_PIECES`` pieces; above
+#: either, in Ray Data's hash ``repartition``. At 2×10^6 documents (80 blocks × 16 partitions,
+#: 1 CPU) the tasks cost 166 CPU s and peaked at 16.3 GB where Ray Data's repartition cost 199 CPU
+#: s and 17.1 GB (``bench/results/ray-read-tasks-2026-11-29.md``). Past that size the bounds are
+#: set from the sizes, not from a run: 13 GB of key rows at 10^7 documents, and the driver
+#: holding 10^5 object references.
+TASK_SHUFFLE_DOCUMENTS = 10_000_000
+#: See ``TASK_SHUFFLE_DOCUMENTS``: the most pieces (blocks × partitions) of a key shuffle in tasks.
+TASK_SHUFFLE_PIECES = 100_000
+
+
+def _task_shuffle(documents: int, blocks: int, partitions: int) -> bool:
+    """Whether the key shuffle of ``documents`` in ``blocks`` blocks runs as Ray tasks (else in
+    Ray Data's repartition)."""
+    return documents <= TASK_SHUFFLE_DOCUMENTS and blocks * partitions <= TASK_SHUFFLE_PIECES
 
 
 def _keys_and_buckets(
@@ -375,7 +389,7 @@ def _keys_and_buckets(
     per partition. ``statistics``: the statistics stage's counts, for the methods that have one."""
     import ray
 
-    if total <= TASK_SHUFFLE_DOCUMENTS:
+    if _task_shuffle(total, len(documents), partitions):
         split = ray.remote(_sketch_split).options(num_returns=partitions)
         stats = ray.put(statistics) if statistics is not None else None
         pieces = [split.remote(b.ref, b.offset, text, total, settings, partitions, stats) for b in documents]
