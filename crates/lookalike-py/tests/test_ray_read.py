@@ -176,3 +176,18 @@ def test_only_large_uncompressed_jsonl_is_cut(tmp_path, monkeypatch):
     assert {p["paths"][0] for p in forced if p["range"] is not None} == {paths[1], paths[2]}
     # One task: nothing is cut.
     assert module._parts(paths, 1, None, 1) == [{"paths": paths, "range": None}]
+
+
+def test_a_long_read_says_how_far_it_is(ray_cluster, tmp_path, monkeypatch, capsys):
+    import lookalike.ray_read as module
+
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.jsonl").write_text("".join(f'{{"id":"{name}{i}","text":"t {i}"}}\n' for i in range(50)))
+    # A line at every block (the default waits 10 s between two).
+    monkeypatch.setattr(module, "_PROGRESS_SECONDS", 0.0)
+    rows = rows_of_ray(ray_read([str(tmp_path)], tasks=3))
+    assert len(rows) == 150
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if " read (task " in line]
+    assert [line.split(": ")[1].split(" (")[0] for line in lines] == ["1 block read", "2 blocks read", "3 blocks read"]
+    assert "(task 3 of 3)" in lines[-1]

@@ -29,6 +29,7 @@ statistics or autoscaling actor is started (``bench/results/ray-read-tasks-2026-
 from __future__ import annotations
 
 import os
+import time
 from typing import Any, Iterator
 
 import pyarrow as pa
@@ -198,6 +199,8 @@ _SCHEMA = pa.schema(
         ("boilerplate_before_bytes", pa.uint64()),
     ]
 )
+# The least seconds between two progress lines while the parts are read.
+_PROGRESS_SECONDS = 10.0
 # A block's bytes when Ray Data's context does not say (its default target).
 _BLOCK_BYTES = 128 << 20
 
@@ -244,7 +247,8 @@ def read(
     CPUs); files are grouped in input order by size, and an uncompressed JSONL file of several
     tasks' share of the bytes (and at least 16 MiB) is read in byte ranges by several tasks,
     with the rows a reading of the whole file gives. ``progress``: one
-    line on standard error per step; ``verbose``: Ray Data's own logs and progress bars.
+    line on standard error per step, and one at most every 10 s while the files are read (the
+    blocks read so far); ``verbose``: Ray Data's own logs and progress bars.
 
     Raises ``OSError`` when the paths name nothing readable, ``ValueError`` for a bad option or
     standard input (``-``), which Ray tasks cannot read.
@@ -284,8 +288,17 @@ def read(
         target = context.target_max_block_size or _BLOCK_BYTES
         read_part = ray.remote(_read).options(num_returns="streaming")
         streams = [read_part.remote(item, cleaning, options, os.getcwd(), target) for item in items]
-        # The blocks in input order: each part's, in the order it yields them.
-        blocks = [ref for stream in streams for ref in stream]
+        # The blocks in input order: each part's, in the order it yields them (a line now and
+        # then while a long read runs).
+        blocks = []
+        told = time.monotonic()
+        for done, stream in enumerate(streams):
+            for ref in stream:
+                blocks.append(ref)
+                if time.monotonic() - told >= _PROGRESS_SECONDS:
+                    n = len(blocks)
+                    say(f"{n} block{'s' if n != 1 else ''} read (task {done + 1} of {len(parts)})")
+                    told = time.monotonic()
         del streams
         if cleaning:
             say("counting each site's blocks")
