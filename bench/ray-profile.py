@@ -7,8 +7,10 @@
 Starts Ray (``num_cpus``, no dashboard), reads CORPUS with ``lookalike.ray.read`` (default) or
 ``ray.data.read_json``, runs ``lookalike.ray.dedup`` on it, and prints, per run, one JSON line:
 the job's wall seconds, the driver's own CPU seconds, and from ``ray.timeline()`` the seconds of
-each task function (its ``task:execute`` events) and of Ray's storing of task outputs
-(``task:store_outputs``), largest first. Run with ``RAYON_NUM_THREADS=1`` for figures per core.
+each task function (its spans, ``task::NAME``; ``tasks_s``: their sum) and of Ray's phases of
+every task (``task:execute``, ``task:deserialize_arguments``, ``task:store_outputs``), largest
+first. The spans are wall time: with more than one CPU, tasks that share the cores take longer
+than their CPU time. Run with ``RAYON_NUM_THREADS=1`` for figures per core.
 """
 
 from __future__ import annotations
@@ -58,9 +60,11 @@ def main() -> int:
                 continue
             name = e.get("name", "")
             cat = e.get("cat", "")
-            if cat == "task:execute":
-                key = name.removeprefix("task::").removesuffix("()").split(".")[-1]
+            if cat.startswith("task::"):
+                # A function's own span: its category is "task::NAME", its name "module.NAME".
+                key = name.split(".")[-1]
             elif cat.startswith("task:"):
+                # Ray's phases of every task (execute, deserialize_arguments, store_outputs).
                 key = cat
             else:
                 continue
