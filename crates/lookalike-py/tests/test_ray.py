@@ -600,3 +600,23 @@ def test_the_key_shuffle_runs_in_tasks_up_to_both_bounds(monkeypatch):
     monkeypatch.undo()
     assert lray._task_shuffle(2_000_000, 80, 16)
     assert not lray._task_shuffle(10**8, 4000, 1024)
+
+
+def test_a_long_stage_says_how_many_of_its_tasks_are_done(ray_cluster, monkeypatch):
+    import time
+
+    import lookalike.ray as lray
+
+    @ray_cluster.remote
+    def slow(seconds: float) -> float:
+        time.sleep(seconds)
+        return seconds
+
+    monkeypatch.setattr(lray, "_PROGRESS_SECONDS", 0.2)
+    refs = [slow.remote(0.05), slow.remote(1.5)]
+    lines: list[str] = []
+    lray._wait(refs, lines.append, "partitions verified")
+    # Every task is done when it returns; meanwhile it said so, the quick one done first.
+    assert ray_cluster.wait(refs, num_returns=2, timeout=0)[1] == []
+    assert lines and set(lines) <= {"partitions verified: 0 of 2 done", "partitions verified: 1 of 2 done"}
+    assert lines[-1] == "partitions verified: 1 of 2 done"

@@ -533,8 +533,25 @@ def _verify_part(all: bool, settings: dict[str, Any], *tables: pa.Table) -> tupl
 VERIFY_TASK_DOCUMENTS = 100_000
 
 
+#: The least seconds between two progress lines while a stage's tasks run.
+_PROGRESS_SECONDS = 10.0
+
+
+def _wait(refs: list, say: Any, what: str) -> None:
+    """Waits until every one of ``refs`` is done (without fetching them), saying at most every
+    ``_PROGRESS_SECONDS`` how many are (a stage of a long job is otherwise silent)."""
+    import ray
+
+    pending, total = list(refs), len(refs)
+    while pending:
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=_PROGRESS_SECONDS, fetch_local=False)
+        if pending:
+            say(f"{what}: {total - len(pending)} of {total} done")
+
+
 def _verify(
-    pairs: list, documents: list[_Block], n: int, text: str, partitions: int, all: bool, settings: dict[str, Any]
+    pairs: list, documents: list[_Block], n: int, text: str, partitions: int, all: bool, settings: dict[str, Any],
+    say: Any = None,
 ):
     """Exact verification of pairs of documents: ``pairs`` are object references of tables with
     ``a`` and ``b`` (and ``kind``: the candidate rows only), ``documents`` the input's blocks.
@@ -573,6 +590,8 @@ def _verify(
             pieces = [[p] for p in pieces]
         verify = ray.remote(_verify_part).options(num_returns=2)
         parts = [verify.remote(all, settings, *[w[p] for w in wanted], *[x[p] for x in pieces]) for p in range(partitions)]
+        if say is not None:
+            _wait([c for _, c in parts], say, "partitions verified")
         return [near for near, _ in parts], sum(ray.get([c for _, c in parts]))
     needed = _bitmap(n)
     _mark(needed, docs)
@@ -812,7 +831,8 @@ def dedup(
     ``components``: ``"single"`` (the clustering's union-find), ``"distributed"``
     (``connected_components`` on Ray; needs ``cluster="connected"``) or ``"auto"``
     (distributed with ``cluster="connected"`` above ``DISTRIBUTED_EDGES`` near edges). ``progress``: one line on standard error as each stage
-    starts, with the time since the job began. ``verbose``: Ray Data's own INFO logs and
+    starts, with the time since the job began (and, at most every 10 s while a stage's tasks run, how
+    many are done). ``verbose``: Ray Data's own INFO logs and
     progress bars (``python/examples/ray_dedup.py`` on 500 documents printed 133 lines with
     them, its read and write included; by default only their warnings and errors are shown while
     the job runs).
@@ -891,9 +911,9 @@ def dedup(
             if _lookalike.is_sampled(**settings):
                 say(f"counting the shared samples per pair in {partitions} partitions")
                 buckets = buckets + _counted(buckets, partitions, settings)
-            ray.wait(buckets, num_returns=len(buckets), fetch_local=False)
+            _wait(buckets, say, "key partitions bucketed")
             say("verifying the candidate pairs")
-            near, edges = _verify(buckets, documents, total, text, partitions, False, vsettings)
+            near, edges = _verify(buckets, documents, total, text, partitions, False, vsettings, say)
             say("clustering")
             if union_find_memory or edges > DRIVER_EDGES:
                 actor = ray.remote(_Clusterer)
