@@ -383,10 +383,11 @@ def _task_shuffle(documents: int, blocks: int, partitions: int) -> bool:
 
 def _keys_and_buckets(
     documents: list[_Block], total: int, text: str, partitions: int, settings: dict[str, Any],
-    statistics: bytes | None = None,
+    statistics: bytes | None = None, say: Any = None,
 ) -> list:
     """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
-    per partition. ``statistics``: the statistics stage's counts, for the methods that have one."""
+    per partition. ``statistics``: the statistics stage's counts, for the methods that have one.
+    ``say``: the job's progress, told how many blocks are sketched while the tasks run."""
     import ray
 
     if _task_shuffle(total, len(documents), partitions):
@@ -396,7 +397,10 @@ def _keys_and_buckets(
         if partitions == 1:
             pieces = [[p] for p in pieces]
         bucket = ray.remote(_bucket_parts)
-        return [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
+        buckets = [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
+        if say is not None:
+            _wait([p[0] for p in pieces], say, "blocks sketched")
+        return buckets
     return (
         ray.data.from_arrow_refs(_numbered(documents, text))
         .map_batches(
@@ -902,7 +906,7 @@ def dedup(
             if _lookalike.needs_statistics(**settings):
                 say("counting the collection statistics (document frequencies)")
                 statistics = _statistics(documents, text, settings)
-            buckets = _keys_and_buckets(documents, total, text, partitions, settings, statistics)
+            buckets = _keys_and_buckets(documents, total, text, partitions, settings, statistics, say)
             # Estimate verification signs the pairs' documents again: with the statistics.
             vsettings = settings
             if statistics is not None and settings.get("verify") == "estimate":
