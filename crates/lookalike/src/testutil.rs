@@ -92,3 +92,25 @@ pub(crate) fn library_pairs(c: &crate::DedupConfig, texts: &[String]) -> Vec<(u3
     pairs.dedup();
     pairs
 }
+
+/// `f` of each of `texts` as a method sees it under `c` (its normalized text and its shingle
+/// set, sorted), in order: the tests' stand-in for the pipeline's reading.
+pub(crate) fn each_view<T>(
+    c: &crate::DedupConfig,
+    texts: &[String],
+    mut f: impl FnMut(&crate::method::DocView<'_>) -> T,
+) -> Vec<T> {
+    use crate::shingles::{ShingleScratch, Shingler};
+    use crate::text::normalize::NormalizedText;
+    let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
+    let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
+    let mut shingles = Vec::new();
+    texts
+        .iter()
+        .map(|t| {
+            shingler.normalize_into(t, &mut norm);
+            shingler.shingles_into(&norm, &mut scratch, &mut shingles);
+            f(&crate::method::DocView { text: t, norm: &norm, shingles: &shingles })
+        })
+        .collect()
+}

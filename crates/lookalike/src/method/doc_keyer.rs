@@ -287,8 +287,9 @@ mod tests {
     use super::*;
     use crate::config::{CombinedConfig, MethodConfig, SimHashConfig};
     use crate::lexical::partitioned::PartitionConfig;
-    use crate::shingles::{ShingleScratch, Shingler};
+    use crate::shingles::Shingler;
     use crate::sketch::simhash::Weighting;
+    use crate::testutil::each_view;
     use crate::text::normalize::NormalizedText;
 
     /// Distinct texts: near copies of a few bases (a word changed, a tail cut, sentences added)
@@ -337,17 +338,7 @@ mod tests {
     }
 
     fn keyed_pairs_with(keyer: DocKeyer, c: &DedupConfig, texts: &[String]) -> Vec<(u32, u32)> {
-        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
-        let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
-        let keys: Vec<DocKeys> = texts
-            .iter()
-            .map(|t| {
-                shingler.normalize_into(t, &mut norm);
-                let mut shingles = Vec::new();
-                shingler.shingles_into(&norm, &mut scratch, &mut shingles);
-                keyer.keys(&DocView { text: t, norm: &norm, shingles: &shingles })
-            })
-            .collect();
+        let keys: Vec<DocKeys> = each_view(c, texts, |view| keyer.keys(view));
         let mut rows: Vec<((u32, u64), u32)> = keys
             .iter()
             .enumerate()
@@ -448,16 +439,9 @@ mod tests {
     fn piecewise_statistics(c: &DedupConfig, texts: &[String]) -> crate::method::PartialStatistics {
         use crate::method::{PartialStatistics, StatisticsPass};
         let pass = StatisticsPass::new(c).expect("a method with a statistics pass");
-        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
         let count = |texts: &[String]| {
             let mut partial = PartialStatistics::new();
-            let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
-            for t in texts {
-                shingler.normalize_into(t, &mut norm);
-                let mut shingles = Vec::new();
-                shingler.shingles_into(&norm, &mut scratch, &mut shingles);
-                pass.add(&mut partial, &DocView { text: t, norm: &norm, shingles: &shingles });
-            }
+            each_view(c, texts, |view| pass.add(&mut partial, view));
             PartialStatistics::from_bytes(&partial.to_bytes()).unwrap()
         };
         let (first, second) = (&texts[..texts.len() / 2 + 3], &texts[texts.len() / 2..]);

@@ -499,8 +499,7 @@ mod tests {
     use super::*;
     use crate::config::{DedupConfig, MethodConfig};
     use crate::method::MethodKind;
-    use crate::shingles::{ShingleScratch, Shingler};
-    use crate::text::normalize::NormalizedText;
+    use crate::testutil::each_view;
 
     /// Texts of a few templates (boilerplate shared by many pages: frequent shingles) with a
     /// page-specific part, some pages nearly all template (saturated: groups), and near copies.
@@ -565,17 +564,7 @@ mod tests {
     /// The samples of `texts` under `c`'s rule.
     fn parts_of(c: &DedupConfig, texts: &[String]) -> Vec<SampleParts> {
         let rule = SampleRule::new(c).unwrap().unwrap();
-        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
-        let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
-        texts
-            .iter()
-            .map(|t| {
-                shingler.normalize_into(t, &mut norm);
-                let mut shingles = Vec::new();
-                shingler.shingles_into(&norm, &mut scratch, &mut shingles);
-                rule.sample(&DocView { text: t, norm: &norm, shingles: &shingles })
-            })
-            .collect()
+        each_view(c, texts, |view| rule.sample(view))
     }
 
     /// The candidates as an engine that groups the samples by shingle, each part apart, finds
@@ -660,19 +649,7 @@ mod tests {
             threshold: 0.8,
             ..DedupConfig::default()
         };
-        let shingler = Shingler::new(c.shingle, c.seed).with_segmentation(c.segmentation);
-        let (mut norm, mut scratch) = (NormalizedText::default(), ShingleScratch::default());
-        let sets: Vec<Vec<u64>> = texts
-            .iter()
-            .map(|t| {
-                shingler.normalize_into(t, &mut norm);
-                let mut shingles = Vec::new();
-                shingler.shingles_into(&norm, &mut scratch, &mut shingles);
-                shingles.sort_unstable();
-                shingles.dedup();
-                shingles
-            })
-            .collect();
+        let sets: Vec<Vec<u64>> = each_view(&c, &texts, |view| view.shingles.to_vec());
         let mut close = Vec::new();
         for a in 0..sets.len() {
             for b in a + 1..sets.len() {
