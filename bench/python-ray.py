@@ -2,8 +2,8 @@
 in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clusters everywhere.
 
     python bench/python-ray.py CLI CORPUS.jsonl [DOCS] [--cpus 1,2] [--baseline MODULE[,MODULE]] [--repeat R]
-        [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B] [--partitions P] [--reader lookalike]
-        [--rayon-threads T|unset]
+        [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B] [--partitions P]
+        [--reader lookalike|parquet] [--rayon-threads T|unset] [--stream]
 
 CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
 every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default 1 and 2).
@@ -18,7 +18,11 @@ is stopped (its process group killed) and reported as `timed_out`, without figur
 Ray's own, 30 % of the memory). `--blocks B`: the read's blocks (default 2 per CPU).
 `--partitions P`: the job's `num_partitions` (default 2 per CPU).
 `--reader lookalike`: the Ray rows read the corpus with `lookalike.ray.read([CORPUS],
-skipped=False)` (lookalike's JSONL reader in Ray tasks) instead of `ray.data.read_json`.
+skipped=False)` (lookalike's JSONL reader in Ray tasks) instead of `ray.data.read_json`;
+`--reader parquet`: the corpus is written once as a Parquet file (row groups of 10,000
+documents, not timed) and read with `ray.data.read_parquet`. `--stream`: each Ray job also runs
+with `stream=True` (the input read as a stream, twice), as `ray-stream-cpus-N`, alternating with
+the others (not with `--reader lookalike`, whose read is not lazy).
 Every measurement runs in a child process of its own:
 
 * `cli-threads-N`: `lookalike dedup CORPUS --threads N --pairs P --clusters C --stats S` (reading
@@ -40,7 +44,8 @@ Every measurement runs in a child process of its own:
   every process's memory map each 0.2 s cost 2-4 s in a 20 s job, which results before
   2026-11-29's `ray-read-tasks` counted as Ray's);
   peak memory is the largest sum of their PSS (proportional set size: the object store's shared
-  pages counted once) seen by the sampler; `processes`: how many processes it saw (the
+  pages counted once) seen by the sampler (`idle_mb`: that sum after `ray.init`, before the job:
+  Ray's processes idle and the driver); `processes`: how many processes it saw (the
   driver, Ray's daemons and every worker started during the job). `stages`: the seconds of each stage of the job, from
   its progress lines (the stage's line to the next one); `stage_cpu`: the CPU seconds of the
   process tree sampled during each stage (each 0.2 s sample's growth goes to the stage in
@@ -147,6 +152,8 @@ class TreeSampler:
         self._sample()
         self.base = dict(self.cpu)
         self.own = 0.0
+        #: PSS before the measured work: Ray's processes idle after `ray.init`, and the driver.
+        self.idle = self.peak
         self.peak = 0
         self.stage_cpu, self.stage_peak, self.charged = {}, {}, 0.0
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -276,7 +283,8 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
     import pyarrow as pa
     import ray
 
-    job = importlib.import_module(module)
+    stream = module.endswith(":stream")
+    job = importlib.import_module(module.removesuffix(":stream"))
     start = time.perf_counter()
     store = os.environ.get("PYTHON_RAY_OBJECT_STORE_BYTES")
     ray.init(
@@ -296,10 +304,12 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
         if os.environ.get("PYTHON_RAY_READER") == "lookalike":
             # The job's own module's reader (a baseline package reads with its own).
             ds = job.read([corpus], skipped=False)
+        elif os.environ.get("PYTHON_RAY_READER") == "parquet":
+            ds = ray.data.read_parquet(corpus.removesuffix(".jsonl") + ".parquet", override_num_blocks=blocks)
         else:
             ds = ray.data.read_json(corpus, override_num_blocks=blocks)
         partitions = int(os.environ.get("PYTHON_RAY_PARTITIONS") or 2 * cpus)
-        result = job.dedup(ds, text="text", id="id", num_partitions=partitions)
+        result = job.dedup(ds, text="text", id="id", num_partitions=partitions, **({"stream": True} if stream else {}))
         end = time.perf_counter()
         seconds = end - start
     sys.stderr = lines.stream
@@ -312,6 +322,7 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
         "init_seconds": round(init, 2),
         "cpu_seconds": round(sampler.cpu_seconds(), 2),
         "peak_mb": round(sampler.peak / 1e6),
+        "idle_mb": round(sampler.idle / 1e6),
         "docs": documents.num_rows,
         "pairs": pairs.num_rows,
         "stages": lines.stages(start, end),
@@ -365,6 +376,9 @@ def main() -> int:
     no_dedup = "--no-dedup" in args
     if no_dedup:
         args.remove("--no-dedup")
+    stream = "--stream" in args
+    if stream:
+        args.remove("--stream")
     rayon = "1"
     store = None
     blocks = None
@@ -422,7 +436,20 @@ def main() -> int:
         canon[name] = json.loads(out.read_text())
         rows.append({"task": name, **json.loads(stdout), "cpu_seconds": round(cpu, 2), "peak_mb": round(rss / 1e6)})
         print(json.dumps(rows[-1]), flush=True)
+    if reader == "parquet":
+        import pyarrow.json
+        import pyarrow.parquet
+
+        table = pyarrow.json.read_json(corpus).select(["id", "text"])
+        parquet = str(work / "corpus.parquet")
+        pyarrow.parquet.write_table(table, parquet, row_group_size=10_000)
+        del table
+        corpus = str(work / "corpus.jsonl") if docs is None else corpus
+        if docs is None:
+            os.symlink(os.path.abspath(args[1]), corpus)
     jobs = [("ray", "lookalike.ray")]
+    if stream:
+        jobs.append(("ray-stream", "lookalike.ray:stream"))
     if baseline:
         modules = baseline.split(",")
         jobs += [("ray-baseline" if len(modules) == 1 else f"ray-{m}", m) for m in modules]
@@ -474,6 +501,8 @@ def main() -> int:
         if "stages" in r:
             stages = ", ".join(f"{k} {v:.2f}" for k, v in r["stages"].items())
             init = f"ray.init {r['init_seconds']} s (not in the wall time); " if "init_seconds" in r else ""
+            if "idle_mb" in r:
+                init += f"{r['idle_mb']:,} MB PSS idle before the job; "
             print(f"{r['task']}: {init}stages (s): {stages}")
             cpu = ", ".join(f"{k} {v:.2f}" for k, v in r["stage_cpu"].items())
             peak = ", ".join(f"{k} {v:,}" for k, v in r["stage_peak_mb"].items())

@@ -61,6 +61,7 @@ fn _lookalike(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ray_read::UniqueNames>()?;
     m.add_function(wrap_pyfunction!(config::describe, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::needs_statistics, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::keys_need_count, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::statistics_partial, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::statistics_repeats, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::statistics_merge, m)?)?;

@@ -620,3 +620,106 @@ def test_a_long_stage_says_how_many_of_its_tasks_are_done(ray_cluster, monkeypat
     assert ray_cluster.wait(refs, num_returns=2, timeout=0)[1] == []
     assert lines and set(lines) <= {"partitions verified: 0 of 2 done", "partitions verified: 1 of 2 done"}
     assert lines[-1] == "partitions verified: 1 of 2 done"
+
+
+#: ``stream=True`` (the input read as a stream, again for the verification): the default run
+#: with the similarities center-refine asks for (a third read), SimHash (counted first, its
+#: tables laid out for the collection), I-Match (a statistics stage, and the blocks with repeated
+#: texts read again), MOD-m (shared samples), estimate verification; at 1 and 4 partitions.
+STREAM_RUNS = [
+    ("minhash", [], {}, 1),
+    ("minhash", ["--keep", "longest", "--cluster", "center-refine"], {"keep": "longest", "cluster": "center-refine"}, 4),
+    ("simhash", [], {}, 4),
+    ("i-match", [], {}, 4),
+    ("mod-m", [], {}, 4),
+    ("minhash", ["--verify", "estimate"], {"verify": "estimate"}, 4),
+]
+
+
+@pytest.mark.parametrize(
+    "method, args, options, partitions", STREAM_RUNS, ids=[f"{m[0]}-{'-'.join(m[2])}-{m[3]}" for m in STREAM_RUNS]
+)
+def test_ray_streamed_input_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, method, args, options, partitions):
+    """A lazy dataset (a JSON read in 5 blocks) deduplicated with ``stream=True``: read as a
+    stream, sketched block by block, read again for the verification; the clusters and pairs of
+    lookalike.dedup and the CLI."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    cli_pairs, cli_clusters = cli_run(cli, corpus, tmp_path, "--method", method, *args)
+    local = lookalike.dedup(corpus_table(corpus), id="id", method=method, **options)
+    ds = ray.data.read_json(str(corpus), override_num_blocks=5).select_columns(["id", "text"])
+    result = lray.dedup(ds, method=method, num_partitions=partitions, stream=True, progress=False, **options)
+    assert_same_as_local_and_cli(ray, result, local, cli_pairs, cli_clusters)
+    assert len(cli_pairs) >= 12
+
+
+def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster):
+    """``stream=True`` numbers the rows of a bundle that holds a slice of a block (Ray Data's
+    bundles may) as their own; a dataset that gives other rows on its second read is refused
+    with the reason, not verified against the wrong texts; a missing column is named, and an
+    empty stream gives the tables of nothing."""
+    ray = ray_cluster
+    import random
+
+    import lookalike.ray as lray
+    from ray.data._internal.execution.interfaces.ref_bundle import BlockEntry, BlockSlice, RefBundle
+    from ray.data.block import BlockMetadata
+
+    # Near texts (one word apart), so that verification reads the texts again.
+    texts = [f"the quick brown fox jumps over the lazy dog and runs far away to the {i % 20} hills" for i in range(60)]
+    table = pa.table({"id": [str(i) for i in range(60)], "text": texts})
+    local = lookalike.dedup(table.slice(10, 40), id="id", threshold=0.7)
+
+    class Sliced:
+        """Two bundles over one block of 60 rows: rows 10-30 and 30-50."""
+
+        def iter_internal_ref_bundles(self):
+            ref = ray.put(table)
+            meta = BlockMetadata(num_rows=60, size_bytes=table.nbytes, exec_stats=None)
+            for start, end in ((10, 30), (30, 50)):
+                yield RefBundle((BlockEntry(ref, meta),), schema=table.schema, owns_blocks=False,
+                                slices=(BlockSlice(start, end),))
+
+        def schema(self):
+            return table.schema
+
+    result = lray.dedup(Sliced(), id="id", threshold=0.7, num_partitions=2, stream=True, progress=False)
+    assert collect(ray, result.dataset).equals(local.table)
+    assert collect(ray, result.pairs).equals(local.pairs)
+    assert pa.compute.sum(pa.compute.less(local.pairs["similarity"], 1.0)).as_py() > 0
+
+    # Rows kept at random: another count on the verification's read.
+    changing = ray.data.from_arrow(table).repartition(3).filter(lambda r: random.random() < 0.5)
+    with pytest.raises(ValueError, match="stream=True read the dataset again and got"):
+        lray.dedup(changing, id="id", threshold=0.7, stream=True, progress=False)
+    with pytest.raises(ValueError, match="no text column 'body'"):
+        lray.dedup(ray.data.from_arrow(table), text="body", id="id", stream=True, progress=False)
+    empty = ray.data.from_arrow(table).filter(lambda r: False)
+    result = lray.dedup(empty, id="id", stream=True, progress=False)
+    assert collect(ray, result.dataset).num_rows == 0
+
+
+def test_the_stream_window_holds_at_most_its_limit(ray_cluster):
+    """``_Window``: past its limit, adding a task waits for the oldest; without one, it keeps
+    nothing (a materialized input is in memory already)."""
+    ray = ray_cluster
+    import time
+
+    from lookalike.ray import _Window
+
+    @ray.remote
+    def nap(s):
+        time.sleep(s)
+        return s
+
+    window = _Window(2)
+    refs = [nap.remote(0.2) for _ in range(5)]
+    for r in refs:
+        window.add(r)
+        assert len(window.refs) < 2
+    assert ray.get(refs[0]) == 0.2
+    assert len(ray.wait(refs[:4], num_returns=4, timeout=0)[0]) == 4
+    unbounded = _Window(None)
+    unbounded.add(nap.remote(0))
+    assert unbounded.refs == []

@@ -269,6 +269,9 @@ def sketch_keys(
 def needs_statistics(
     threshold: float = 0.8, keep: str | None = None, cluster: str | None = None, **options: Any
 ) -> bool: ...
+def keys_need_count(
+    threshold: float = 0.8, keep: str | None = None, cluster: str | None = None, **options: Any
+) -> bool: ...
 def statistics_partial(
     batch: pa.RecordBatch,
     text: str = "text",

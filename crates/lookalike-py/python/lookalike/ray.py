@@ -188,9 +188,22 @@ def _settings(method, threshold, keep, cluster, options) -> dict[str, Any]:
     return dict(method=method, threshold=threshold, keep=keep, cluster=cluster, **options)
 
 
-def _number(block: pa.Table, offset: int, id: str | None) -> pa.Table:
+def _rows(block: Any, piece: tuple[int, int] | None) -> pa.Table:
+    """A block as a pyarrow Table (Ray Data's blocks may be pandas frames), only its rows
+    ``piece`` (start, end) when a streamed bundle holds a slice of it."""
+    if not isinstance(block, pa.Table):
+        from ray.data.block import BlockAccessor
+
+        block = BlockAccessor.for_block(block).to_arrow()
+    if piece is not None:
+        block = block.slice(piece[0], piece[1] - piece[0])
+    return block
+
+
+def _number(block: pa.Table, offset: int, id: str | None, piece: tuple[int, int] | None = None) -> pa.Table:
     """A block's ids numbered from ``offset`` (``id``, ``INDEX``; with ``id=None`` the positions
     as strings, in a column ``id``)."""
+    block = _rows(block, piece)
     index = pa.array(range(offset, offset + block.num_rows), type=pa.int64())
     if id is None:
         return pa.table({"id": pa.compute.cast(index, pa.string()), INDEX: index})
@@ -205,11 +218,17 @@ class _Block:
 
     ref: Any
     offset: int
+    #: Its row count.
+    rows: int
+    #: The rows (start, end) of the block that belong to the input, when a streamed bundle holds
+    #: a slice of it (None: the whole block).
+    piece: tuple[int, int] | None = None
 
 
-def _documents(block: pa.Table, offset: int, text: str) -> pa.Table:
+def _documents(block: pa.Table, offset: int, text: str, piece: tuple[int, int] | None = None) -> pa.Table:
     """A block's documents numbered from ``offset``: ``text`` and ``INDEX`` (the block's own text
     column, not a copy)."""
+    block = _rows(block, piece)
     index = pa.array(range(offset, offset + block.num_rows), type=pa.int64())
     return pa.table({text: block[text], INDEX: index})
 
@@ -219,7 +238,88 @@ def _numbered(blocks: list[_Block], text: str) -> list:
     import ray
 
     number = ray.remote(_documents)
-    return [number.remote(b.ref, b.offset, text) for b in blocks]
+    return [number.remote(b.ref, b.offset, text, b.piece) for b in blocks]
+
+
+class _Window:
+    """At most ``limit`` tasks in flight (None: no bound): ``add`` waits for the oldest ones to
+    end past it, so that a streamed input's blocks are read only as fast as the job uses them."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit, self.refs = limit, []
+
+    def add(self, ref: Any) -> None:
+        import ray
+
+        if self.limit is None:
+            return
+        self.refs.append(ref)
+        if len(self.refs) >= self.limit:
+            _, self.refs = ray.wait(self.refs, num_returns=len(self.refs) - self.limit + 1, fetch_local=False)
+
+
+class _Materialized:
+    """The input's blocks, in the object store for the whole job (``stream=False``)."""
+
+    #: Tasks that read blocks are not held back: the blocks are in memory already.
+    window: int | None = None
+    streamed = False
+
+    def __init__(self, blocks: list[_Block]) -> None:
+        self.list = blocks
+        self.total = sum(b.rows for b in blocks)
+
+    def blocks(self) -> Iterator[_Block]:
+        return iter(self.list)
+
+
+class _Stream:
+    """The input as a Dataset executed again for each pass over it (``stream=True``): its blocks
+    in input order, each numbered from the rows before it (the bundles' row counts), none kept
+    after the pass. ``window``: the most tasks reading its blocks at once. The first pass checks
+    the columns and counts the rows; every later pass must give as many."""
+
+    streamed = True
+
+    def __init__(self, ds: Any, columns: list[tuple[str | None, str]], window: int) -> None:
+        self.ds, self.columns, self.window = ds, columns, window
+        self.total: int | None = None
+        self.checked = False
+
+    def _check(self, names: list[str]) -> None:
+        # An empty block may have no columns (a filter that kept nothing): the first block with
+        # columns names them.
+        if not names:
+            return
+        for col, what in self.columns:
+            if col is not None and col not in names:
+                raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
+        self.checked = True
+
+    def blocks(self) -> Iterator[_Block]:
+        offset = 0
+        for bundle in self.ds.iter_internal_ref_bundles():
+            if not self.checked and bundle.schema is not None:
+                self._check(list(bundle.schema.names))
+            for entry, piece in zip(bundle.blocks, bundle.slices):
+                if piece is not None:
+                    rows, part = piece.end_offset - piece.start_offset, (piece.start_offset, piece.end_offset)
+                else:
+                    rows, part = entry.metadata.num_rows, None
+                yield _Block(entry.ref, offset, rows, part)
+                offset += rows
+        if self.total is None:
+            self.total = offset
+            if not self.checked and offset == 0:
+                schema = self.ds.schema()
+                if schema is not None:
+                    self._check(list(schema.names))
+        elif offset != self.total:
+            raise ValueError(
+                f"stream=True read the dataset again and got {offset} rows where its first read gave "
+                f"{self.total}: a streamed dataset must give the same rows in the same order each time it "
+                "is read (materialize it, or use stream=False)"
+            )
 
 
 def _shape(block: pa.Table) -> tuple[int, list[str]]:
@@ -254,10 +354,12 @@ _PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
 
 
 @_in_task
-def _count(block: pa.Table, offset: int, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
+def _count(
+    block: pa.Table, offset: int, text: str, settings: dict[str, Any], piece: tuple[int, int] | None = None
+) -> tuple[bytes, pa.Table]:
     """The statistics stage over one block (its first row at ``offset``): the counts of its
     documents (bytes) and their text fingerprints (``fp_hi``, ``fp_lo``, ``doc``)."""
-    return _count_documents(_documents(block, offset, text), text, settings)
+    return _count_documents(_documents(block, offset, text, piece), text, settings)
 
 
 def _count_documents(table: pa.Table, text: str, settings: dict[str, Any]) -> tuple[bytes, pa.Table]:
@@ -268,33 +370,47 @@ def _count_documents(table: pa.Table, text: str, settings: dict[str, Any]) -> tu
 
 
 @_in_task
-def _recount(block: pa.Table, offset: int, text: str, settings: dict[str, Any], repeats: pa.Table) -> bytes:
+def _recount(
+    block: pa.Table, offset: int, text: str, settings: dict[str, Any], repeats: pa.Table,
+    piece: tuple[int, int] | None = None,
+) -> bytes:
     """The counts of a block's documents named in ``repeats`` (``doc``): texts counted before."""
-    table = _documents(block, offset, text)
+    table = _documents(block, offset, text, piece)
     table = table.filter(pa.compute.is_in(table[INDEX], value_set=repeats["doc"]))
     return _count_documents(table, text, settings)[0]
 
 
-def _statistics(documents: list[_Block], text: str, settings: dict[str, Any]) -> bytes:
+def _statistics(source: _Materialized | _Stream, text: str, settings: dict[str, Any]) -> bytes:
     """The statistics stage: the collection statistics of a method that signs with them (as
     bytes for ``sketch_keys``), each distinct text with shingles counted once, as the library
     counts its heads. A task per block counts its documents; the driver gets their text
     fingerprints (24 bytes per document) and names the documents whose text was counted before;
     a task per block that has some counts them again, and the driver merges the counts minus
-    those (``kernels/statistics.rs``). Plain Ray tasks: no Ray Data execution."""
+    those (``kernels/statistics.rs``). Plain Ray tasks: no Ray Data execution (a streamed input
+    is read once, and once more for the blocks that hold repeats)."""
+    import numpy as np
     import ray
 
     count = ray.remote(_count).options(num_returns=2)
-    parts = [count.remote(b.ref, b.offset, text, settings) for b in documents]
+    window = _Window(source.window)
+    parts = []
+    for b in source.blocks():
+        parts.append(count.remote(b.ref, b.offset, text, settings, b.piece))
+        window.add(parts[-1][1])
     fingerprints = ray.get([f for _, f in parts])
     repeats = _lookalike.statistics_repeats([_one_batch(f, f.schema) for f in fingerprints])
     del fingerprints
+    # The repeated documents by input position, each block's share found from its rows.
+    docs = np.sort(np.concatenate([r.column("doc").to_numpy() for r in repeats] or [np.zeros(0, np.int64)]))
     recount = ray.remote(_recount)
-    corrections = [
-        recount.remote(b.ref, b.offset, text, settings, pa.Table.from_batches([rep]))
-        for b, rep in zip(documents, repeats)
-        if rep.num_rows
-    ]
+    corrections = []
+    if len(docs):
+        for b in source.blocks():
+            lo, hi = np.searchsorted(docs, [b.offset, b.offset + b.rows])
+            if hi > lo:
+                mine = pa.table({"doc": pa.array(docs[lo:hi], pa.int64())})
+                corrections.append(recount.remote(b.ref, b.offset, text, settings, mine, b.piece))
+                window.add(corrections[-1])
     return _lookalike.statistics_merge(ray.get([c for c, _ in parts]), ray.get(corrections))
 
 
@@ -339,14 +455,14 @@ def _spread(keys, partitions: int):
 @_in_task
 def _sketch_split(
     block: pa.Table, offset: int, text: str, documents: int, settings: dict[str, Any], partitions: int,
-    statistics: bytes | None = None,
+    statistics: bytes | None = None, piece: tuple[int, int] | None = None,
 ):
     """A block's key rows (its first row at ``offset``) split by key among ``partitions`` (a
     tuple of tables; one table when ``partitions`` is 1): all rows of a key in the same
     partition, whatever the block."""
     import numpy as np
 
-    rows = _sketch(_documents(block, offset, text), text, documents, settings, statistics)
+    rows = _sketch(_documents(block, offset, text, piece), text, documents, settings, statistics)
     if partitions == 1:
         return rows
     part = _spread(rows["key"].to_numpy(), partitions)
@@ -382,27 +498,40 @@ def _task_shuffle(documents: int, blocks: int, partitions: int) -> bool:
 
 
 def _keys_and_buckets(
-    documents: list[_Block], total: int, text: str, partitions: int, settings: dict[str, Any],
-    statistics: bytes | None = None, say: Any = None,
+    source: _Materialized | _Stream, total: int, text: str, partitions: int, settings: dict[str, Any],
+    statistics: bytes | None = None, say: Any = None, each: Any = None,
 ) -> list:
     """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
-    per partition. ``statistics``: the statistics stage's counts, for the methods that have one.
-    ``say``: the job's progress, told how many blocks are sketched while the tasks run."""
+    per partition. ``total``: the collection's size where the keying needs it
+    (``keys_need_count``). ``statistics``: the statistics stage's counts, for the methods that
+    have one. ``say``: the job's progress, told how many blocks are sketched while the tasks run.
+    ``each``: called with every block as it is sketched (a streamed input numbers its ids then).
+    A streamed input always takes the shuffle in tasks (Ray Data's needs its blocks numbered in
+    the object store)."""
     import ray
 
-    if _task_shuffle(total, len(documents), partitions):
+    if source.streamed or _task_shuffle(total, len(source.list), partitions):
         split = ray.remote(_sketch_split).options(num_returns=partitions)
         stats = ray.put(statistics) if statistics is not None else None
-        pieces = [split.remote(b.ref, b.offset, text, total, settings, partitions, stats) for b in documents]
-        if partitions == 1:
-            pieces = [[p] for p in pieces]
+        window = _Window(source.window)
+        pieces = []
+        told = time.monotonic()
+        for b in source.blocks():
+            if say is not None and source.streamed and time.monotonic() - told >= _PROGRESS_SECONDS:
+                say(f"{len(pieces)} blocks read ({b.offset} documents)")
+                told = time.monotonic()
+            if each is not None:
+                each(b)
+            piece = split.remote(b.ref, b.offset, text, total, settings, partitions, stats, b.piece)
+            pieces.append([piece] if partitions == 1 else piece)
+            window.add(pieces[-1][0])
         bucket = ray.remote(_bucket_parts)
         buckets = [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
         if say is not None:
             _wait([p[0] for p in pieces], say, "blocks sketched")
         return buckets
     return (
-        ray.data.from_arrow_refs(_numbered(documents, text))
+        ray.data.from_arrow_refs(_numbered(source.list, text))
         .map_batches(
             _sketch,
             batch_format="pyarrow",
@@ -504,12 +633,15 @@ def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Ta
 
 
 @_in_task
-def _payloads(block: pa.Table, offset: int, text: str, requests: pa.Table, partitions: int, settings: dict[str, Any]):
+def _payloads(
+    block: pa.Table, offset: int, text: str, requests: pa.Table, partitions: int, settings: dict[str, Any],
+    piece: tuple[int, int] | None = None,
+):
     """The payloads a block's documents (its first row at ``offset``) owe the verification
     (``requests``: ``doc``, ``dest``): each requested document's shingle set computed once (its
     text with ``verify="estimate"``) and sent to every partition that asked for it; a tuple of
     ``partitions`` tables (one table when ``partitions`` is 1)."""
-    table = _documents(block, offset, text)
+    table = _documents(block, offset, text, piece)
     table = table.filter(pa.compute.is_in(table[INDEX], value_set=requests["doc"]))
     batch = _one_batch(table, _INPUT) if table.num_rows else _one_batch(pa.table({}), _INPUT)
     column = text if table.num_rows else "text"
@@ -554,11 +686,12 @@ def _wait(refs: list, say: Any, what: str) -> None:
 
 
 def _verify(
-    pairs: list, documents: list[_Block], n: int, text: str, partitions: int, all: bool, settings: dict[str, Any],
-    say: Any = None,
+    pairs: list, source: _Materialized | _Stream, n: int, text: str, partitions: int, all: bool,
+    settings: dict[str, Any], say: Any = None,
 ):
     """Exact verification of pairs of documents: ``pairs`` are object references of tables with
-    ``a`` and ``b`` (and ``kind``: the candidate rows only), ``documents`` the input's blocks.
+    ``a`` and ``b`` (and ``kind``: the candidate rows only), ``source`` the input's blocks (a
+    streamed input is read again, its blocks without a requested document passed over).
     Returns the near edges (every pair with ``all``) as a list of object references of tables,
     in a fixed order, and their count.
 
@@ -570,7 +703,8 @@ def _verify(
     task per partition verifies its pairs with the sets it was sent. Above it, a join partitioned
     by document in Ray Data: the requested documents (marked in a bitmap, n/8 bytes) give their
     sets, a repartition by document routes each set to every partition holding a pair of it, a
-    repartition by partition brings the pairs and the sets together."""
+    repartition by partition brings the pairs and the sets together (not for a streamed input,
+    whose blocks are not kept: it takes the tasks whatever the size)."""
     import numpy as np
     import ray
 
@@ -582,16 +716,19 @@ def _verify(
         return [ray.put(_verify_block(_JOIN.empty_table(), all, settings))], 0
     asked = pa.concat_tables(ray.get(requests)).select(["doc", "dest"])
     docs = asked["doc"].to_numpy()
-    if len(np.unique(docs)) <= VERIFY_TASK_DOCUMENTS * partitions:
+    if source.streamed or len(np.unique(docs)) <= VERIFY_TASK_DOCUMENTS * partitions:
         order = np.argsort(docs, kind="stable")
-        bounds = np.searchsorted(docs[order], np.array([*(b.offset for b in documents), n]))
+        ordered = docs[order]
         route = ray.remote(_payloads).options(num_returns=partitions)
+        window = _Window(source.window)
         pieces = []
-        for block, lo, hi in zip(documents, bounds[:-1], bounds[1:]):
+        for block in source.blocks():
+            lo, hi = np.searchsorted(ordered, [block.offset, block.offset + block.rows])
             if hi > lo:
-                pieces.append(route.remote(block.ref, block.offset, text, asked.take(order[lo:hi]), partitions, settings))
-        if partitions == 1:
-            pieces = [[p] for p in pieces]
+                mine = asked.take(order[lo:hi])
+                piece = route.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece)
+                pieces.append([piece] if partitions == 1 else piece)
+                window.add(pieces[-1][0])
         verify = ray.remote(_verify_part).options(num_returns=2)
         parts = [verify.remote(all, settings, *[w[p] for w in wanted], *[x[p] for x in pieces]) for p in range(partitions)]
         if say is not None:
@@ -601,7 +738,7 @@ def _verify(
     _mark(needed, docs)
     del asked, docs
     routed = (
-        ray.data.from_arrow_refs(_numbered(documents, text))
+        ray.data.from_arrow_refs(_numbered(source.list, text))
         .map_batches(_texts, batch_format="pyarrow", fn_kwargs=dict(text=text, needed=needed, settings=settings))
         .union(ray.data.from_arrow_refs(requests))
         .repartition(partitions, keys=["doc"])
@@ -799,6 +936,78 @@ def _job(what: str, progress: bool, verbose: bool) -> Iterator[_Progress]:
         ctx.execution_options.preserve_order = preserve
 
 
+def _materialized_keys(ds: Any, text: str, id: str | None, num_partitions: int | None, settings: dict[str, Any], say):
+    """The input's blocks in the object store (``stream=False``), their ids numbered, the
+    statistics (methods that have them) and the buckets: ``(source, ids, total, partitions,
+    statistics, buckets)`` (no buckets for an empty input)."""
+    import ray
+
+    say(f"method {settings['method']}: numbering the rows")
+    # Global input positions: block row counts, then offsets (no data to the driver).
+    # One execution of `ds` (its schema alone can cost one: a JSON read infers it by
+    # reading), then the columns and row counts of its blocks.
+    refs = ds.to_arrow_refs()
+    shapes = ray.get([ray.remote(_shape).remote(r) for r in refs])
+    # An empty block may have no columns (a filter that kept nothing): the first block
+    # with columns names them.
+    names = next((n for _, n in shapes if n), None)
+    if names is None and not shapes:
+        schema = ds.schema()
+        names = list(schema.names) if schema is not None else None
+    for col, what in ((text, "text"), (id, "id")):
+        if names is not None and col is not None and col not in names:
+            raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
+    number = ray.remote(_number)
+    documents, ids, total = [], [], 0
+    for r, (c, _) in zip(refs, shapes):
+        documents.append(_Block(r, total, c))
+        ids.append(number.remote(r, total, id))
+        total += c
+    del refs
+    source = _Materialized(documents)
+    partitions = num_partitions or max(1, len(documents))
+    if total == 0:
+        return source, ids, 0, partitions, None, None
+    say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
+    statistics = None
+    if _lookalike.needs_statistics(**settings):
+        say("counting the collection statistics (document frequencies)")
+        statistics = _statistics(source, text, settings)
+    buckets = _keys_and_buckets(source, total, text, partitions, settings, statistics, say)
+    return source, ids, total, partitions, statistics, buckets
+
+
+def _streamed_keys(ds: Any, text: str, id: str | None, num_partitions: int | None, settings: dict[str, Any], say):
+    """``_materialized_keys`` for ``stream=True``: the dataset read as a stream, its blocks
+    numbered and sketched as they come and not kept (a statistics stage, when the method has
+    one, reads it once more before; SimHash without ``blocks`` counts it first, its tables being
+    laid out for the collection's size)."""
+    import ray
+
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    source = _Stream(ds, [(text, "text"), (id, "id")], window=2 * cpus)
+    partitions = num_partitions or 2 * cpus
+    total, statistics = 0, None
+    if _lookalike.needs_statistics(**settings):
+        say(f"method {settings['method']}: counting the collection statistics, reading the dataset as a stream")
+        statistics = _statistics(source, text, settings)
+        total = source.total or 0
+    elif _lookalike.keys_need_count(**settings):
+        say(f"method {settings['method']}: counting the documents (SimHash's tables are laid out for them)")
+        total = ds.count()
+    say(f"method {settings['method']}: reading the dataset as a stream, sketching its blocks as they come, "
+        f"shuffling keys into {partitions} partitions")
+    ids: list = []
+    number = ray.remote(_number)
+    buckets = _keys_and_buckets(
+        source, total, text, partitions, settings, statistics, say,
+        each=lambda b: ids.append(number.remote(b.ref, b.offset, id, b.piece)),
+    )
+    say(f"{source.total} documents read")
+    return source, ids, source.total or 0, partitions, statistics, buckets
+
+
+
 def dedup(
     ds: Any,
     text: str = "text",
@@ -812,6 +1021,7 @@ def dedup(
     components: str = "auto",
     progress: bool = True,
     verbose: bool = False,
+    stream: bool = False,
     **options: Any,
 ) -> RayDedupResult:
     """Deduplicate a ``ray.data.Dataset`` on Ray (``verify``: ``"exact"``, the default, or
@@ -840,6 +1050,16 @@ def dedup(
     progress bars (``python/examples/ray_dedup.py`` on 500 documents printed 133 lines with
     them, its read and write included; by default only their warnings and errors are shown while
     the job runs).
+    ``stream``: ``False`` (the default) executes ``ds`` once and keeps its blocks (the texts) in
+    the object store for the whole job. ``True`` reads it as a stream, twice: each block is
+    sketched as it comes and let go, and the dataset is read again for the verification, where
+    only the blocks holding a requested document give their shingle sets; at most two tasks per
+    CPU hold a block at once, so the texts are never all in memory (the shuffled keys and the
+    requested sets are). For inputs larger than the cluster's memory; it costs one more read of
+    the input (two with a statistics stage), and ``ds`` must give the same rows in the same order
+    each time it is executed (a read of files does; an unseeded ``random_shuffle`` does not: a
+    different row count on the second read raises ``ValueError``). Default ``num_partitions``
+    with ``stream=True``: two per CPU of the cluster.
 
     Raises ``ValueError`` for settings it cannot run (the message says why; they run in
     ``lookalike.dedup``), a missing column or a bad ``components``; ``TypeError`` for a column of another type.
@@ -861,23 +1081,15 @@ def dedup(
     clusterer: _Local | _Remote | None = None
     with _job("lookalike.ray.dedup", progress, verbose) as say:
         try:
-            say(f"method {method}: numbering the rows")
-            # Global input positions: block row counts, then offsets (no data to the driver).
-            # One execution of `ds` (its schema alone can cost one: a JSON read infers it by
-            # reading), then the columns and row counts of its blocks.
-            refs = ds.to_arrow_refs()
-            shapes = ray.get([ray.remote(_shape).remote(r) for r in refs])
-            # An empty block may have no columns (a filter that kept nothing): the first block
-            # with columns names them.
-            names = next((n for _, n in shapes if n), None)
-            if names is None and not shapes:
-                schema = ds.schema()
-                names = list(schema.names) if schema is not None else None
-            for col, what in ((text, "text"), (id, "id")):
-                if names is not None and col is not None and col not in names:
-                    raise ValueError(f"no {what} column {col!r}: the columns are {', '.join(names)}")
-            counts = [c for c, _ in shapes]
-            if sum(counts) == 0:
+            if stream:
+                source, ids, total, partitions, statistics, buckets = _streamed_keys(
+                    ds, text, id, num_partitions, settings, say
+                )
+            else:
+                source, ids, total, partitions, statistics, buckets = _materialized_keys(
+                    ds, text, id, num_partitions, settings, say
+                )
+            if total == 0:
                 # Nothing to deduplicate: the tables of an empty input, as lookalike.dedup gives them.
                 from . import dedup as local_dedup
 
@@ -892,21 +1104,6 @@ def dedup(
                     pairs=ray.data.from_arrow(empty.pairs),
                     stats={**empty.stats, "components": "single"},
                 )
-            number = ray.remote(_number)
-            documents, ids, total = [], [], 0
-            for r, c in zip(refs, counts):
-                documents.append(_Block(r, total))
-                ids.append(number.remote(r, total, id))
-                total += c
-            del refs
-            partitions = num_partitions or max(1, len(documents))
-            say(f"{total} documents in {len(documents)} blocks: sketching, shuffling keys into {partitions} partitions")
-
-            statistics = None
-            if _lookalike.needs_statistics(**settings):
-                say("counting the collection statistics (document frequencies)")
-                statistics = _statistics(documents, text, settings)
-            buckets = _keys_and_buckets(documents, total, text, partitions, settings, statistics, say)
             # Estimate verification signs the pairs' documents again: with the statistics.
             vsettings = settings
             if statistics is not None and settings.get("verify") == "estimate":
@@ -917,7 +1114,7 @@ def dedup(
                 buckets = buckets + _counted(buckets, partitions, settings)
             _wait(buckets, say, "key partitions bucketed")
             say("verifying the candidate pairs")
-            near, edges = _verify(buckets, documents, total, text, partitions, False, vsettings, say)
+            near, edges = _verify(buckets, source, total, text, partitions, False, vsettings, say)
             say("clustering")
             if union_find_memory or edges > DRIVER_EDGES:
                 actor = ray.remote(_Clusterer)
@@ -939,7 +1136,7 @@ def dedup(
             asked = clusterer.call("cluster")
             if asked.num_rows:
                 asked = [ray.put(pa.Table.from_batches([asked]))]
-                sims, _ = _verify(asked, documents, total, text, partitions, True, vsettings)
+                sims, _ = _verify(asked, source, total, text, partitions, True, vsettings)
                 clusterer.call("add_similarities", sims)
             table, pairs, stats = clusterer.call("finish")
         finally:

@@ -80,7 +80,7 @@ pub(crate) mod testutil;
 pub use buckets::{bucket_edges, is_sampled, sampled_candidates, sampled_split};
 pub use components::Components;
 pub use connected::connected_step;
-pub use sketch::sketch_keys;
+pub use sketch::{keys_need_count, sketch_keys};
 pub use statistics::{needs_statistics, statistics_merge, statistics_partial, statistics_repeats};
 pub use verify::{
     candidate_pairs, pair_dest, payloads_for_requests, route_payloads, route_texts,

@@ -210,6 +210,25 @@ pub fn sketch_keys(
     .map(PyArrowType)
 }
 
+/// keys_need_count(threshold=0.8, keep=None, cluster=None, **options)
+/// --
+///
+/// Whether [`sketch_keys`] needs the collection's size (`documents`) to key as the library
+/// does: SimHash without a fixed block count, whose permuted tables are laid out for the
+/// collection's size. The other keyings do not read it, so a job that reads its input as a
+/// stream can sketch before it knows how many documents there are.
+#[pyfunction]
+#[pyo3(signature = (threshold=0.8, keep=None, cluster=None, **options))]
+pub fn keys_need_count(
+    threshold: f64,
+    keep: Option<&str>,
+    cluster: Option<&str>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<bool> {
+    let c = ray_config(threshold, keep, cluster, options)?;
+    Ok(matches!(&c.method, MethodConfig::SimHash(m) if m.blocks.is_none()))
+}
+
 /// The last keying built in this process, by a hash of what it was built from: a Ray worker
 /// sketches many blocks of one job, and with collection statistics (megabytes of counts) building
 /// the keying cost more than sketching a small block (debug build, 4,000 documents' tf-idf
