@@ -723,3 +723,23 @@ def test_the_stream_window_holds_at_most_its_limit(ray_cluster):
     unbounded = _Window(None)
     unbounded.add(nap.remote(0))
     assert unbounded.refs == []
+
+
+def test_a_quiet_job_drops_the_no_free_cpu_warning_only(ray_cluster, caplog):
+    """While a job runs (not verbose), Ray Data's warning that the cluster has no free CPU (its
+    own tasks hold them: on one CPU it came with every job) is dropped; its other warnings are
+    shown, and after the job that one is shown again."""
+    ray = ray_cluster
+    import logging
+
+    from lookalike.ray import _quiet
+
+    log = logging.getLogger("ray.data.dataset")
+    busy = "Warning: The Ray cluster currently does not have any available CPUs. The Dataset job will hang"
+    with caplog.at_level(logging.WARNING, logger="ray.data.dataset"):
+        with _quiet(ray.data.DataContext.get_current(), verbose=False):
+            log.warning(busy)
+            log.warning("another warning")
+        log.warning(busy)
+    messages = [r.getMessage() for r in caplog.records if r.name == "ray.data.dataset"]
+    assert messages == ["another warning", busy]

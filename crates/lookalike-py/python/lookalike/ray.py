@@ -896,6 +896,15 @@ class _Progress:
             print(f"{self.what}: {message} ({time.monotonic() - self.start:.1f} s)", file=sys.stderr, flush=True)
 
 
+class _BusyCpus(logging.Filter):
+    """Drops Ray Data's warning that the cluster has no free CPU: a Dataset the job executes
+    while its own tasks hold every CPU (one CPU, a read still ending) is not stuck, those tasks
+    end on their own."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "does not have any available CPUs" not in record.getMessage()
+
+
 @contextlib.contextmanager
 def _quiet(ctx: Any, verbose: bool) -> Iterator[None]:
     """Ray Data's INFO logs and progress bars off while the job runs (unless ``verbose``)."""
@@ -911,9 +920,13 @@ def _quiet(ctx: Any, verbose: bool) -> Iterator[None]:
         logger.setLevel(level)
     for a in bars:
         setattr(ctx, a, False)
+    busy = _BusyCpus()
+    dataset = logging.getLogger("ray.data.dataset")
+    dataset.addFilter(busy)
     try:
         yield
     finally:
+        dataset.removeFilter(busy)
         for logger, level in before.items():
             logger.setLevel(level)
         for a, v in bars.items():
