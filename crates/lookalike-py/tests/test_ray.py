@@ -725,6 +725,17 @@ def test_the_stream_window_holds_at_most_its_limit(ray_cluster):
     assert unbounded.refs == []
 
 
+def test_only_simhash_without_blocks_needs_the_count_before_its_keys():
+    """A streamed job counts the input before sketching only where the keys depend on its size:
+    SimHash's tables, laid out for the collection unless ``simhash_blocks`` fixes them."""
+    from lookalike import _lookalike
+
+    assert _lookalike.keys_need_count(method="simhash")
+    assert not _lookalike.keys_need_count(method="simhash", simhash_blocks=4)
+    for method in ("minhash", "combined", "supershingles", "mod-m", "spotsigs", "i-match", "exact"):
+        assert not _lookalike.keys_need_count(method=method), method
+
+
 def test_a_quiet_job_drops_the_no_free_cpu_warning_only(ray_cluster, caplog):
     """While a job runs (not verbose), Ray Data's warning that the cluster has no free CPU (its
     own tasks hold them: on one CPU it came with every job) is dropped; its other warnings are

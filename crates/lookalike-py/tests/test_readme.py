@@ -88,6 +88,17 @@ def test_the_ray_blocks_run(ray_cluster, corpus, tmp_path, monkeypatch):
     want = lookalike.dedup(pa.Table.from_pylist([{"url": r["id"], "text": r["text"]} for r in rows]), text="text", id="url", threshold=0.8)
     assert sorted(written["id"].to_pylist()) == sorted(r["id"] for r in want.table.to_pylist() if r["status"] != "duplicate")
     exec(compile(block('lookalike.ray.read(["crawl/"]'), "README.md", "exec"), names)
+    # The streamed job over a folder of JSONL shards: lookalike.dedup's documents and pairs.
+    (tmp_path / "shards").mkdir()
+    for k in range(3):
+        with (tmp_path / "shards" / f"part-{k}.jsonl").open("w") as f:
+            f.writelines(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in rows[k * 150 : (k + 1) * 150])
+    streamed: dict = {}
+    code = block("stream=True").replace("/data/shards/", str(tmp_path / "shards"))
+    exec(compile(code, "README.md", "exec"), {"ray": ray_cluster, "lookalike": lookalike}, streamed)
+    local = lookalike.dedup(pa.Table.from_pylist([{"id": r["id"], "text": r["text"]} for r in rows]), id="id")
+    assert pa.concat_tables(ray_cluster.get(streamed["result"].pairs.to_arrow_refs())).equals(local.pairs)
+    assert local.pairs.num_rows > 0
     local = lookalike.read(["crawl/"]).read_all()
     local = local.filter(pa.compute.is_valid(local["text"]))
     assert names["result"].pairs.count() == lookalike.dedup(local, id="id").pairs.num_rows > 0

@@ -93,6 +93,15 @@ references, or run on the driver.
   ``cluster="connected"``: the components come from ``connected_components`` (large-star and
   small-star rounds on Ray Datasets) instead of the clustering's union-find.
 
+With ``stream=True`` the input is not kept: ``_Stream`` executes ``ds`` again for each pass over
+it (``iter_internal_ref_bundles``, in input order), numbers each block from the row counts of the
+blocks before it, and hands it to the pass's task (``_number`` and ``_sketch_split`` in the
+first pass; ``_payloads`` for the blocks holding a requested document in the verification's;
+``_count`` and ``_recount`` in a statistics stage's), holding back (``_Window``) while two tasks
+per CPU hold blocks, so that the read goes only as fast as the job uses it and no block outlives
+its task. Both shuffles then run as tasks whatever the size (Ray Data's need the numbered blocks
+in the object store). A pass that counts other rows than the first raises ``ValueError``.
+
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
 order and settings: the same clusters and pairs as ``lookalike dedup --method M`` and
