@@ -695,6 +695,13 @@ def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster)
         lray.dedup(changing, id="id", threshold=0.7, stream=True, progress=False)
     with pytest.raises(ValueError, match="no text column 'body'"):
         lray.dedup(ray.data.from_arrow(table), text="body", id="id", stream=True, progress=False)
+    # Past the task shuffle's bound of pieces (no Ray Data shuffle to go to): said, and still right.
+    many = ray.data.from_arrow(table.slice(10, 40)).repartition(4)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lray, "TASK_SHUFFLE_PIECES", 4)
+        with pytest.warns(RuntimeWarning, match="more than 4 key pieces"):
+            result = lray.dedup(many, id="id", threshold=0.7, num_partitions=2, stream=True, progress=False)
+    assert collect(ray, result.pairs).equals(local.pairs)
     empty = ray.data.from_arrow(table).filter(lambda r: False)
     result = lray.dedup(empty, id="id", stream=True, progress=False)
     assert collect(ray, result.dataset).num_rows == 0

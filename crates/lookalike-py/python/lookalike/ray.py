@@ -516,7 +516,7 @@ def _keys_and_buckets(
     have one. ``say``: the job's progress, told how many blocks are sketched while the tasks run.
     ``each``: called with every block as it is sketched (a streamed input numbers its ids then).
     A streamed input always takes the shuffle in tasks (Ray Data's needs its blocks numbered in
-    the object store)."""
+    the object store), past ``TASK_SHUFFLE_PIECES`` too, with a ``RuntimeWarning`` then."""
     import ray
 
     if source.streamed or _task_shuffle(total, len(source.list), partitions):
@@ -534,6 +534,17 @@ def _keys_and_buckets(
             piece = split.remote(b.ref, b.offset, text, total, settings, partitions, stats, b.piece)
             pieces.append([piece] if partitions == 1 else piece)
             window.add(pieces[-1][0])
+            if source.streamed and len(pieces) * partitions == TASK_SHUFFLE_PIECES + partitions:
+                import warnings
+
+                warnings.warn(
+                    f"stream=True: more than {TASK_SHUFFLE_PIECES} key pieces ({len(pieces)} blocks × {partitions} "
+                    "partitions so far), the bound of a key shuffle in tasks, and a streamed input has no "
+                    "other: the driver holds a reference to each piece (larger blocks, or fewer partitions, "
+                    "make fewer)",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
         bucket = ray.remote(_bucket_parts)
         buckets = [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
         if say is not None:
