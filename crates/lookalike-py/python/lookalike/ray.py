@@ -97,10 +97,12 @@ With ``stream=True`` the input is not kept: ``_Stream`` executes ``ds`` again fo
 it (``iter_internal_ref_bundles``, in input order), numbers each block from the row counts of the
 blocks before it, and hands it to the pass's task (``_number`` and ``_sketch_split`` in the
 first pass; ``_payloads`` for the blocks holding a requested document in the verification's;
-``_count`` and ``_recount`` in a statistics stage's), holding back (``_Window``) while two tasks
-per CPU hold blocks, so that the read goes only as fast as the job uses it and no block outlives
-its task. Both shuffles then run as tasks whatever the size (Ray Data's need the numbered blocks
-in the object store). A pass that counts other rows than the first raises ``ValueError``.
+``_count`` and ``_recount`` in a statistics stage's), holding back (``_Window``) while two of
+the pass's tasks per CPU wait or run (``_number``, short, is not counted), so that the read goes
+only as fast as the job uses it and no block outlives its task. Both shuffles then run as tasks
+whatever the size (Ray Data's need the numbered blocks in the object store; past
+``TASK_SHUFFLE_PIECES`` the job warns). A pass that counts other rows than the first raises
+``ValueError``.
 
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
@@ -276,7 +278,6 @@ class _Materialized:
 
     def __init__(self, blocks: list[_Block]) -> None:
         self.list = blocks
-        self.total = sum(b.rows for b in blocks)
 
     def blocks(self) -> Iterator[_Block]:
         return iter(self.list)
@@ -526,13 +527,13 @@ def _keys_and_buckets(
         pieces = []
         told = time.monotonic()
         for b in source.blocks():
-            if say is not None and source.streamed and time.monotonic() - told >= _PROGRESS_SECONDS:
-                say(f"{len(pieces)} blocks read ({b.offset} documents)")
-                told = time.monotonic()
             if each is not None:
                 each(b)
             piece = split.remote(b.ref, b.offset, text, total, settings, partitions, stats, b.piece)
             pieces.append([piece] if partitions == 1 else piece)
+            if say is not None and source.streamed and time.monotonic() - told >= _PROGRESS_SECONDS:
+                say(f"{len(pieces)} blocks read ({b.offset + b.rows} documents)")
+                told = time.monotonic()
             window.add(pieces[-1][0])
             if source.streamed and len(pieces) * partitions == TASK_SHUFFLE_PIECES + partitions:
                 import warnings
@@ -1086,9 +1087,10 @@ def dedup(
     ``stream``: ``False`` (the default) executes ``ds`` once and keeps its blocks (the texts) in
     the object store for the whole job. ``True`` reads it as a stream, twice: each block is
     sketched as it comes and let go, and the dataset is read again for the verification, where
-    only the blocks holding a requested document give their shingle sets; at most two tasks per
-    CPU hold a block at once, so the texts are never all in memory (the shuffled keys and the
-    requested sets are). For inputs larger than the cluster's memory; it costs one more read of
+    only the blocks holding a requested document give their shingle sets; the read is held back
+    while two sketching (or payload) tasks per CPU wait or run, so the texts are never all in
+    memory (the shuffled keys and the requested sets are; a block also waits for its ids to be
+    numbered, a short task outside that bound). For inputs larger than the cluster's memory; it costs one more read of
     the input (two with a statistics stage), and ``ds`` must give the same rows in the same order
     each time it is executed (a read of files does; an unseeded ``random_shuffle`` does not: a
     different row count on the second read raises ``ValueError``). Default ``num_partitions``
