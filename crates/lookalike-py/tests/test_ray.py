@@ -705,6 +705,11 @@ def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster)
     empty = ray.data.from_arrow(table).filter(lambda r: False)
     result = lray.dedup(empty, id="id", stream=True, progress=False)
     assert collect(ray, result.dataset).num_rows == 0
+    # Blocks that are pandas frames (ray.data.from_pandas keeps them so): read as Arrow tables.
+    frames = ray.data.from_pandas([table.slice(10, 20).to_pandas(), table.slice(30, 20).to_pandas()])
+    assert type(ray.get(next(iter(frames.iter_internal_ref_bundles())).blocks[0].ref)).__name__ == "DataFrame"
+    result = lray.dedup(frames, id="id", threshold=0.7, num_partitions=2, stream=True, progress=False)
+    assert collect(ray, result.pairs).equals(local.pairs)
 
 
 def test_the_stream_window_holds_at_most_its_limit(ray_cluster):

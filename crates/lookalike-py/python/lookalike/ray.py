@@ -1093,8 +1093,9 @@ def dedup(
     numbered, a short task outside that bound). For inputs larger than the cluster's memory; it costs one more read of
     the input (two with a statistics stage), and ``ds`` must give the same rows in the same order
     each time it is executed (a read of files does; an unseeded ``random_shuffle`` does not: a
-    different row count on the second read raises ``ValueError``). Default ``num_partitions``
-    with ``stream=True``: two per CPU of the cluster.
+    different row count on the second read raises ``ValueError``). A Dataset that is already in
+    the object store (materialized, or from ``lookalike.ray.read``, which reads eagerly) gains
+    nothing from it. Default ``num_partitions`` with ``stream=True``: two per CPU of the cluster.
 
     Raises ``ValueError`` for settings it cannot run (the message says why; they run in
     ``lookalike.dedup``), a missing column or a bad ``components``; ``TypeError`` for a column of another type.
