@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pyarrow as pa
 import pytest
 
@@ -691,7 +693,7 @@ def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster)
 
     # Rows kept at random: another count on the verification's read.
     changing = ray.data.from_arrow(table).repartition(3).filter(lambda r: random.random() < 0.5)
-    with pytest.raises(ValueError, match="stream=True read the dataset again and got"):
+    with pytest.raises(ValueError, match="stream=True read the dataset again and its blocks changed"):
         lray.dedup(changing, id="id", threshold=0.7, stream=True, progress=False)
     with pytest.raises(ValueError, match="no text column 'body'"):
         lray.dedup(ray.data.from_arrow(table), text="body", id="id", stream=True, progress=False)
@@ -766,3 +768,37 @@ def test_a_quiet_job_drops_the_no_free_cpu_warning_only(ray_cluster, caplog):
         log.warning(busy)
     messages = [r.getMessage() for r in caplog.records if r.name == "ray.data.dataset"]
     assert messages == ["another warning", busy]
+
+
+def test_a_dataset_made_before_the_job_is_read_in_input_order(ray_cluster, tmp_path):
+    """A Dataset executes with the context it was made with: one made before the job, whose
+    blocks end out of order (the first block's task is the slowest, 2 CPUs), is still numbered in
+    input order, with ``stream`` off and on (on, each pass once read them in another order and
+    verified the wrong documents' sets)."""
+    ray = ray_cluster
+    import time
+
+    import lookalike.ray as lray
+
+    texts = [f"the quick brown fox jumps over the lazy dog and runs far away to the {i % 9} hills" for i in range(60)]
+    table = pa.table({"id": [str(i) for i in range(60)], "text": texts})
+    local = lookalike.dedup(table, id="id", threshold=0.7)
+
+    def slow_first(batch: pa.Table) -> pa.Table:
+        # The block holding row "0" ends last.
+        time.sleep(1.0 if batch["id"][0].as_py() == "0" else 0.05)
+        return batch
+
+    # Six JSONL files, read one per task.
+    for k in range(6):
+        with (tmp_path / f"part-{k}.jsonl").open("w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in table.slice(10 * k, 10).to_pylist())
+    ray.data.DataContext.get_current().execution_options.preserve_order = False
+    files = sorted(str(p) for p in tmp_path.glob("part-*.jsonl"))
+    ds = ray.data.read_json(files, override_num_blocks=6).map_batches(slow_first, batch_format="pyarrow", batch_size=None)
+    assert not ds.context.execution_options.preserve_order
+    for stream in (False, True):
+        result = lray.dedup(ds, id="id", threshold=0.7, num_partitions=2, stream=stream, progress=False)
+        assert collect(ray, result.dataset).equals(local.table), stream
+        assert collect(ray, result.pairs).equals(local.pairs), stream
+    assert not ds.context.execution_options.preserve_order

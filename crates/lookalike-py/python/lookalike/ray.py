@@ -287,13 +287,16 @@ class _Stream:
     """The input as a Dataset executed again for each pass over it (``stream=True``): its blocks
     in input order, each numbered from the rows before it (the bundles' row counts), none kept
     after the pass. ``window``: the most tasks reading its blocks at once. The first pass checks
-    the columns and counts the rows; every later pass must give as many."""
+    the columns and counts the rows of each block; every later pass must give the same counts
+    (the job sets the dataset to execute in input order, ``_in_order``)."""
 
     streamed = True
 
     def __init__(self, ds: Any, columns: list[tuple[str | None, str]], window: int) -> None:
         self.ds, self.columns, self.window = ds, columns, window
         self.total: int | None = None
+        #: The first pass's row count of each block, which every later pass must give again.
+        self.shape: list[int] = []
         self.checked = False
 
     def _check(self, names: list[str]) -> None:
@@ -307,7 +310,7 @@ class _Stream:
         self.checked = True
 
     def blocks(self) -> Iterator[_Block]:
-        offset = 0
+        offset, shape = 0, []
         for bundle in self.ds.iter_internal_ref_bundles():
             if not self.checked and bundle.schema is not None:
                 self._check(list(bundle.schema.names))
@@ -316,6 +319,11 @@ class _Stream:
                     rows, part = piece.end_offset - piece.start_offset, (piece.start_offset, piece.end_offset)
                 else:
                     rows, part = entry.metadata.num_rows, None
+                if self.total is None:
+                    self.shape.append(rows)
+                elif len(shape) >= len(self.shape) or self.shape[len(shape)] != rows:
+                    self._changed(offset + rows)
+                shape.append(rows)
                 yield _Block(entry.ref, offset, rows, part)
                 offset += rows
         if self.total is None:
@@ -324,12 +332,16 @@ class _Stream:
                 schema = self.ds.schema()
                 if schema is not None:
                     self._check(list(schema.names))
-        elif offset != self.total:
-            raise ValueError(
-                f"stream=True read the dataset again and got {offset} rows where its first read gave "
-                f"{self.total}: a streamed dataset must give the same rows in the same order each time it "
-                "is read (materialize it, or use stream=False)"
-            )
+        elif shape != self.shape:
+            self._changed(offset)
+
+    def _changed(self, rows: int) -> None:
+        raise ValueError(
+            f"stream=True read the dataset again and its blocks changed (at least {rows} rows where its "
+            f"first read gave {self.total} in {len(self.shape)} blocks of other sizes): a streamed dataset "
+            "must give the same rows in the same order each time it is read (materialize it, or use "
+            "stream=False)"
+        )
 
 
 def _shape(block: pa.Table) -> tuple[int, list[str]]:
@@ -970,6 +982,25 @@ def _job(what: str, progress: bool, verbose: bool) -> Iterator[_Progress]:
         ctx.execution_options.preserve_order = preserve
 
 
+@contextlib.contextmanager
+def _in_order(ds: Any) -> Iterator[None]:
+    """``ds`` executed in input order while the job runs: a Dataset executes with the
+    DataContext it was created with (``ds.context``), not the current one, so ``_job``'s setting
+    does not reach a Dataset made before the job, and a read of several files on several CPUs
+    gave its blocks in the order they were done (other "first" documents from run to run, and
+    with ``stream=True`` another order on each pass)."""
+    options = ds.context.execution_options if hasattr(ds, "context") else None
+    if options is None:
+        yield
+        return
+    preserve = options.preserve_order
+    options.preserve_order = True
+    try:
+        yield
+    finally:
+        options.preserve_order = preserve
+
+
 def _materialized_keys(ds: Any, text: str, id: str | None, num_partitions: int | None, settings: dict[str, Any], say):
     """The input's blocks in the object store (``stream=False``), their ids numbered, the
     statistics (methods that have them) and the buckets: ``(source, ids, total, partitions,
@@ -1115,7 +1146,7 @@ def dedup(
     _lookalike.Components(0, **settings)
 
     clusterer: _Local | _Remote | None = None
-    with _job("lookalike.ray.dedup", progress, verbose) as say:
+    with _job("lookalike.ray.dedup", progress, verbose) as say, _in_order(ds):
         try:
             if stream:
                 source, ids, total, partitions, statistics, buckets = _streamed_keys(
