@@ -307,7 +307,7 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
             # The job's own module's reader (a baseline package reads with its own).
             ds = job.read([corpus], skipped=False)
         elif os.environ.get("PYTHON_RAY_READER") == "parquet":
-            ds = ray.data.read_parquet(corpus.removesuffix(".jsonl") + ".parquet", override_num_blocks=blocks)
+            ds = ray.data.read_parquet(os.environ["PYTHON_RAY_PARQUET"], override_num_blocks=blocks)
         else:
             ds = ray.data.read_json(corpus, override_num_blocks=blocks)
         partitions = int(os.environ.get("PYTHON_RAY_PARTITIONS") or 2 * cpus)
@@ -424,6 +424,14 @@ def main() -> int:
             for _, line in zip(range(docs), src):
                 dst.write(line)
         corpus = str(head)
+    parquet = None
+    if reader == "parquet":
+        # Written from the JSONL lines before any sharding; the Ray rows read this file.
+        import pyarrow.json
+        import pyarrow.parquet
+
+        parquet = str(work / "corpus.parquet")
+        pyarrow.parquet.write_table(pyarrow.json.read_json(corpus).select(["id", "text"]), parquet, row_group_size=10_000)
     if shards:
         # A sharded corpus: its lines cut into SHARDS files of a folder, in order (the CLI reads
         # a folder's files by name, Ray Data one file per read task).
@@ -455,17 +463,6 @@ def main() -> int:
         canon[name] = json.loads(out.read_text())
         rows.append({"task": name, **json.loads(stdout), "cpu_seconds": round(cpu, 2), "peak_mb": round(rss / 1e6)})
         print(json.dumps(rows[-1]), flush=True)
-    if reader == "parquet":
-        import pyarrow.json
-        import pyarrow.parquet
-
-        table = pyarrow.json.read_json(corpus).select(["id", "text"])
-        parquet = str(work / "corpus.parquet")
-        pyarrow.parquet.write_table(table, parquet, row_group_size=10_000)
-        del table
-        corpus = str(work / "corpus.jsonl") if docs is None else corpus
-        if docs is None:
-            os.symlink(os.path.abspath(args[1]), corpus)
     jobs = [("ray", "lookalike.ray")]
     if stream:
         jobs.append(("ray-stream", "lookalike.ray:stream"))
@@ -491,6 +488,8 @@ def main() -> int:
                     env["PYTHON_RAY_PARTITIONS"] = partitions
                 if reader:
                     env["PYTHON_RAY_READER"] = reader
+                if parquet:
+                    env["PYTHON_RAY_PARQUET"] = parquet
                 args = [sys.executable, __file__, "--task", str(cpus), corpus, str(out), module]
                 seconds, _, _, stdout = measured(args, env, timeout)
                 if not stdout:

@@ -614,7 +614,9 @@ def test_a_long_stage_says_how_many_of_its_tasks_are_done(ray_cluster, monkeypat
         time.sleep(seconds)
         return seconds
 
-    monkeypatch.setattr(lray, "_PROGRESS_SECONDS", 0.2)
+    from lookalike import _tasks
+
+    monkeypatch.setattr(_tasks, "PROGRESS_SECONDS", 0.2)
     refs = [slow.remote(0.05), slow.remote(1.5)]
     lines: list[str] = []
     lray._wait(refs, lines.append, "partitions verified")

@@ -179,12 +179,12 @@ def test_only_large_uncompressed_jsonl_is_cut(tmp_path, monkeypatch):
 
 
 def test_a_long_read_says_how_far_it_is(ray_cluster, tmp_path, monkeypatch, capsys):
-    import lookalike.ray_read as module
-
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.jsonl").write_text("".join(f'{{"id":"{name}{i}","text":"t {i}"}}\n' for i in range(50)))
     # A line at every block (the default waits 10 s between two).
-    monkeypatch.setattr(module, "_PROGRESS_SECONDS", 0.0)
+    from lookalike import _tasks
+
+    monkeypatch.setattr(_tasks, "PROGRESS_SECONDS", 0.0)
     rows = rows_of_ray(ray_read([str(tmp_path)], tasks=3))
     assert len(rows) == 150
     err = capsys.readouterr().err

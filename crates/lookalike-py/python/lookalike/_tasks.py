@@ -11,6 +11,10 @@ from typing import Any, Callable, Iterator, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: The least seconds between two progress lines while a stage's tasks run, in the job
+#: (``lookalike.ray``) and in the reader (``lookalike.ray_read``).
+PROGRESS_SECONDS = 10.0
+
 
 def _task_threads() -> None:
     """In a Ray task, sizes rayon's pool (the native kernels' and readers' threads) to the CPUs

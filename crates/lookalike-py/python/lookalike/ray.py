@@ -160,6 +160,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from . import _lookalike
+from . import _tasks
 from ._tasks import _in_task
 
 __all__ = [
@@ -294,10 +295,15 @@ class _Stream:
 
     def __init__(self, ds: Any, columns: list[tuple[str | None, str]], window: int) -> None:
         self.ds, self.columns, self.window = ds, columns, window
-        self.total: int | None = None
-        #: The first pass's row count of each block, which every later pass must give again.
-        self.shape: list[int] = []
+        #: The first pass's row count of each block, which every later pass must give again
+        #: (None until the first pass has ended).
+        self.shape: list[int] | None = None
         self.checked = False
+
+    @property
+    def total(self) -> int | None:
+        """The input's row count, once the first pass has ended."""
+        return None if self.shape is None else sum(self.shape)
 
     def _check(self, names: list[str]) -> None:
         # An empty block may have no columns (a filter that kept nothing): the first block with
@@ -319,15 +325,13 @@ class _Stream:
                     rows, part = piece.end_offset - piece.start_offset, (piece.start_offset, piece.end_offset)
                 else:
                     rows, part = entry.metadata.num_rows, None
-                if self.total is None:
-                    self.shape.append(rows)
-                elif len(shape) >= len(self.shape) or self.shape[len(shape)] != rows:
+                if self.shape is not None and self.shape[len(shape) : len(shape) + 1] != [rows]:
                     self._changed(offset + rows)
                 shape.append(rows)
                 yield _Block(entry.ref, offset, rows, part)
                 offset += rows
-        if self.total is None:
-            self.total = offset
+        if self.shape is None:
+            self.shape = shape
             if not self.checked and offset == 0:
                 schema = self.ds.schema()
                 if schema is not None:
@@ -338,7 +342,7 @@ class _Stream:
     def _changed(self, rows: int) -> None:
         raise ValueError(
             f"stream=True read the dataset again and its blocks changed (at least {rows} rows where its "
-            f"first read gave {self.total} in {len(self.shape)} blocks of other sizes): a streamed dataset "
+            f"first read gave {self.total} in {len(self.shape or [])} blocks of other sizes): a streamed dataset "
             "must give the same rows in the same order each time it is read (materialize it, or use "
             "stream=False)"
         )
@@ -543,11 +547,11 @@ def _keys_and_buckets(
                 each(b)
             piece = split.remote(b.ref, b.offset, text, total, settings, partitions, stats, b.piece)
             pieces.append([piece] if partitions == 1 else piece)
-            if say is not None and source.streamed and time.monotonic() - told >= _PROGRESS_SECONDS:
+            if say is not None and source.streamed and time.monotonic() - told >= _tasks.PROGRESS_SECONDS:
                 say(f"{len(pieces)} blocks read ({b.offset + b.rows} documents)")
                 told = time.monotonic()
             window.add(pieces[-1][0])
-            if source.streamed and len(pieces) * partitions == TASK_SHUFFLE_PIECES + partitions:
+            if source.streamed and (len(pieces) - 1) * partitions <= TASK_SHUFFLE_PIECES < len(pieces) * partitions:
                 import warnings
 
                 warnings.warn(
@@ -702,18 +706,14 @@ def _verify_part(all: bool, settings: dict[str, Any], *tables: pa.Table) -> tupl
 VERIFY_TASK_DOCUMENTS = 100_000
 
 
-#: The least seconds between two progress lines while a stage's tasks run.
-_PROGRESS_SECONDS = 10.0
-
-
 def _wait(refs: list, say: Any, what: str) -> None:
     """Waits until every one of ``refs`` is done (without fetching them), saying at most every
-    ``_PROGRESS_SECONDS`` how many are (a stage of a long job is otherwise silent)."""
+    ``_tasks.PROGRESS_SECONDS`` how many are (a stage of a long job is otherwise silent)."""
     import ray
 
     pending, total = list(refs), len(refs)
     while pending:
-        _, pending = ray.wait(pending, num_returns=len(pending), timeout=_PROGRESS_SECONDS, fetch_local=False)
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=_tasks.PROGRESS_SECONDS, fetch_local=False)
         if pending:
             say(f"{what}: {total - len(pending)} of {total} done")
 

@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _lookalike
+from . import _tasks
 from ._tasks import _in_task
 
 
@@ -199,8 +200,6 @@ _SCHEMA = pa.schema(
         ("boilerplate_before_bytes", pa.uint64()),
     ]
 )
-# The least seconds between two progress lines while the parts are read.
-_PROGRESS_SECONDS = 10.0
 # A block's bytes when Ray Data's context does not say (its default target).
 _BLOCK_BYTES = 128 << 20
 
@@ -295,7 +294,7 @@ def read(
         for done, stream in enumerate(streams):
             for ref in stream:
                 blocks.append(ref)
-                if time.monotonic() - told >= _PROGRESS_SECONDS:
+                if time.monotonic() - told >= _tasks.PROGRESS_SECONDS:
                     n = len(blocks)
                     say(f"{n} block{'s' if n != 1 else ''} read (task {done + 1} of {len(parts)})")
                     told = time.monotonic()
