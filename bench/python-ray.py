@@ -3,7 +3,7 @@ in one run: wall seconds, CPU seconds, peak memory, and the same pairs and clust
 
     python bench/python-ray.py CLI CORPUS.jsonl [DOCS] [--cpus 1,2] [--baseline MODULE[,MODULE]] [--repeat R]
         [--no-dedup] [--timeout S] [--object-store-gb G] [--blocks B] [--partitions P]
-        [--reader lookalike|parquet] [--rayon-threads T|unset] [--stream]
+        [--reader lookalike|parquet] [--rayon-threads T|unset] [--stream] [--task-shuffle-pieces N]
 
 CLI is the release binary (`lookalike`), CORPUS a JSONL file with `id` and `text`; DOCS (default
 every line) takes the first lines only. `--cpus`: the Ray cluster sizes (default 1 and 2).
@@ -24,7 +24,9 @@ documents, not timed) and read with `ray.data.read_parquet`. `--shards K`: the c
 into K JSONL files of a folder (in order; not timed), which every task reads (Ray Data one file
 per read task, `--blocks` K unless given). `--stream`: each Ray job also runs
 with `stream=True` (the input read as a stream, twice), as `ray-stream-cpus-N`, alternating with
-the others (not with `--reader lookalike`, whose read is not lazy).
+the others (not with `--reader lookalike`, whose read is not lazy). `--task-shuffle-pieces N`:
+the job's `TASK_SHUFFLE_PIECES` set to N (past it the key shuffle is Ray Data's repartition; with
+`--stream`, from the block that crosses it).
 Every measurement runs in a child process of its own:
 
 * `cli-threads-N`: `lookalike dedup CORPUS --threads N --pairs P --clusters C --stats S` (reading
@@ -311,6 +313,8 @@ def task_ray(corpus: str, out: str, cpus: int, module: str) -> dict:
         else:
             ds = ray.data.read_json(corpus, override_num_blocks=blocks)
         partitions = int(os.environ.get("PYTHON_RAY_PARTITIONS") or 2 * cpus)
+        if os.environ.get("PYTHON_RAY_TASK_SHUFFLE_PIECES"):
+            job.TASK_SHUFFLE_PIECES = int(os.environ["PYTHON_RAY_TASK_SHUFFLE_PIECES"])
         result = job.dedup(ds, text="text", id="id", num_partitions=partitions, **({"stream": True} if stream else {}))
         end = time.perf_counter()
         seconds = end - start
@@ -387,9 +391,10 @@ def main() -> int:
     reader = None
     partitions = None
     shards = None
+    pieces = None
     for flag in (
         "--cpus", "--baseline", "--repeat", "--timeout", "--object-store-gb", "--blocks", "--partitions", "--reader",
-        "--rayon-threads", "--shards",
+        "--rayon-threads", "--shards", "--task-shuffle-pieces",
     ):
         if flag in args:
             i = args.index(flag)
@@ -411,6 +416,8 @@ def main() -> int:
                 rayon = value
             elif flag == "--shards":
                 shards = int(value)
+            elif flag == "--task-shuffle-pieces":
+                pieces = value
             elif flag == "--object-store-gb":
                 store = str(int(float(value) * 1e9))
             else:
@@ -490,6 +497,8 @@ def main() -> int:
                     env["PYTHON_RAY_READER"] = reader
                 if parquet:
                     env["PYTHON_RAY_PARQUET"] = parquet
+                if pieces:
+                    env["PYTHON_RAY_TASK_SHUFFLE_PIECES"] = pieces
                 args = [sys.executable, __file__, "--task", str(cpus), corpus, str(out), module]
                 seconds, _, _, stdout = measured(args, env, timeout)
                 if not stdout:

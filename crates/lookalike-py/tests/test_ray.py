@@ -658,7 +658,7 @@ def test_ray_streamed_input_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, 
     assert len(cli_pairs) >= 12
 
 
-def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster):
+def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster, capsys):
     """``stream=True`` numbers the rows of a bundle that holds a slice of a block (Ray Data's
     bundles may) as their own; a dataset that gives other rows on its second read is refused
     with the reason, not verified against the wrong texts; a missing column is named, and an
@@ -699,13 +699,18 @@ def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster)
         lray.dedup(changing, id="id", threshold=0.7, stream=True, progress=False)
     with pytest.raises(ValueError, match="no text column 'body'"):
         lray.dedup(ray.data.from_arrow(table), text="body", id="id", stream=True, progress=False)
-    # Past the task shuffle's bound of pieces (no Ray Data shuffle to go to): said, and still right.
+    # Past the task shuffle's bounds (of pieces; of documents) in the middle of the stream: the
+    # later blocks' keys go whole to Ray Data's repartition with the pieces before, same answer.
     many = ray.data.from_arrow(table.slice(10, 40)).repartition(4)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(lray, "TASK_SHUFFLE_PIECES", 4)
-        with pytest.warns(RuntimeWarning, match="more than 4 key pieces"):
-            result = lray.dedup(many, id="id", threshold=0.7, num_partitions=2, stream=True, progress=False)
-    assert collect(ray, result.pairs).equals(local.pairs)
+    # Four blocks of 10 rows, 2 partitions: 4 pieces are the first two blocks; 15 documents the first.
+    for bound, value, whole in (("TASK_SHUFFLE_PIECES", 4, 2), ("TASK_SHUFFLE_DOCUMENTS", 15, 3)):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(lray, bound, value)
+            result = lray.dedup(many, id="id", threshold=0.7, num_partitions=2, stream=True)
+        said = capsys.readouterr().err
+        assert f"the keys of the last {whole} go through Ray Data's repartition" in said, (bound, said)
+        assert collect(ray, result.dataset).equals(local.table), bound
+        assert collect(ray, result.pairs).equals(local.pairs), bound
     empty = ray.data.from_arrow(table).filter(lambda r: False)
     result = lray.dedup(empty, id="id", stream=True, progress=False)
     assert collect(ray, result.dataset).num_rows == 0
@@ -739,6 +744,27 @@ def test_the_stream_window_holds_at_most_its_limit(ray_cluster):
     unbounded = _Window(None)
     unbounded.add(nap.remote(0))
     assert unbounded.refs == []
+
+
+def test_a_stream_pass_bounds_ray_datas_read_ahead(ray_cluster):
+    """While a pass reads a streamed dataset, its read-ahead in the object store is bounded
+    (``resource_limits.object_store_memory`` of the dataset's own context, the one it executes
+    with); a lower limit the caller set is kept, and the caller's limits are back after the pass."""
+    ray = ray_cluster
+    from lookalike.ray import _Stream
+
+    ds = ray.data.range(30, override_num_blocks=3)
+    limits = ds.context.execution_options.resource_limits
+    source = _Stream(ds, [], window=2, read_ahead=1e6)
+    during = []
+    for _ in source.blocks():
+        during.append(ds.context.execution_options.resource_limits.object_store_memory)
+    assert during == [1e6] * 3
+    assert ds.context.execution_options.resource_limits == limits
+    assert limits.object_store_memory == float("inf")
+    ds.context.execution_options.resource_limits = limits.copy(object_store_memory=5e5)
+    assert [ds.context.execution_options.resource_limits.object_store_memory for _ in source.blocks()] == [5e5] * 3
+    assert ds.context.execution_options.resource_limits.object_store_memory == 5e5
 
 
 def test_only_simhash_without_blocks_needs_the_count_before_its_keys():

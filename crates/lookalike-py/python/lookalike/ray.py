@@ -95,14 +95,16 @@ references, or run on the driver.
 
 With ``stream=True`` the input is not kept: ``_Stream`` executes ``ds`` again for each pass over
 it (``iter_internal_ref_bundles``, in input order), numbers each block from the row counts of the
-blocks before it, and hands it to the pass's task (``_number`` and ``_sketch_split`` in the
-first pass; ``_payloads`` for the blocks holding a requested document in the verification's;
+blocks before it, and hands it to the pass's task (``_sketch_split``, which also numbers its ids,
+in the first pass; ``_payloads`` for the blocks holding a requested document in the verification's;
 ``_count`` and ``_recount`` in a statistics stage's), holding back (``_Window``) while two of
-the pass's tasks per CPU wait or run (``_number``, short, is not counted), so that the read goes
-only as fast as the job uses it and no block outlives its task. Both shuffles then run as tasks
-whatever the size (Ray Data's need the numbered blocks in the object store; past
-``TASK_SHUFFLE_PIECES`` the job warns). A pass that counts other rows than the first raises
-``ValueError``.
+the pass's tasks per CPU wait or run, so that the read goes only as fast as the job uses it
+and no block outlives its task. The verification then runs in tasks whatever the size (Ray
+Data's join needs the numbered blocks in the object store). The key shuffle runs in tasks while
+within its bounds; from the block that takes it past them, the rest of the key rows go whole,
+with the pieces already split, to Ray Data's repartition (so the driver holds at most
+``TASK_SHUFFLE_PIECES`` pieces and a reference per later block). A pass that counts other rows
+than the first raises ``ValueError``.
 
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
@@ -287,14 +289,15 @@ class _Materialized:
 class _Stream:
     """The input as a Dataset executed again for each pass over it (``stream=True``): its blocks
     in input order, each numbered from the rows before it (the bundles' row counts), none kept
-    after the pass. ``window``: the most tasks reading its blocks at once. The first pass checks
+    after the pass. ``window``: the most tasks reading its blocks at once; ``read_ahead``: the
+    bytes of blocks Ray Data may read ahead of them (``_read_ahead``). The first pass checks
     the columns and counts the rows of each block; every later pass must give the same counts
     (the job sets the dataset to execute in input order, ``_in_order``)."""
 
     streamed = True
 
-    def __init__(self, ds: Any, columns: list[tuple[str | None, str]], window: int) -> None:
-        self.ds, self.columns, self.window = ds, columns, window
+    def __init__(self, ds: Any, columns: list[tuple[str | None, str]], window: int, read_ahead: float) -> None:
+        self.ds, self.columns, self.window, self.read_ahead = ds, columns, window, read_ahead
         #: The first pass's row count of each block, which every later pass must give again
         #: (None until the first pass has ended).
         self.shape: list[int] | None = None
@@ -316,6 +319,10 @@ class _Stream:
         self.checked = True
 
     def blocks(self) -> Iterator[_Block]:
+        with _read_ahead(self.ds, self.read_ahead):
+            yield from self._blocks()
+
+    def _blocks(self) -> Iterator[_Block]:
         offset, shape = 0, []
         for bundle in self.ds.iter_internal_ref_bundles():
             if not self.checked and bundle.schema is not None:
@@ -346,6 +353,29 @@ class _Stream:
             "must give the same rows in the same order each time it is read (materialize it, or use "
             "stream=False)"
         )
+
+
+#: ``stream=True``: the bytes of blocks per CPU of the cluster that Ray Data may hold in the
+#: object store ahead of the job's tasks during a pass (its ``resource_limits``). Without it, a
+#: pass's first moments sometimes read 1.4 GB ahead at 1 CPU, and Plasma's pages stay resident
+#: once written (``bench/results/ray-stream-2026-11-29.md``).
+STREAM_READ_AHEAD = 256 * 2**20
+
+
+@contextlib.contextmanager
+def _read_ahead(ds: Any, budget: float) -> Iterator[None]:
+    """``ds`` executed with at most ``budget`` bytes of blocks in the object store ahead of its
+    consumer (a lower limit the caller set is kept), while the context is open."""
+    options = ds.context.execution_options if hasattr(ds, "context") else None
+    if options is None:
+        yield
+        return
+    limits = options.resource_limits
+    options.resource_limits = limits.copy(object_store_memory=min(limits.object_store_memory, budget))
+    try:
+        yield
+    finally:
+        options.resource_limits = limits
 
 
 def _shape(block: pa.Table) -> tuple[int, list[str]]:
@@ -481,20 +511,25 @@ def _spread(keys, partitions: int):
 @_in_task
 def _sketch_split(
     block: pa.Table, offset: int, text: str, documents: int, settings: dict[str, Any], partitions: int,
-    statistics: bytes | None = None, piece: tuple[int, int] | None = None,
+    statistics: bytes | None = None, piece: tuple[int, int] | None = None, ids: tuple[str | None] | None = None,
 ):
     """A block's key rows (its first row at ``offset``) split by key among ``partitions`` (a
     tuple of tables; one table when ``partitions`` is 1): all rows of a key in the same
-    partition, whatever the block."""
+    partition, whatever the block. ``ids=(id,)``: the block's ids numbered (``_number``) follow
+    the pieces (a streamed block is read by this one task of the pass)."""
     import numpy as np
 
     rows = _sketch(_documents(block, offset, text, piece), text, documents, settings, statistics)
     if partitions == 1:
-        return rows
-    part = _spread(rows["key"].to_numpy(), partitions)
-    order = np.argsort(part, kind="stable")
-    bounds = np.searchsorted(part[order], np.arange(partitions + 1))
-    return tuple(rows.take(order[bounds[p] : bounds[p + 1]]) for p in range(partitions))
+        parts: tuple[pa.Table, ...] = (rows,)
+    else:
+        part = _spread(rows["key"].to_numpy(), partitions)
+        order = np.argsort(part, kind="stable")
+        bounds = np.searchsorted(part[order], np.arange(partitions + 1))
+        parts = tuple(rows.take(order[bounds[p] : bounds[p + 1]]) for p in range(partitions))
+    if ids is not None:
+        parts = (*parts, _number(block, offset, ids[0], piece))
+    return parts[0] if len(parts) == 1 else parts
 
 
 @_in_task
@@ -525,56 +560,76 @@ def _task_shuffle(documents: int, blocks: int, partitions: int) -> bool:
 
 def _keys_and_buckets(
     source: _Materialized | _Stream, total: int, text: str, partitions: int, settings: dict[str, Any],
-    statistics: bytes | None = None, say: Any = None, each: Any = None,
-) -> list:
+    statistics: bytes | None = None, say: Any = None, ids: tuple[str | None] | None = None,
+) -> tuple[list[Any], list[Any]]:
     """The sketch, the key shuffle and the buckets: object references of the bucket tables, one
-    per partition. ``total``: the collection's size where the keying needs it
+    per partition, and of the blocks' numbered ids when asked for (``ids=(id,)``: a streamed
+    input numbers them in its sketch tasks, where the block is read; else an empty list).
+    ``total``: the collection's size where the keying needs it
     (``keys_need_count``). ``statistics``: the statistics stage's counts, for the methods that
     have one. ``say``: the job's progress, told how many blocks are sketched while the tasks run.
-    ``each``: called with every block as it is sketched (a streamed input numbers its ids then).
-    A streamed input always takes the shuffle in tasks (Ray Data's needs its blocks numbered in
-    the object store), past ``TASK_SHUFFLE_PIECES`` too, with a ``RuntimeWarning`` then."""
+    A streamed input starts with the shuffle in tasks (its size is not known before its end);
+    from the block that takes it past the bounds (``_task_shuffle``), the rest of its key rows go
+    whole, with the pieces of the blocks before, to Ray Data's repartition."""
     import ray
 
     if source.streamed or _task_shuffle(total, len(source.list), partitions):
-        split = ray.remote(_sketch_split).options(num_returns=partitions)
+        more = 0 if ids is None else 1
+        split = ray.remote(_sketch_split).options(num_returns=partitions + more)
+        whole = ray.remote(_sketch_split).options(num_returns=1 + more)
         stats = ray.put(statistics) if statistics is not None else None
         window = _Window(source.window)
-        pieces = []
+        # A block's key rows split among the partitions while the shuffle is within the task
+        # shuffle's bounds; past them (a streamed input only: its size is known at its end), each
+        # later block's rows whole, and Ray Data's repartition takes them with the pieces.
+        pieces: list[list[Any]] = []
+        rest: list[Any] = []
+        numbered: list[Any] = []
         told = time.monotonic()
         for b in source.blocks():
-            if each is not None:
-                each(b)
-            piece = split.remote(b.ref, b.offset, text, total, settings, partitions, stats, b.piece)
-            pieces.append([piece] if partitions == 1 else piece)
+            if not rest and _task_shuffle(b.offset + b.rows, len(pieces) + 1, partitions):
+                out = split.remote(b.ref, b.offset, text, total, settings, partitions, stats, b.piece, ids)
+                out = [out] if partitions + more == 1 else list(out)
+                pieces.append(out[:partitions])
+            else:
+                out = whole.remote(b.ref, b.offset, text, total, settings, 1, stats, b.piece, ids)
+                out = [out] if more == 0 else list(out)
+                rest.append(out[0])
+            if more:
+                numbered.append(out[-1])
+            window.add(out[0])
             if say is not None and source.streamed and time.monotonic() - told >= _tasks.PROGRESS_SECONDS:
-                say(f"{len(pieces)} blocks read ({b.offset + b.rows} documents)")
+                say(f"{len(pieces) + len(rest)} blocks read ({b.offset + b.rows} documents)")
                 told = time.monotonic()
-            window.add(pieces[-1][0])
-            if source.streamed and (len(pieces) - 1) * partitions <= TASK_SHUFFLE_PIECES < len(pieces) * partitions:
-                import warnings
-
-                warnings.warn(
-                    f"stream=True: more than {TASK_SHUFFLE_PIECES} key pieces ({len(pieces)} blocks × {partitions} "
-                    "partitions so far), the bound of a key shuffle in tasks, and a streamed input has no "
-                    "other: the driver holds a reference to each piece (larger blocks, or fewer partitions, "
-                    "make fewer)",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+        if rest:
+            if say is not None:
+                say(f"{len(pieces) + len(rest)} blocks × {partitions} partitions are more than "
+                    f"{TASK_SHUFFLE_PIECES} key pieces: the keys of the last {len(rest)} go through "
+                    "Ray Data's repartition, with the pieces of the others")
+            return _repartitioned([p for ps in pieces for p in ps] + rest, partitions, settings), numbered
         bucket = ray.remote(_bucket_parts)
         buckets = [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
         if say is not None:
             _wait([p[0] for p in pieces], say, "blocks sketched")
-        return buckets
+        return buckets, numbered
+    keys = ray.data.from_arrow_refs(_numbered(source.list, text)).map_batches(
+        _sketch,
+        batch_format="pyarrow",
+        fn_kwargs=dict(text=text, documents=total, settings=settings, statistics=statistics),
+    )
+    return _repartitioned(keys, partitions, settings), []
+
+
+def _repartitioned(keys: Any, partitions: int, settings: dict[str, Any]) -> list[Any]:
+    """The buckets of key rows (a Dataset, or object references of key tables) by Ray Data's
+    hash ``repartition`` on the key: object references of the bucket tables, one per
+    partition."""
+    import ray
+
+    if isinstance(keys, list):
+        keys = ray.data.from_arrow_refs(keys)
     return (
-        ray.data.from_arrow_refs(_numbered(source.list, text))
-        .map_batches(
-            _sketch,
-            batch_format="pyarrow",
-            fn_kwargs=dict(text=text, documents=total, settings=settings, statistics=statistics),
-        )
-        .repartition(partitions, keys=["key"])
+        keys.repartition(partitions, keys=["key"])
         .map_batches(_bucket, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(settings=settings))
         .to_arrow_refs()
     )
@@ -1038,7 +1093,7 @@ def _materialized_keys(ds: Any, text: str, id: str | None, num_partitions: int |
     if _lookalike.needs_statistics(**settings):
         say("counting the collection statistics (document frequencies)")
         statistics = _statistics(source, text, settings)
-    buckets = _keys_and_buckets(source, total, text, partitions, settings, statistics, say)
+    buckets, _ = _keys_and_buckets(source, total, text, partitions, settings, statistics, say)
     return source, ids, total, partitions, statistics, buckets
 
 
@@ -1050,7 +1105,7 @@ def _streamed_keys(ds: Any, text: str, id: str | None, num_partitions: int | Non
     import ray
 
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    source = _Stream(ds, [(text, "text"), (id, "id")], window=2 * cpus)
+    source = _Stream(ds, [(text, "text"), (id, "id")], window=2 * cpus, read_ahead=STREAM_READ_AHEAD * cpus)
     partitions = num_partitions or 2 * cpus
     total, statistics = 0, None
     if _lookalike.needs_statistics(**settings):
@@ -1062,12 +1117,7 @@ def _streamed_keys(ds: Any, text: str, id: str | None, num_partitions: int | Non
         total = ds.count()
     say(f"method {settings['method']}: reading the dataset as a stream, sketching its blocks as they come, "
         f"shuffling keys into {partitions} partitions")
-    ids: list = []
-    number = ray.remote(_number)
-    buckets = _keys_and_buckets(
-        source, total, text, partitions, settings, statistics, say,
-        each=lambda b: ids.append(number.remote(b.ref, b.offset, id, b.piece)),
-    )
+    buckets, ids = _keys_and_buckets(source, total, text, partitions, settings, statistics, say, ids=(id,))
     say(f"{source.total} documents read")
     return source, ids, source.total or 0, partitions, statistics, buckets
 
@@ -1120,9 +1170,8 @@ def dedup(
     sketched as it comes and let go, and the dataset is read again for the verification, where
     only the blocks holding a requested document give their shingle sets; the read is held back
     while two sketching (or payload) tasks per CPU wait or run, so the texts are never all in
-    memory (the shuffled keys and the requested sets are; a block also waits for its ids to be
-    numbered, a short task outside that bound). For inputs larger than the cluster's memory; it costs one more read of
-    the input (two with a statistics stage), and ``ds`` must give the same rows in the same order
+    memory (the shuffled keys and the requested sets are; the sketching task also numbers the
+    block's ids). For inputs larger than the cluster's memory; it costs one more read of the input (two with a statistics stage), and ``ds`` must give the same rows in the same order
     each time it is executed (a read of files does; an unseeded ``random_shuffle`` does not: a
     different row count on the second read raises ``ValueError``). A Dataset that is already in
     the object store (materialized, or from ``lookalike.ray.read``, which reads eagerly) gains
