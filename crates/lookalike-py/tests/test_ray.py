@@ -702,13 +702,20 @@ def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster,
     # Past the task shuffle's bounds (of pieces; of documents) in the middle of the stream: the
     # later blocks' keys go whole to Ray Data's repartition with the pieces before, same answer.
     many = ray.data.from_arrow(table.slice(10, 40)).repartition(4)
-    # Four blocks of 10 rows, 2 partitions: 4 pieces are the first two blocks; 15 documents the first.
-    for bound, value, whole in (("TASK_SHUFFLE_PIECES", 4, 2), ("TASK_SHUFFLE_DOCUMENTS", 15, 3)):
+    # Four blocks of 10 rows, 2 partitions: 2 pieces are the first block; 15 documents too. The
+    # verification's payloads past the pieces bound likewise (both modes): the requested
+    # documents are in the first two blocks (the last 20 are copies of the first 20).
+    for bound, value, whole, stream in (
+        ("TASK_SHUFFLE_PIECES", 2, 3, True), ("TASK_SHUFFLE_DOCUMENTS", 15, 3, True), ("TASK_SHUFFLE_PIECES", 2, 3, False)
+    ):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(lray, bound, value)
-            result = lray.dedup(many, id="id", threshold=0.7, num_partitions=2, stream=True)
+            result = lray.dedup(many, id="id", threshold=0.7, num_partitions=2, stream=stream)
         said = capsys.readouterr().err
-        assert f"the keys of the last {whole} go through Ray Data's repartition" in said, (bound, said)
+        if stream:
+            assert f"the keys of the last {whole} go through Ray Data's repartition" in said, (bound, said)
+        payloads = bound == "TASK_SHUFFLE_PIECES"
+        assert payloads == ("the payloads of the last 1 go through Ray Data's repartition" in said), (bound, said)
         assert collect(ray, result.dataset).equals(local.table), bound
         assert collect(ray, result.pairs).equals(local.pairs), bound
     empty = ray.data.from_arrow(table).filter(lambda r: False)

@@ -99,12 +99,14 @@ blocks before it, and hands it to the pass's task (``_sketch_split``, which also
 in the first pass; ``_payloads`` for the blocks holding a requested document in the verification's;
 ``_count`` and ``_recount`` in a statistics stage's), holding back (``_Window``) while two of
 the pass's tasks per CPU wait or run, so that the read goes only as fast as the job uses it
-and no block outlives its task. The verification then runs in tasks whatever the size (Ray
-Data's join needs the numbered blocks in the object store). The key shuffle runs in tasks while
-within its bounds; from the block that takes it past them, the rest of the key rows go whole,
-with the pieces already split, to Ray Data's repartition (so the driver holds at most
-``TASK_SHUFFLE_PIECES`` pieces and a reference per later block). A pass that counts other rows
-than the first raises ``ValueError``.
+and no block outlives its task. The verification's payloads are then computed in tasks whatever
+the size (Ray Data's join needs the numbered blocks in the object store). Both shuffles split
+each block's output by partition in its task while within their bounds; from the block that
+takes one past them (``TASK_SHUFFLE_PIECES`` pieces; the key shuffle also
+``TASK_SHUFFLE_DOCUMENTS``), each later block's output goes whole, with the pieces before, to
+a Ray Data repartition (so the driver holds at most ``TASK_SHUFFLE_PIECES`` pieces and a
+reference per later block). A pass that counts other rows than the first raises
+``ValueError``.
 
 The result is a ``RayDedupResult``: ``dataset`` (one row per document, the columns of
 ``lookalike.dedup``), ``pairs`` (a Dataset of verified pairs) and ``stats``. Same documents, same
@@ -727,12 +729,13 @@ def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Ta
 @_in_task
 def _payloads(
     block: pa.Table, offset: int, text: str, requests: pa.Table, partitions: int, settings: dict[str, Any],
-    piece: tuple[int, int] | None = None,
+    piece: tuple[int, int] | None = None, whole: bool = False,
 ):
     """The payloads a block's documents (its first row at ``offset``) owe the verification
     (``requests``: ``doc``, ``dest``): each requested document's shingle set computed once (its
     text with ``verify="estimate"``) and sent to every partition that asked for it; a tuple of
-    ``partitions`` tables (one table when ``partitions`` is 1)."""
+    ``partitions`` tables (one table when ``partitions`` is 1), or with ``whole`` one table of
+    them all (each row names its partition in ``dest``)."""
     table = _documents(block, offset, text, piece)
     table = table.filter(pa.compute.is_in(table[INDEX], value_set=requests["doc"]))
     batch = _one_batch(table, _INPUT) if table.num_rows else _one_batch(pa.table({}), _INPUT)
@@ -740,6 +743,8 @@ def _payloads(
     parts = _lookalike.route_payloads(
         batch, _one_batch(requests, requests.schema), partitions, column, INDEX, **_without_statistics(settings)
     )
+    if whole:
+        return pa.Table.from_batches(parts)
     tables = tuple(pa.Table.from_batches([p]) for p in parts)
     return tables[0] if partitions == 1 else tables
 
@@ -788,7 +793,9 @@ def _verify(
     the driver gathers the requests (16 bytes each). With at most ``VERIFY_TASK_DOCUMENTS`` requested documents per
     partition, it splits them by document block: a task per block computes the shingle set of each
     of its requested documents once, where the text is, and returns one table per partition; a
-    task per partition verifies its pairs with the sets it was sent. Above it, a join partitioned
+    task per partition verifies its pairs with the sets it was sent (past ``TASK_SHUFFLE_PIECES``
+    such tables, each later block returns one table, and a Ray Data repartition by partition
+    brings them, the tables before and the pairs together). Above it, a join partitioned
     by document in Ray Data: the requested documents (marked in a bitmap, n/8 bytes) give their
     sets, a repartition by document routes each set to every partition holding a pair of it, a
     repartition by partition brings the pairs and the sets together (not for a streamed input,
@@ -808,15 +815,31 @@ def _verify(
         order = np.argsort(docs, kind="stable")
         ordered = docs[order]
         route = ray.remote(_payloads).options(num_returns=partitions)
+        whole = ray.remote(_payloads)
         window = _Window(source.window)
-        pieces = []
+        # Past TASK_SHUFFLE_PIECES pieces (the driver holds one reference each), each later
+        # block's payloads go whole, and Ray Data's repartition by partition takes them with the
+        # pieces before and the pairs.
+        pieces: list[list[Any]] = []
+        rest: list[Any] = []
         for block in source.blocks():
             lo, hi = np.searchsorted(ordered, [block.offset, block.offset + block.rows])
             if hi > lo:
                 mine = asked.take(order[lo:hi])
-                piece = route.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece)
-                pieces.append([piece] if partitions == 1 else piece)
-                window.add(pieces[-1][0])
+                if not rest and (len(pieces) + 1) * partitions <= TASK_SHUFFLE_PIECES:
+                    piece = route.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece)
+                    pieces.append([piece] if partitions == 1 else piece)
+                    window.add(pieces[-1][0])
+                else:
+                    rest.append(whole.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece, True))
+                    window.add(rest[-1])
+        if rest:
+            if say is not None:
+                say(f"{len(pieces) + len(rest)} blocks × {partitions} partitions are more than "
+                    f"{TASK_SHUFFLE_PIECES} payload pieces: the payloads of the last {len(rest)} go through "
+                    "Ray Data's repartition, with the pieces of the others")
+            payloads = [x for ps in pieces for x in ps] + rest
+            return _joined([w for parts in wanted for w in parts], payloads, partitions, all, settings)
         verify = ray.remote(_verify_part).options(num_returns=2)
         parts = [verify.remote(all, settings, *[w[p] for w in wanted], *[x[p] for x in pieces]) for p in range(partitions)]
         if say is not None:
@@ -832,9 +855,20 @@ def _verify(
         .repartition(partitions, keys=["doc"])
         .map_batches(_route, batch_format="pyarrow", batch_size=None)
     )
+    return _joined([w for parts in wanted for w in parts], routed, partitions, all, settings)
+
+
+def _joined(pairs: list[Any], payloads: Any, partitions: int, all: bool, settings: dict[str, Any]) -> tuple[list[Any], int]:
+    """The near edges of join rows (``pairs``: object references of the pairs' tables;
+    ``payloads``: a Dataset of the routed payloads, or object references of their tables)
+    brought together by a Ray Data repartition on ``dest``, and their count."""
+    import ray
+
+    if isinstance(payloads, list):
+        payloads = ray.data.from_arrow_refs(payloads)
     near = (
-        ray.data.from_arrow_refs([w for parts in wanted for w in parts])
-        .union(routed)
+        ray.data.from_arrow_refs(pairs)
+        .union(payloads)
         .repartition(partitions, keys=["dest"])
         .map_batches(_verify_block, batch_format="pyarrow", batch_size=None, fn_kwargs=dict(all=all, settings=settings))
         .materialize()
