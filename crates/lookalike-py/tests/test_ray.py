@@ -492,11 +492,12 @@ def test_ray_shuffle_carries_keys_not_shingle_sets(corpus):
     )
     rows = _lookalike.sketch_keys(batch, "text", "__lookalike_index")
     assert all(not pa.types.is_list(f.type) for f in rows.schema)
-    # An exact row and one row per band (18 at the default threshold) per document...
-    assert 18 * table.num_rows * 0.9 <= rows.num_rows <= 19 * table.num_rows
-    # ...each of fixed width (key, band, document, fingerprint, SimHash columns: 80 bytes at most),
-    # not a shingle set: a third of the text here, where the shingle sets were 14.6x it.
-    assert rows.nbytes <= 80 * rows.num_rows
+    # An exact row, a bytes row and one row per band (18 at the default threshold) per document...
+    assert 18 * table.num_rows * 0.9 <= rows.num_rows <= 20 * table.num_rows
+    # ...each of fixed width (key, band, document, fingerprint, value: 44 bytes; the raw
+    # fingerprint and the length only on the bytes row), not a shingle set: a third of the text
+    # here, where the shingle sets were 14.6x it.
+    assert rows.nbytes <= 44 * rows.num_rows
     assert rows.nbytes < batch.column(0).nbytes / 3
 
 

@@ -34,11 +34,11 @@ references, or run on the driver.
   its ids; every task that reads a block's texts gets the block as read and its offset, and
   numbers its documents itself: no numbered copy of the texts is made.
 * ``sketch_keys`` (``map_batches``): normalization, shingles and the method's keys of each
-  document; it emits only (key, document, text fingerprint) rows: the keys are the library's
-  (MinHash's LSH band keys, super-shingles, and for SimHash, combined, long sentences and
-  partitioned fingerprints those of ``lookalike::method::DocKeyer``: SimHash's permuted-table
-  keys with the 64-bit fingerprint beside them), so the buckets are the CLI's. No shingle set
-  enters the shuffle.
+  document; it emits only (key, band, document, text fingerprint, value) rows of 44 bytes: the
+  keys are the library's (MinHash's LSH band keys, super-shingles, and for SimHash, combined,
+  long sentences and partitioned fingerprints those of ``lookalike::method::DocKeyer``:
+  SimHash's permuted-table keys with the 64-bit fingerprint beside them), so the buckets are
+  the CLI's. No shingle set enters the shuffle.
 * ``repartition(num_partitions, keys=["key"])``: Ray's hash shuffle, never ``map_groups``.
 * ``bucket_edges`` (``map_batches`` over whole blocks): each exact group's head, and the
   candidate pairs between the heads of a bucket's distinct texts (the library's listing rule;
@@ -541,13 +541,13 @@ def _bucket_parts(settings: dict[str, Any], *parts: pa.Table) -> pa.Table:
 
 
 #: The key shuffle runs as Ray tasks (a task per block splits its key rows among the partitions,
-#: a task per partition takes its pieces: blocks × partitions objects, ~1.3 KB of key rows per
+#: a task per partition takes its pieces: blocks × partitions objects, ~0.9 KB of key rows per
 #: document at MinHash's defaults in the object store at once, spilled to disk past its size)
 #: when there are at most this many documents and at most ``TASK_SHUFFLE_PIECES`` pieces; above
 #: either, in Ray Data's hash ``repartition``. At 2×10^6 documents (80 blocks × 16 partitions,
 #: 1 CPU) the tasks cost 166 CPU s and peaked at 16.3 GB where Ray Data's repartition cost 199 CPU
 #: s and 17.1 GB (``bench/results/ray-read-tasks-2026-11-29.md``). Past that size the bounds are
-#: set from the sizes, not from a run: 13 GB of key rows at 10^7 documents, and the driver
+#: set from the sizes, not from a run: 9 GB of key rows at 10^7 documents, and the driver
 #: holding 10^5 object references.
 TASK_SHUFFLE_DOCUMENTS = 10_000_000
 #: See ``TASK_SHUFFLE_DOCUMENTS``: the most pieces (blocks × partitions) of a key shuffle in tasks.

@@ -2,9 +2,9 @@
 //! together, I give you each document's exact-group head, the candidate pairs of the heads
 //! sharing a key, and the skipped documents".
 
+use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type, UInt8Type, UInt64Type};
-use arrow_array::{Array, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use lookalike::candidates::lsh::group_pairs;
 use lookalike::method::{PartCounts, SampleRule, SpotSigs};
@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use super::sketch::{EXACT, SHORT_BAND, SKIPPED};
+use super::sketch::{BYTES, EXACT, SHORT_BAND, SKIPPED};
 use super::{
     CANDIDATE, Edge, FREQUENT, FREQUENT_SHORT, LIST, LIST_SHORT, MEMBER, SAMPLE, SHARED,
     SHARED_SHORT, SKIP, column, edges_batch, int64s, keyer_of, ray_config,
@@ -21,18 +21,53 @@ use super::{
 use crate::errors::{arrow_err, value_err};
 use crate::input::Batch;
 
-/// One row of [`super::sketch_keys`]' output, borrowed.
+/// One row of [`super::sketch_keys`]' output (see `sketch_schema` for what `fp` and `value`
+/// hold in each kind of row).
 #[derive(Clone)]
 struct Row {
     key: u64,
     band: i32,
     doc: i64,
     fp: u128,
-    raw: u128,
-    len: i64,
-    reason: Option<u8>,
-    /// The SimHash fingerprint (SimHash, combined), the sample size (sampled methods), or 0.
-    sim: u64,
+    value: u64,
+}
+
+impl Row {
+    /// A skipped row's reason code.
+    fn reason(&self) -> u8 {
+        self.value as u8
+    }
+
+    /// A SpotSigs key row's (multiset size of the document's spots, the spot's count in it).
+    fn spot(&self) -> (u64, i64) {
+        (self.value >> 32, (self.value & 0xffff_ffff) as i64)
+    }
+}
+
+/// The bytes rows of a block ([`BYTES`]: each document's raw fingerprint and text length), by
+/// document, for its exact buckets.
+struct Bytes(Vec<(i64, u128, i64)>);
+
+impl Bytes {
+    fn of(rows: &[Row]) -> Bytes {
+        let mut bytes: Vec<(i64, u128, i64)> = rows
+            .iter()
+            .filter(|r| r.band == BYTES)
+            .map(|r| (r.doc, r.fp, r.value as i64))
+            .collect();
+        bytes.par_sort_unstable_by_key(|b| b.0);
+        Bytes(bytes)
+    }
+
+    /// A document's (raw fingerprint, text length).
+    fn get(&self, doc: i64) -> Result<(u128, i64), arrow_schema::ArrowError> {
+        let i = self.0.binary_search_by_key(&doc, |b| b.0).map_err(|_| {
+            arrow_schema::ArrowError::InvalidArgumentError(format!(
+                "the exact row of document {doc} came without its bytes row"
+            ))
+        })?;
+        Ok((self.0[i].1, self.0[i].2))
+    }
 }
 
 /// bucket_edges(batch, threshold=0.8, keep=None, cluster=None, **options)
@@ -98,25 +133,14 @@ fn rows_of(batch: &RecordBatch) -> PyResult<Vec<Row>> {
             .as_primitive_opt::<UInt64Type>()
             .ok_or_else(|| value_err(format!("{name} is not uint64")))
     };
-    let (fp_hi, fp_lo, raw_hi, raw_lo) =
-        (u64s("fp_hi")?, u64s("fp_lo")?, u64s("raw_hi")?, u64s("raw_lo")?);
-    let len = column(batch, "len")?
-        .as_primitive_opt::<Int64Type>()
-        .ok_or_else(|| value_err("len is not int64"))?;
-    let reason = column(batch, "reason")?
-        .as_primitive_opt::<UInt8Type>()
-        .ok_or_else(|| value_err("reason is not uint8"))?;
-    let sim = u64s("sim")?;
+    let (fp_hi, fp_lo, value) = (u64s("fp_hi")?, u64s("fp_lo")?, u64s("value")?);
     Ok((0..batch.num_rows())
         .map(|i| Row {
             key: key.value(i),
             band: band.value(i),
             doc: doc.value(i),
             fp: (u128::from(fp_hi.value(i)) << 64) | u128::from(fp_lo.value(i)),
-            raw: (u128::from(raw_hi.value(i)) << 64) | u128::from(raw_lo.value(i)),
-            len: len.value(i),
-            reason: (!reason.is_null(i)).then(|| reason.value(i)),
-            sim: sim.value(i),
+            value: value.value(i),
         })
         .collect())
 }
@@ -129,11 +153,8 @@ fn edges_of(
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
     let buckets: Vec<&[Row]> = rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
     // Exact-group memberships and skipped documents, as listed.
-    let mut edges: Vec<Edge> = buckets
-        .par_iter()
-        .filter(|bucket| bucket[0].band < 0)
-        .flat_map_iter(|bucket| bucket_edges_of(bucket, bound, close))
-        .collect();
+    let bytes = Bytes::of(&rows);
+    let mut edges: Vec<Edge> = special_edges(&buckets, &bytes)?;
     // The heads of the key buckets. The same heads come back in many bands (pages that share a
     // template share most bands: at 10^6 documents, groups of thousands in each of 18 bands), so
     // each distinct group is listed once, as the library's banding expands each distinct group
@@ -179,24 +200,21 @@ fn sampled_edges(
 ) -> Result<RecordBatch, arrow_schema::ArrowError> {
     rows.par_sort_unstable_by_key(|r| (r.band, r.key, r.fp, r.doc));
     let buckets: Vec<&[Row]> = rows.chunk_by(|x, y| x.band == y.band && x.key == y.key).collect();
-    let mut edges: Vec<Edge> = buckets
-        .par_iter()
-        .flat_map_iter(|bucket| match bucket[0].band {
-            EXACT => {
-                let mut out = exact_edges(bucket);
-                for group in bucket.chunk_by(|x, y| x.fp == y.fp) {
-                    let head = &group[0];
-                    out.push(Edge { len: head.sim as i64, ..Edge::between(SAMPLE, head.doc, -1) });
-                }
-                out
-            }
-            SKIPPED => bucket_edges_of(bucket, u64::MAX, &|_, _| true),
-            _ => match counting {
-                Counting::Samples(rule) => shingle_edges(bucket, rule),
-                Counting::Spots(spots) => spot_edges(bucket, spots),
-            },
+    let bytes = Bytes::of(&rows);
+    let mut edges: Vec<Edge> = special_edges(&buckets, &bytes)?;
+    // Each head's sample size (the spots' multiset size), from its exact bucket.
+    edges.extend(buckets.iter().filter(|bucket| bucket[0].band == EXACT).flat_map(|bucket| {
+        bucket.chunk_by(|x, y| x.fp == y.fp).map(|group| {
+            let head = &group[0];
+            Edge { len: head.value as i64, ..Edge::between(SAMPLE, head.doc, -1) }
         })
-        .collect();
+    }));
+    edges.par_extend(buckets.par_iter().filter(|bucket| bucket[0].band >= 0).flat_map_iter(
+        |bucket| match counting {
+            Counting::Samples(rule) => shingle_edges(bucket, rule),
+            Counting::Spots(spots) => spot_edges(bucket, spots),
+        },
+    ));
     edges.par_sort_unstable_by_key(|e| (e.kind, e.a, e.b));
     // Equal (kind, a, b): shared samples and frequent counts add up; other edges are repeats.
     edges.dedup_by(|next, kept| {
@@ -259,8 +277,13 @@ pub fn is_sampled(
 /// smaller of their counts; the other pairs could not be candidates whatever they share.
 fn spot_edges(bucket: &[Row], spots: &SpotSigs) -> Vec<Edge> {
     // (size, doc, count), by size: the heads a head may pair with follow it.
-    let mut heads: Vec<(u64, i64, i64)> =
-        bucket.chunk_by(|x, y| x.fp == y.fp).map(|g| (g[0].sim, g[0].doc, g[0].len)).collect();
+    let mut heads: Vec<(u64, i64, i64)> = bucket
+        .chunk_by(|x, y| x.fp == y.fp)
+        .map(|g| {
+            let (size, count) = g[0].spot();
+            (size, g[0].doc, count)
+        })
+        .collect();
     heads.sort_unstable();
     let mut out = Vec::new();
     for (i, &(size, a, x)) in heads.iter().enumerate() {
@@ -456,51 +479,38 @@ pub fn sampled_candidates_of(c: &DedupConfig, batches: &[RecordBatch]) -> PyResu
     edges_batch(&edges).map_err(arrow_err)
 }
 
-/// The edges of one bucket (rows sorted by text fingerprint, then document).
-fn bucket_edges_of(
-    bucket: &[Row],
-    bound: u64,
-    close: &(dyn Fn(u64, u64) -> bool + Sync),
-) -> Vec<Edge> {
-    match bucket[0].band {
-        SKIPPED => bucket
-            .iter()
-            .map(|r| Edge { reason: r.reason, ..Edge::between(SKIP, r.doc, -1) })
-            .collect(),
-        EXACT => exact_edges(bucket),
-        _ => candidate_edges(bucket, bound, close),
-    }
+/// The edges of a block's exact and skipped buckets (rows sorted by text fingerprint, then
+/// document): exact-group memberships ([`exact_edges`]) and skipped documents, as listed.
+fn special_edges(buckets: &[&[Row]], bytes: &Bytes) -> Result<Vec<Edge>, arrow_schema::ArrowError> {
+    let exact: Vec<Vec<Edge>> = buckets
+        .par_iter()
+        .filter(|bucket| bucket[0].band == EXACT)
+        .map(|bucket| exact_edges(bucket, bytes))
+        .collect::<Result<_, _>>()?;
+    let skipped = buckets.iter().filter(|bucket| bucket[0].band == SKIPPED).flat_map(|bucket| {
+        bucket.iter().map(|r| Edge { reason: Some(r.reason()), ..Edge::between(SKIP, r.doc, -1) })
+    });
+    Ok(exact.into_iter().flatten().chain(skipped).collect())
 }
 
 /// An exact bucket: every document with its exact group's head (the first document with its
-/// text), whether it has the head's bytes, and its length.
-fn exact_edges(bucket: &[Row]) -> Vec<Edge> {
+/// text), whether it has the head's bytes, and its length (both from its bytes row).
+fn exact_edges(bucket: &[Row], bytes: &Bytes) -> Result<Vec<Edge>, arrow_schema::ArrowError> {
     let mut out = Vec::with_capacity(bucket.len());
     for group in bucket.chunk_by(|x, y| x.fp == y.fp) {
         let head = &group[0];
-        out.extend(group.iter().map(|r| Edge {
-            similarity: 1.0,
-            bytes: r.raw == head.raw,
-            len: r.len,
-            ..Edge::between(MEMBER, head.doc, r.doc)
-        }));
+        let (raw, _) = bytes.get(head.doc)?;
+        for r in group {
+            let (own, len) = bytes.get(r.doc)?;
+            out.push(Edge {
+                similarity: 1.0,
+                bytes: own == raw,
+                len,
+                ..Edge::between(MEMBER, head.doc, r.doc)
+            });
+        }
     }
-    out
-}
-
-/// A key's bucket: the candidate pairs between the heads of its distinct texts, listed as the
-/// library lists a group of `bound` pairs at most, kept when `close` holds for their SimHash
-/// fingerprints.
-fn candidate_edges(
-    bucket: &[Row],
-    bound: u64,
-    close: &(dyn Fn(u64, u64) -> bool + Sync),
-) -> Vec<Edge> {
-    let heads = heads_of(bucket);
-    candidate_pairs(&heads, bound, close)
-        .into_iter()
-        .map(|(a, b)| Edge::between(CANDIDATE, a, b))
-        .collect()
+    Ok(out)
 }
 
 /// A key bucket's heads: one row per distinct text, its first document (its exact group's
@@ -526,7 +536,7 @@ fn candidate_pairs(
     let mut out = Vec::new();
     let Ok(_) = group_pairs(&positions, bound, |i, j| {
         let (x, y) = (heads[i as usize], heads[j as usize]);
-        if close(x.sim, y.sim) {
+        if close(x.value, y.value) {
             out.push((x.doc, y.doc));
         }
         Ok::<(), std::convert::Infallible>(())
@@ -553,6 +563,20 @@ mod tests {
         (0..batch.num_rows()).map(|i| (kind.value(i), a.value(i), b.value(i))).collect()
     }
 
+    /// A key bucket listed on its own: the candidate pairs between the heads of its distinct
+    /// texts (the reference the grouped listing of `edges_of` is compared with).
+    fn candidate_edges(
+        bucket: &[Row],
+        bound: u64,
+        close: &(dyn Fn(u64, u64) -> bool + Sync),
+    ) -> Vec<Edge> {
+        let heads = heads_of(bucket);
+        candidate_pairs(&heads, bound, close)
+            .into_iter()
+            .map(|(a, b)| Edge::between(CANDIDATE, a, b))
+            .collect()
+    }
+
     #[test]
     fn exact_buckets_give_heads_and_key_buckets_give_candidate_pairs_of_heads() {
         let c = Dedup::builder().method(MethodKind::MinHash).build().unwrap().config().clone();
@@ -566,30 +590,45 @@ mod tests {
         // Candidates between heads only, each once.
         let candidates: Vec<_> = got.iter().filter(|e| e.0 == CANDIDATE).collect();
         assert!(candidates.iter().all(|e| (e.1, e.2) == (0, 1)));
+        // Document 2 (upper case) has the head's text, not its bytes; 4 both.
+        let block = bucket_batch(&c, &rows).unwrap();
+        let (kind, b) = (block.column_by_name("kind").unwrap(), block.column_by_name("b").unwrap());
+        let bytes = block.column_by_name("bytes").unwrap().as_boolean();
+        let member = |d: i64| {
+            (0..block.num_rows())
+                .find(|&i| {
+                    kind.as_primitive::<UInt8Type>().value(i) == MEMBER
+                        && b.as_primitive::<Int64Type>().value(i) == d
+                })
+                .unwrap()
+        };
+        assert!(bytes.value(member(0)) && !bytes.value(member(2)) && bytes.value(member(4)));
+        // An exact row without its bytes row (the same key, so the same block) is refused.
+        let band =
+            rows.column_by_name("band").unwrap().as_primitive::<arrow_array::types::Int32Type>();
+        let keep: arrow_array::BooleanArray =
+            (0..rows.num_rows()).map(|i| Some(!(band.value(i) == BYTES && i % 2 == 0))).collect();
+        let broken = arrow_select::filter::filter_record_batch(&rows, &keep).unwrap();
+        assert!(broken.num_rows() < rows.num_rows());
+        assert!(bucket_batch(&c, &broken).is_err());
+        let rows = rows_of(&broken).unwrap();
+        let err = edges_of(rows, u64::MAX, &|_, _| true).unwrap_err().to_string();
+        assert!(err.contains("without its bytes row"), "{err}");
     }
 
     #[test]
     fn a_bucket_over_the_bound_lists_anchors_and_predecessors() {
-        let row = |doc: i64| Row {
-            key: 9,
-            band: 0,
-            doc,
-            fp: doc as u128,
-            raw: 0,
-            len: 1,
-            reason: None,
-            sim: doc as u64,
-        };
+        let row = |doc: i64| Row { key: 9, band: 0, doc, fp: doc as u128, value: doc as u64 };
         let n = 30usize;
         let bucket: Vec<Row> = (0..n as i64).map(row).collect();
-        let all = bucket_edges_of(&bucket, u64::MAX, &|_, _| true);
+        let all = candidate_edges(&bucket, u64::MAX, &|_, _| true);
         assert_eq!(all.len(), n * (n - 1) / 2);
-        let capped = bucket_edges_of(&bucket, 10, &|_, _| true);
+        let capped = candidate_edges(&bucket, 10, &|_, _| true);
         let expected: usize = (1..n).map(|i| i.min(ANCHORS) + usize::from(i > ANCHORS)).sum();
         assert_eq!(capped.len(), expected);
         assert!(capped.iter().any(|e| (e.a, e.b) == (20, 21)));
         // The filter on SimHash fingerprints: only even pairs.
-        let even = bucket_edges_of(&bucket, u64::MAX, &|a, b| (a + b) % 2 == 0);
+        let even = candidate_edges(&bucket, u64::MAX, &|a, b| (a + b) % 2 == 0);
         assert!(even.iter().all(|e| (e.a + e.b) % 2 == 0) && !even.is_empty());
     }
 
@@ -654,15 +693,12 @@ mod tests {
         let bucket: Vec<Row> = sizes
             .iter()
             .enumerate()
-            .map(|(d, &sim)| Row {
+            .map(|(d, &size)| Row {
                 key: 9,
                 band: 0,
                 doc: d as i64,
                 fp: d as u128,
-                raw: 0,
-                len: 1 + d as i64 % 3,
-                reason: None,
-                sim,
+                value: size << 32 | (1 + d as u64 % 3),
             })
             .collect();
         let mut got: Vec<(i64, i64, i64)> =
@@ -693,10 +729,7 @@ mod tests {
             band,
             doc,
             fp: doc as u128 / 2, // pairs of copies: one head each
-            raw: 0,
-            len: 1,
-            reason: None,
-            sim: doc as u64 % 5,
+            value: doc as u64 % 5,
         };
         let mut rows = Vec::new();
         for band in 0..18 {

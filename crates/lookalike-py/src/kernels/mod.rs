@@ -10,8 +10,11 @@
 //!    once, as the library counts its heads. The merged counts go to [`sketch_keys`].
 //! 1. [`sketch`] — [`sketch_keys`] (a `map_batches` task): each document of a batch, with its
 //!    global input index, becomes *keys only*: one *exact* row keyed by its normalized-text
-//!    fingerprint, one *band* row per key of the method (band, key, document, text fingerprint),
-//!    or one *skipped* row with the reason (its `u8` code). No shingle set travels with the rows.
+//!    fingerprint and one *bytes* row under the same key (its raw fingerprint and length, which
+//!    travel once a document), one *band* row per key of the method (band, key, document, text
+//!    fingerprint, and a value: the SimHash fingerprint, or a spot's count), or one *skipped*
+//!    row with the reason (its `u8` code). 44 bytes a row (`sketch::sketch_schema`); no shingle
+//!    set travels with the rows.
 //! 2. The rows are partitioned by `key` (all rows of one key meet in one block): by plain Ray
 //!    tasks that split each block by key hash, or by Ray Data's hash repartition for large inputs
 //!    (`ray.py`'s size bounds).

@@ -1,10 +1,10 @@
 //! Ray stage 1: documents as rows keyed for the shuffle. Contract: "give me a batch of texts with
-//! their global input indices, I give you one exact row, one row per key, or one skipped row per
-//! document; keys only, no shingle set".
+//! their global input indices, I give you an exact row, a bytes row and one row per key, or one
+//! skipped row per document; keys only, no shingle set".
 
 use std::sync::{Arc, Mutex};
 
-use arrow_array::builder::{Int32Builder, Int64Builder, UInt8Builder, UInt64Builder};
+use arrow_array::builder::{Int32Builder, Int64Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -29,10 +29,27 @@ use crate::input::Batch;
 pub(super) const EXACT: i32 = -1;
 /// The `band` of a skipped row (keyed by the document).
 pub(super) const SKIPPED: i32 = -2;
+/// The `band` of a document's bytes row: keyed as its exact row (so in the same partition), with
+/// its raw-bytes fingerprint in `fp_hi`/`fp_lo` and its text length in `value`.
+pub(super) const BYTES: i32 = -3;
 /// The `band` of a short part's key (MOD-m: `lookalike::method::SampleParts::short`); a
 /// sample's keys are in band 0.
 pub(super) const SHORT_BAND: i32 = 1;
 
+/// The rows' schema: 44 bytes a row. What `fp_hi`/`fp_lo` and `value` hold depends on the row's
+/// `band`:
+///
+/// - [`EXACT`] (keyed by the folded text fingerprint): the normalized text's fingerprint, and the
+///   document's `sim` (below);
+/// - [`BYTES`] (the same key): the raw bytes' fingerprint, and the text length;
+/// - [`SKIPPED`] (keyed by the document): zeros, and the reason's `u8` code;
+/// - a key (band 0 and up): the text fingerprint, and the document's `sim`; on a SpotSigs key row
+///   the spots' multiset size in the high 32 bits and the spot's count in the document in the
+///   low 32.
+///
+/// `sim`: the SimHash fingerprint (SimHash, combined), the sample size (MOD-m, MIN-s, Broder;
+/// MOD-m's short part size in the high 32 bits), the multiset size of the spots (SpotSigs), or 0.
+/// (The raw fingerprint and the length travel once a document, not on each of its key rows.)
 pub(super) fn sketch_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("key", DataType::UInt64, false),
@@ -40,14 +57,7 @@ pub(super) fn sketch_schema() -> SchemaRef {
         Field::new("doc", DataType::Int64, false),
         Field::new("fp_hi", DataType::UInt64, false),
         Field::new("fp_lo", DataType::UInt64, false),
-        Field::new("raw_hi", DataType::UInt64, false),
-        Field::new("raw_lo", DataType::UInt64, false),
-        Field::new("len", DataType::Int64, false),
-        Field::new("reason", DataType::UInt8, true),
-        // The SimHash fingerprint (SimHash, combined), the sample size (MOD-m, MIN-s,
-        // Broder; MOD-m's short part size in the high 32 bits), the multiset size of the spots (SpotSigs), or 0. `len`: the text length, or
-        // on a SpotSigs key row the spot's count in the document.
-        Field::new("sim", DataType::UInt64, false),
+        Field::new("value", DataType::UInt64, false),
     ]))
 }
 
@@ -350,43 +360,39 @@ fn sketch_rows(
     let mut key = UInt64Builder::new();
     let mut band = Int32Builder::new();
     let mut doc = Int64Builder::new();
-    let (mut fp_hi, mut fp_lo, mut raw_hi, mut raw_lo) =
-        (UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new());
-    let mut len = Int64Builder::new();
-    let mut reason = UInt8Builder::new();
-    let mut sims = UInt64Builder::new();
+    let (mut fp_hi, mut fp_lo, mut value) =
+        (UInt64Builder::new(), UInt64Builder::new(), UInt64Builder::new());
+    let mut row = |k: u64, b: i32, d: i64, fp: u128, v: u64| {
+        key.append_value(k);
+        band.append_value(b);
+        doc.append_value(d);
+        fp_hi.append_value((fp >> 64) as u64);
+        fp_lo.append_value(fp as u64);
+        value.append_value(v);
+    };
     for (&d, s) in docs.iter().zip(sketched) {
         match s {
-            Sketched::Skipped(r) => {
-                key.append_value(d as u64);
-                band.append_value(SKIPPED);
-                doc.append_value(d);
-                for b in [&mut fp_hi, &mut fp_lo, &mut raw_hi, &mut raw_lo] {
-                    b.append_value(0);
-                }
-                len.append_value(0);
-                reason.append_value(u8::from(*r));
-                sims.append_value(0);
-            }
-            Sketched::Doc { fp, raw, len: l, keys, counts, sim } => {
-                let rows = std::iter::once((EXACT, (*fp as u64) ^ ((*fp >> 64) as u64)))
-                    .chain(keys.iter().copied());
-                for (i, (b, k)) in rows.enumerate() {
-                    // The text length, or on a SpotSigs key row the spot's count.
-                    let l = match i.checked_sub(1).and_then(|i| counts.get(i)) {
-                        Some(&n) => i64::from(n),
-                        None => *l as i64,
+            Sketched::Skipped(r) => row(d as u64, SKIPPED, d, 0, u64::from(u8::from(*r))),
+            Sketched::Doc { fp, raw, len, keys, counts, sim } => {
+                let exact = (*fp as u64) ^ ((*fp >> 64) as u64);
+                row(exact, EXACT, d, *fp, *sim);
+                row(exact, BYTES, d, *raw, *len as u64);
+                // SpotSigs: the multiset size beside each spot's count.
+                let size = if counts.is_empty() {
+                    0
+                } else {
+                    u32::try_from(*sim).map_err(|_| {
+                        arrow_schema::ArrowError::ComputeError(format!(
+                            "document {d} has {sim} spots, more than a key row holds (2^32 - 1)"
+                        ))
+                    })?
+                };
+                for (i, &(b, k)) in keys.iter().enumerate() {
+                    let v = match counts.get(i) {
+                        Some(&n) => u64::from(size) << 32 | u64::from(n),
+                        None => *sim,
                     };
-                    key.append_value(k);
-                    band.append_value(b);
-                    doc.append_value(d);
-                    fp_hi.append_value((*fp >> 64) as u64);
-                    fp_lo.append_value(*fp as u64);
-                    raw_hi.append_value((*raw >> 64) as u64);
-                    raw_lo.append_value(*raw as u64);
-                    len.append_value(l);
-                    reason.append_null();
-                    sims.append_value(*sim);
+                    row(k, b, d, *fp, v);
                 }
             }
         }
@@ -397,11 +403,7 @@ fn sketch_rows(
         Arc::new(doc.finish()),
         Arc::new(fp_hi.finish()),
         Arc::new(fp_lo.finish()),
-        Arc::new(raw_hi.finish()),
-        Arc::new(raw_lo.finish()),
-        Arc::new(len.finish()),
-        Arc::new(reason.finish()),
-        Arc::new(sims.finish()),
+        Arc::new(value.finish()),
     ];
     RecordBatch::try_new(sketch_schema(), columns)
 }
@@ -409,7 +411,7 @@ fn sketch_rows(
 #[cfg(test)]
 mod tests {
     use arrow_array::cast::AsArray;
-    use arrow_array::types::{Int32Type, Int64Type, UInt8Type, UInt64Type};
+    use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
     use lookalike::{Dedup, MethodKind};
 
     use super::super::testutil::{INDEX, input};
@@ -428,7 +430,7 @@ mod tests {
     }
 
     #[test]
-    fn a_document_is_an_exact_row_and_one_row_per_band_or_a_skipped_row() {
+    fn a_document_is_an_exact_row_a_bytes_row_and_one_row_per_band_or_a_skipped_row() {
         let c = config(MethodKind::MinHash);
         let bands = match &c.method {
             MethodConfig::MinHash(mh) => mh.lsh_params(c.threshold).bands,
@@ -439,28 +441,45 @@ mod tests {
         let batch = sketch_batch(&c, 5, None, &input(&texts, 5)[0], "text", INDEX).unwrap();
         let rows = rows(&batch);
         let of = |d: i64| rows.iter().filter(|r| r.2 == d).copied().collect::<Vec<_>>();
+        let value = batch.column_by_name("value").unwrap().as_primitive::<UInt64Type>();
+        let fp = |row: usize| {
+            let hi = batch.column_by_name("fp_hi").unwrap().as_primitive::<UInt64Type>();
+            let lo = batch.column_by_name("fp_lo").unwrap().as_primitive::<UInt64Type>();
+            u128::from(hi.value(row)) << 64 | u128::from(lo.value(row))
+        };
+        let row_of = |d: i64, b: i32| rows.iter().position(|r| r.2 == d && r.0 == b).unwrap();
         for d in [0, 3, 4] {
-            assert_eq!(of(d).len(), 1 + bands);
+            assert_eq!(of(d).len(), 2 + bands);
             assert_eq!(of(d).iter().filter(|r| r.0 == EXACT).count(), 1);
+            assert_eq!(of(d).iter().filter(|r| r.0 == BYTES).count(), 1);
+            // The bytes row: the exact row's key, the raw fingerprint, the text's length.
+            let (exact, bytes) = (row_of(d, EXACT), row_of(d, BYTES));
+            assert_eq!(rows[exact].1, rows[bytes].1);
+            assert_eq!(value.value(bytes), texts[d as usize].len() as u64);
+            assert_eq!(fp(bytes), raw_fingerprint(texts[d as usize].as_bytes()));
+            assert_eq!(value.value(exact), 0, "MinHash has no sim");
             // The same normalized text: the same keys.
             let keys = |d| of(d).iter().map(|r| (r.0, r.1)).collect::<Vec<_>>();
             assert_eq!(keys(d), keys(0));
         }
-        let reason = batch.column_by_name("reason").unwrap().as_primitive::<UInt8Type>();
+        // The same normalized text, other bytes: the same exact row, another bytes row.
+        assert_eq!(fp(row_of(3, EXACT)), fp(row_of(0, EXACT)));
+        assert_ne!(fp(row_of(3, BYTES)), fp(row_of(0, BYTES)));
+        assert_eq!(fp(row_of(4, BYTES)), fp(row_of(0, BYTES)));
         for (d, why) in [(1, SkipReason::EmptyText), (2, SkipReason::NoTokens)] {
             assert_eq!(of(d), [(SKIPPED, d as u64, d)]);
             let row = rows.iter().position(|r| r.2 == d).unwrap();
-            assert_eq!(SkipReason::try_from(reason.value(row)), Ok(why));
+            assert_eq!(SkipReason::try_from(value.value(row) as u8), Ok(why));
         }
     }
 
     #[test]
-    fn exact_gives_only_exact_rows_and_a_null_text_is_refused() {
+    fn exact_gives_only_exact_and_bytes_rows_and_a_null_text_is_refused() {
         let c = config(MethodKind::Exact);
         let texts = vec!["one two three four five six".to_owned(), "seven eight nine ten".into()];
         let batch = sketch_batch(&c, 2, None, &input(&texts, 2)[0], "text", INDEX).unwrap();
-        assert!(rows(&batch).iter().all(|r| r.0 == EXACT));
-        assert_eq!(batch.num_rows(), 2);
+        assert!(rows(&batch).iter().all(|r| r.0 == EXACT || r.0 == BYTES));
+        assert_eq!(batch.num_rows(), 4);
 
         let schema = Arc::new(Schema::new(vec![
             Field::new("text", DataType::Utf8, true),
