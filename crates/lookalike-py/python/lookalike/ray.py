@@ -75,9 +75,7 @@ references, or run on the driver.
   keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger containment, its
   direction on the edge; with ``verify="estimate"`` the method's estimate that it accepts) reaches
   the threshold (``verify_pairs``). No set is computed twice, and only estimate verification moves
-  texts; except with ``stream=True``, whose payloads are the texts compressed with zstd (a third
-  of their sets' bytes on English prose), each partition that asked computing the sets. Above
-  the bound, the same join in Ray Data: the requested documents (marked in a bitmap,
+  texts. Above the bound, the same join in Ray Data: the requested documents (marked in a bitmap,
   n/8 bytes) give their sets (``payloads_for_requests``), which meet their requests in a
   ``repartition(keys=["doc"])`` and go once to every partition that asked for them
   (``route_texts``); after a ``repartition(keys=["dest"])``, ``verify_pairs`` runs on each
@@ -395,8 +393,7 @@ def _one_batch(table: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
 
 
 _INPUT = pa.schema([("text", pa.string()), (INDEX, pa.int64())])
-#: A pair (``a``, ``b``) or a document's payload bound for verification partition ``dest``: its
-#: shingle set, its text (``verify="estimate"``) or its text compressed (``packed``, a streamed job).
+#: A pair (``a``, ``b``) or a text bound for verification partition ``dest``.
 _JOIN = pa.schema(
     [
         ("dest", pa.int64()),
@@ -404,19 +401,12 @@ _JOIN = pa.schema(
         ("b", pa.int64()),
         ("text", pa.large_string()),
         ("set", pa.large_list(pa.uint64())),
-        ("packed", pa.large_binary()),
     ]
 )
 #: A request for a document (``dest``), or its payload (``dest`` -1): its shingle set, or with
 #: ``verify="estimate"`` its text.
 _REQUEST = pa.schema(
-    [
-        ("doc", pa.int64()),
-        ("dest", pa.int64()),
-        ("text", pa.large_string()),
-        ("set", pa.large_list(pa.uint64())),
-        ("packed", pa.large_binary()),
-    ]
+    [("doc", pa.int64()), ("dest", pa.int64()), ("text", pa.large_string()), ("set", pa.large_list(pa.uint64()))]
 )
 _PAIRS = pa.schema([("a", pa.int64()), ("b", pa.int64())])
 
@@ -739,12 +729,11 @@ def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Ta
 @_in_task
 def _payloads(
     block: pa.Table, offset: int, text: str, requests: pa.Table, partitions: int, settings: dict[str, Any],
-    piece: tuple[int, int] | None = None, whole: bool = False, packed: bool = False,
+    piece: tuple[int, int] | None = None, whole: bool = False,
 ):
     """The payloads a block's documents (its first row at ``offset``) owe the verification
     (``requests``: ``doc``, ``dest``): each requested document's shingle set computed once (its
-    text with ``verify="estimate"``; with ``packed`` its text compressed, whose set each
-    partition computes) and sent to every partition that asked for it; a tuple of
+    text with ``verify="estimate"``) and sent to every partition that asked for it; a tuple of
     ``partitions`` tables (one table when ``partitions`` is 1), or with ``whole`` one table of
     them all (each row names its partition in ``dest``)."""
     table = _documents(block, offset, text, piece)
@@ -752,8 +741,7 @@ def _payloads(
     batch = _one_batch(table, _INPUT) if table.num_rows else _one_batch(pa.table({}), _INPUT)
     column = text if table.num_rows else "text"
     parts = _lookalike.route_payloads(
-        batch, _one_batch(requests, requests.schema), partitions, column, INDEX, packed=packed,
-        **_without_statistics(settings),
+        batch, _one_batch(requests, requests.schema), partitions, column, INDEX, **_without_statistics(settings)
     )
     if whole:
         return pa.Table.from_batches(parts)
@@ -828,9 +816,6 @@ def _verify(
         ordered = docs[order]
         route = ray.remote(_payloads).options(num_returns=partitions)
         whole = ray.remote(_payloads)
-        # A streamed job's payloads are its texts compressed: a third of their sets' memory, for
-        # a second tokenization in the partitions (``route_payloads(packed=True)``).
-        packed = source.streamed
         window = _Window(source.window)
         # Past TASK_SHUFFLE_PIECES pieces (the driver holds one reference each), each later
         # block's payloads go whole, and Ray Data's repartition by partition takes them with the
@@ -842,15 +827,11 @@ def _verify(
             if hi > lo:
                 mine = asked.take(order[lo:hi])
                 if not rest and (len(pieces) + 1) * partitions <= TASK_SHUFFLE_PIECES:
-                    piece = route.remote(
-                        block.ref, block.offset, text, mine, partitions, settings, block.piece, packed=packed
-                    )
+                    piece = route.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece)
                     pieces.append([piece] if partitions == 1 else piece)
                     window.add(pieces[-1][0])
                 else:
-                    rest.append(
-                        whole.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece, True, packed)
-                    )
+                    rest.append(whole.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece, True))
                     window.add(rest[-1])
         if rest:
             if say is not None:

@@ -155,7 +155,7 @@ pub fn verify_join(
     partitions: usize,
     all: bool,
 ) -> Vec<RecordBatch> {
-    verify_join_with(c, None, pairs, inputs, partitions, all, false)
+    verify_join_with(c, None, pairs, inputs, partitions, all)
 }
 
 /// Verification step 1 over each block of `pairs`: the pairs bound for their partitions, and
@@ -173,7 +173,6 @@ pub fn verify_join_with(
     inputs: &[RecordBatch],
     partitions: usize,
     all: bool,
-    packed: bool,
 ) -> Vec<RecordBatch> {
     let (wanted, requests) = listed(pairs, partitions);
     let requests = concat_batches(&requests[0].schema(), &requests).expect("requests");
@@ -188,7 +187,7 @@ pub fn verify_join_with(
                 keep.append_value(index.values().contains(d));
             }
             let mine = filter_record_batch(&requests, &keep.finish()).expect("filtered");
-            routed_payloads(c, b, &mine, partitions as u64, "text", INDEX, packed).expect("routed")
+            routed_payloads(c, b, &mine, partitions as u64, "text", INDEX).expect("routed")
         })
         .collect();
     (0..partitions)
@@ -320,7 +319,7 @@ pub fn ray_job(
         assert_eq!(split, edge_list(&[whole]), "the counting partitions and one task");
         buckets.extend(counted);
     }
-    let near = verify_join_with(c, stats.as_ref(), &buckets, &inputs, partitions, false, false);
+    let near = verify_join_with(c, stats.as_ref(), &buckets, &inputs, partitions, false);
     // The large inputs' path (Ray Data's two shuffles) verifies the same edges.
     let shuffled = verify_shuffled_with(c, stats.as_ref(), &buckets, &inputs, partitions, false);
     assert_eq!(
@@ -328,9 +327,6 @@ pub fn ray_job(
         edge_list(&shuffled),
         "near edges: the task join and the shuffles"
     );
-    // So do packed texts in place of the sets (a streamed job's payloads).
-    let packed = verify_join_with(c, stats.as_ref(), &buckets, &inputs, partitions, false, true);
-    assert_eq!(edge_list(&near), edge_list(&packed), "near edges: sets and packed texts");
     let mut components = Components::with_config(texts.len(), c.clone()).expect("components");
     for batch in buckets.iter().chain(&near) {
         components.add_edge_batch(batch).expect("edges");
@@ -340,8 +336,7 @@ pub fn ray_job(
     }
     let asked = components.wanted_batch().expect("clustered");
     if asked.num_rows() > 0 {
-        for batch in verify_join_with(c, stats.as_ref(), &[asked], &inputs, partitions, true, false)
-        {
+        for batch in verify_join_with(c, stats.as_ref(), &[asked], &inputs, partitions, true) {
             components.add_similarity_batch(&batch).expect("similarities");
         }
     }

@@ -8,22 +8,15 @@
 //!
 //! A shingle set travels as a `large_list<uint64>` (the library's sorted, distinct shingle
 //! hashes): the verification computes each requested document's set once, not once per
-//! partition that needs it, and no text crosses the join. Or, where memory counts more than CPU
-//! (`route_payloads(packed=True)`, a streamed job), the text compressed with zstd (`packed`,
-//! about 2.5 times smaller than the text and 3 times smaller than its set on English prose),
-//! whose set each partition that asked for it computes.
+//! partition that needs it, and no text crosses the join.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    Int64Builder, LargeBinaryBuilder, LargeListBuilder, LargeStringBuilder, UInt64Builder,
-};
+use arrow_array::builder::{Int64Builder, LargeListBuilder, LargeStringBuilder, UInt64Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{UInt8Type, UInt64Type};
-use arrow_array::{
-    Array, ArrayRef, LargeBinaryArray, LargeListArray, LargeStringArray, RecordBatch,
-};
+use arrow_array::{Array, ArrayRef, LargeListArray, LargeStringArray, RecordBatch};
 use arrow_pyarrow::PyArrowType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lookalike::DedupConfig;
@@ -76,7 +69,6 @@ fn join_schema() -> SchemaRef {
         Field::new("b", DataType::Int64, false),
         Field::new("text", DataType::LargeUtf8, true),
         set_field(),
-        Field::new("packed", DataType::LargeBinary, true),
     ]))
 }
 
@@ -89,7 +81,6 @@ fn request_schema() -> SchemaRef {
         Field::new("dest", DataType::Int64, false),
         Field::new("text", DataType::LargeUtf8, true),
         set_field(),
-        Field::new("packed", DataType::LargeBinary, true),
     ]))
 }
 
@@ -101,37 +92,13 @@ pub enum Payload<'a> {
     Set(Cow<'a, [u64]>),
     /// The text.
     Text(Cow<'a, str>),
-    /// The text compressed with zstd ([`pack`]).
-    Packed(Cow<'a, [u8]>),
 }
 
-/// The zstd level of a packed text: level 1, the fastest, packs English prose about 2.5 times.
-const PACK_LEVEL: i32 = 1;
-
-/// A text compressed as a [`Payload::Packed`].
-fn pack(text: &str) -> Vec<u8> {
-    // Compressing a slice in memory fails only when the output cannot be allocated.
-    zstd::bulk::compress(text.as_bytes(), PACK_LEVEL).expect("zstd compresses a slice in memory")
-}
-
-impl Payload<'_> {
-    /// The payload with a packed text unpacked (a damaged one is an error naming `doc`).
-    fn unpacked(self, doc: i64) -> PyResult<Self> {
-        let Payload::Packed(bytes) = self else { return Ok(self) };
-        let raw = zstd::stream::decode_all(bytes.as_ref())
-            .map_err(|e| value_err(format!("document {doc}: its packed text is damaged: {e}")))?;
-        String::from_utf8(raw)
-            .map(|t| Payload::Text(Cow::Owned(t)))
-            .map_err(|_| value_err(format!("document {doc}: its packed text is not UTF-8")))
-    }
-}
-
-/// The payload columns of a batch of the join or the request schema (`set` and `packed` may be
-/// missing: a batch of texts only).
+/// The payload columns of a batch of the join or the request schema (`set` may be missing: a
+/// batch of texts only).
 struct Payloads<'a> {
     text: &'a LargeStringArray,
     set: Option<&'a LargeListArray>,
-    packed: Option<&'a LargeBinaryArray>,
 }
 
 impl<'a> Payloads<'a> {
@@ -150,14 +117,7 @@ impl<'a> Payloads<'a> {
             }
             None => None,
         };
-        let packed = match batch.column_by_name("packed") {
-            Some(p) => Some(
-                p.as_binary_opt::<i64>()
-                    .ok_or_else(|| value_err("packed is not a large binary"))?,
-            ),
-            None => None,
-        };
-        Ok(Payloads { text, set, packed })
+        Ok(Payloads { text, set })
     }
 
     /// Row `i`'s payload, none on a pair or request row.
@@ -170,20 +130,14 @@ impl<'a> Payloads<'a> {
             let range = offsets[i] as usize..offsets[i + 1] as usize;
             return Some(Payload::Set(Cow::Borrowed(&values[range])));
         }
-        if let Some(packed) = self.packed
-            && !packed.is_null(i)
-        {
-            return Some(Payload::Packed(Cow::Borrowed(packed.value(i))));
-        }
         (!self.text.is_null(i)).then(|| Payload::Text(Cow::Borrowed(self.text.value(i))))
     }
 }
 
-/// Builders of the `text`, `set` and `packed` columns.
+/// Builders of the `text` and `set` columns.
 struct PayloadBuilder {
     text: LargeStringBuilder,
     set: LargeListBuilder<UInt64Builder>,
-    packed: LargeBinaryBuilder,
 }
 
 impl PayloadBuilder {
@@ -191,7 +145,6 @@ impl PayloadBuilder {
         PayloadBuilder {
             text: LargeStringBuilder::new(),
             set: LargeListBuilder::new(UInt64Builder::new()),
-            packed: LargeBinaryBuilder::new(),
         }
     }
 
@@ -201,28 +154,20 @@ impl PayloadBuilder {
                 self.text.append_null();
                 self.set.values().append_slice(s);
                 self.set.append(true);
-                self.packed.append_null();
             }
             Some(Payload::Text(t)) => {
                 self.text.append_value(t);
                 self.set.append_null();
-                self.packed.append_null();
-            }
-            Some(Payload::Packed(p)) => {
-                self.text.append_null();
-                self.set.append_null();
-                self.packed.append_value(p);
             }
             None => {
                 self.text.append_null();
                 self.set.append_null();
-                self.packed.append_null();
             }
         }
     }
 
-    fn finish(mut self) -> [ArrayRef; 3] {
-        [Arc::new(self.text.finish()), Arc::new(self.set.finish()), Arc::new(self.packed.finish())]
+    fn finish(mut self) -> [ArrayRef; 2] {
+        [Arc::new(self.text.finish()), Arc::new(self.set.finish())]
     }
 }
 
@@ -253,14 +198,13 @@ impl JoinRows {
     }
 
     fn finish(mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
-        let [text, set, packed] = self.payload.finish();
+        let [text, set] = self.payload.finish();
         let columns: Vec<ArrayRef> = vec![
             Arc::new(self.dest.finish()),
             Arc::new(self.a.finish()),
             Arc::new(self.b.finish()),
             text,
             set,
-            packed,
         ];
         RecordBatch::try_new(join_schema(), columns)
     }
@@ -277,9 +221,8 @@ fn request_batch<'p>(
         dest.append_value(p);
         payload.append(x);
     }
-    let [text, set, packed] = payload.finish();
-    let columns: Vec<ArrayRef> =
-        vec![Arc::new(doc.finish()), Arc::new(dest.finish()), text, set, packed];
+    let [text, set] = payload.finish();
+    let columns: Vec<ArrayRef> = vec![Arc::new(doc.finish()), Arc::new(dest.finish()), text, set];
     RecordBatch::try_new(request_schema(), columns)
 }
 
@@ -308,13 +251,6 @@ pub fn payloads_of<'a>(c: &DedupConfig, texts: &[&'a str]) -> Vec<Payload<'a>> {
         return texts.iter().map(|&t| Payload::Text(Cow::Borrowed(t))).collect();
     }
     shingle_sets(c, texts).into_iter().map(|s| Payload::Set(Cow::Owned(s))).collect()
-}
-
-/// The texts as packed payloads ([`Payload::Packed`]), in parallel: what the verification needs
-/// of them whatever it is, in less memory than their sets, for more CPU (the sets are computed
-/// where the payloads arrive, once per partition that asked).
-fn packed_payloads(texts: &[&str]) -> Vec<Payload<'static>> {
-    texts.par_iter().map(|t| Payload::Packed(Cow::Owned(pack(t)))).collect()
 }
 
 /// candidate_pairs(batch, partitions)
@@ -426,20 +362,18 @@ pub fn payload_rows(
     request_batch(docs.iter().zip(&payloads).map(|(&d, p)| (d, -1, Some(p)))).map_err(arrow_err)
 }
 
-/// route_payloads(batch, requests, partitions, text="text", index="__lookalike_index", packed=False, threshold=0.8, keep=None, cluster=None, **options)
+/// route_payloads(batch, requests, partitions, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, **options)
 /// --
 ///
 /// Verification step 2 where the texts are, without a shuffle by document: a batch of documents
 /// (text and int64 index, no null text) and the requests for some of them (`doc`, `dest`:
 /// [`candidate_pairs`]' requests, any order, repeats allowed). Computes each requested
 /// document's payload once (its shingle set as the library computes it; with
-/// `verify="estimate"` its text; with `packed=True` its text compressed with zstd, whatever the
-/// verification: less memory, and its set computed by each partition that asked for it) and
-/// returns `partitions` batches of join rows: batch `p` holds the payloads that partition `p`
-/// asked for, once each. A request for a document the batch does not hold, or for a partition
-/// out of range, is a `ValueError`.
+/// `verify="estimate"` its text) and returns `partitions` batches of join rows: batch `p` holds
+/// the payloads that partition `p` asked for, once each. A request for a document the batch
+/// does not hold, or for a partition out of range, is a `ValueError`.
 #[pyfunction]
-#[pyo3(signature = (batch, requests, partitions, text="text", index="__lookalike_index", packed=false, threshold=0.8, keep=None, cluster=None, **options))]
+#[pyo3(signature = (batch, requests, partitions, text="text", index="__lookalike_index", threshold=0.8, keep=None, cluster=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub fn route_payloads(
     py: Python<'_>,
@@ -448,7 +382,6 @@ pub fn route_payloads(
     partitions: u64,
     text: &str,
     index: &str,
-    packed: bool,
     threshold: f64,
     keep: Option<&str>,
     cluster: Option<&str>,
@@ -456,8 +389,7 @@ pub fn route_payloads(
 ) -> PyResult<Vec<PyArrowType<RecordBatch>>> {
     let c = ray_config(threshold, keep, cluster, options)?;
     let (batch, requests) = (batch.0, requests.0);
-    let parts =
-        py.detach(|| routed_payloads(&c, &batch, &requests, partitions, text, index, packed))?;
+    let parts = py.detach(|| routed_payloads(&c, &batch, &requests, partitions, text, index))?;
     Ok(parts.into_iter().map(PyArrowType).collect())
 }
 
@@ -469,7 +401,6 @@ pub fn routed_payloads(
     partitions: u64,
     text: &str,
     index: &str,
-    packed: bool,
 ) -> PyResult<Vec<RecordBatch>> {
     let column = TextColumn::of(batch, text)?;
     let (texts, docs) = texts_and_positions(&column, batch, text, index)?;
@@ -496,7 +427,7 @@ pub fn routed_payloads(
             Ok(texts[rows[i].1])
         })
         .collect::<PyResult<_>>()?;
-    let payloads = if packed { packed_payloads(&strs) } else { payloads_of(c, &strs) };
+    let payloads = payloads_of(c, &strs);
     let mut parts: Vec<JoinRows> = (0..partitions).map(|_| JoinRows::new()).collect();
     let mut k = 0;
     for &(d, p) in &asked {
@@ -607,17 +538,13 @@ pub fn verified_with(
     docs.dedup_by_key(|t| t.0);
     pairs.sort_unstable();
     pairs.dedup();
-    // Packed texts unpacked (in parallel), then as texts.
-    let got: Vec<Payload<'_>> = docs
-        .par_iter()
-        .filter_map(|&(d, row)| payloads.get(row).map(|p| p.unpacked(d)))
-        .collect::<PyResult<_>>()?;
+    let got: Vec<Payload<'_>> = docs.iter().filter_map(|&(_, row)| payloads.get(row)).collect();
     if c.verify == Verify::Estimate {
         let texts: Vec<&str> = got
             .iter()
             .map(|p| match p {
                 Payload::Text(t) => Ok(t.as_ref()),
-                Payload::Set(_) | Payload::Packed(_) => Err(value_err(
+                Payload::Set(_) => Err(value_err(
                     "estimate verification needs the documents' texts, not their shingle sets",
                 )),
             })
@@ -629,7 +556,7 @@ pub fn verified_with(
         .iter()
         .filter_map(|p| match p {
             Payload::Text(t) => Some(t.as_ref()),
-            Payload::Set(_) | Payload::Packed(_) => None,
+            Payload::Set(_) => None,
         })
         .collect();
     let mut computed = shingle_sets(c, &texts).into_iter();
@@ -637,9 +564,7 @@ pub fn verified_with(
         .into_iter()
         .map(|p| match p {
             Payload::Set(s) => s,
-            Payload::Text(_) | Payload::Packed(_) => {
-                Cow::Owned(computed.next().unwrap_or_default())
-            }
+            Payload::Text(_) => Cow::Owned(computed.next().unwrap_or_default()),
         })
         .collect();
     let set_of = |d: i64| -> PyResult<&[u64]> {
@@ -765,7 +690,6 @@ mod tests {
                 let p = match payloads.get(i).expect("a payload row") {
                     Payload::Set(s) => Payload::Set(Cow::Owned(s.into_owned())),
                     Payload::Text(t) => Payload::Text(Cow::Owned(t.into_owned())),
-                    Payload::Packed(p) => Payload::Packed(Cow::Owned(p.into_owned())),
                 };
                 (dest.value(i), a.value(i), p)
             })
@@ -786,7 +710,7 @@ mod tests {
             RecordBatch::try_new(batch.schema(), columns).unwrap()
         };
         let asked = request_rows(&[(5, 1), (3, 0), (5, 1), (5, 2), (7, 0), (3, 0)]);
-        let parts = routed_payloads(&c, &shifted, &asked, 3, "text", INDEX, false).unwrap();
+        let parts = routed_payloads(&c, &shifted, &asked, 3, "text", INDEX).unwrap();
         assert_eq!(parts.len(), 3);
         let shingler = super::super::shingler_of(&c);
         let set = |d: i64| Payload::Set(Cow::Owned(shingler.shingle_set(&texts[d as usize - 2])));
@@ -795,28 +719,12 @@ mod tests {
         assert_eq!(payload_list(&parts[2]), [(2, 5, set(5))]);
         // Estimate verification gets the texts.
         let estimate = DedupConfig { verify: Verify::Estimate, ..c.clone() };
-        let parts = routed_payloads(&estimate, &shifted, &asked, 3, "text", INDEX, false).unwrap();
+        let parts = routed_payloads(&estimate, &shifted, &asked, 3, "text", INDEX).unwrap();
         let text = |d: i64| Payload::Text(Cow::Owned(texts[d as usize - 2].clone()));
         assert_eq!(payload_list(&parts[1]), [(1, 5, text(5))]);
-        // Packed: the texts compressed, to the same partitions, whatever the verification.
-        for config in [&c, &estimate] {
-            let parts = routed_payloads(config, &shifted, &asked, 3, "text", INDEX, true).unwrap();
-            let unpacked: Vec<_> = parts
-                .iter()
-                .flat_map(payload_list)
-                .map(|(p, d, x)| (p, d, x.unpacked(d).unwrap()))
-                .collect();
-            let want = [(0, 3, text(3)), (0, 7, text(7)), (1, 5, text(5)), (2, 5, text(5))];
-            assert_eq!(unpacked, want);
-            assert!(payload_list(&parts[0]).iter().all(|r| matches!(r.2, Payload::Packed(_))));
-        }
         // A document the batch does not hold, a partition out of range.
-        for packed in [false, true] {
-            let missing = request_rows(&[(1, 0)]);
-            assert!(routed_payloads(&c, &shifted, &missing, 3, "text", INDEX, packed).is_err());
-            let outside = request_rows(&[(3, 3)]);
-            assert!(routed_payloads(&c, &shifted, &outside, 3, "text", INDEX, packed).is_err());
-        }
+        assert!(routed_payloads(&c, &shifted, &request_rows(&[(1, 0)]), 3, "text", INDEX).is_err());
+        assert!(routed_payloads(&c, &shifted, &request_rows(&[(3, 3)]), 3, "text", INDEX).is_err());
         // Shuffled, the same sets reach the same partitions.
         let rows = payload_rows(&c, &shifted, "text", INDEX).unwrap();
         let all = arrow_select::concat::concat_batches(&request_schema(), [&rows, &asked]).unwrap();
@@ -844,26 +752,17 @@ mod tests {
         };
         let by_set = join(&|d| Payload::Set(Cow::Owned(shingler.shingle_set(&texts[d]))));
         let by_text = join(&|d| Payload::Text(Cow::Owned(texts[d].clone())));
-        let by_packed = join(&|d| Payload::Packed(Cow::Owned(pack(&texts[d]))));
         for all in [false, true] {
             for measure in [Measure::Jaccard, Measure::Containment] {
                 let c = DedupConfig { measure, ..c.clone() };
                 let sets = verified(&c, &by_set, all).unwrap();
                 assert_eq!(sets, verified(&c, &by_text, all).unwrap(), "{measure:?} all={all}");
-                assert_eq!(sets, verified(&c, &by_packed, all).unwrap(), "{measure:?} all={all}");
                 assert!(sets.num_rows() > 0);
             }
         }
         let estimate = DedupConfig { verify: Verify::Estimate, ..c.clone() };
         assert!(verified(&estimate, &by_set, true).is_err());
         assert_eq!(verified(&estimate, &by_text, true).unwrap().num_rows(), 3);
-        assert_eq!(
-            verified(&estimate, &by_packed, true).unwrap(),
-            verified(&estimate, &by_text, true).unwrap()
-        );
-        // A damaged packed text is an error naming its document, not a wrong answer.
-        let damaged = join(&|d| Payload::Packed(Cow::Owned(pack(&texts[d])[..4].to_vec())));
-        assert!(verified(&c, &damaged, false).is_err());
     }
 
     #[test]
