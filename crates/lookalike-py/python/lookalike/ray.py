@@ -178,6 +178,7 @@ __all__ = [
     "TASK_SHUFFLE_DOCUMENTS",
     "TASK_SHUFFLE_PIECES",
     "VERIFY_TASK_DOCUMENTS",
+    "STREAM_READ_AHEAD",
 ]
 
 #: The column holding each row's global input position while the job runs.
@@ -360,7 +361,7 @@ class _Stream:
 #: ``stream=True``: the bytes of blocks per CPU of the cluster that Ray Data may hold in the
 #: object store ahead of the job's tasks during a pass (its ``resource_limits``). Without it, a
 #: pass's first moments sometimes read 1.4 GB ahead at 1 CPU, and Plasma's pages stay resident
-#: once written (``bench/results/ray-stream-2026-11-29.md``).
+#: once written (``bench/results/ray-stream-bounds-2026-11-29.md``).
 STREAM_READ_AHEAD = 256 * 2**20
 
 
@@ -605,9 +606,10 @@ def _keys_and_buckets(
                 told = time.monotonic()
         if rest:
             if say is not None:
-                say(f"{len(pieces) + len(rest)} blocks × {partitions} partitions are more than "
-                    f"{TASK_SHUFFLE_PIECES} key pieces: the keys of the last {len(rest)} go through "
-                    "Ray Data's repartition, with the pieces of the others")
+                say(f"{len(pieces) + len(rest)} blocks × {partitions} partitions, {source.total} documents: past "
+                    f"the key shuffle's bounds in tasks ({TASK_SHUFFLE_PIECES} pieces, {TASK_SHUFFLE_DOCUMENTS} "
+                    f"documents), the keys of the last {len(rest)} go through Ray Data's repartition, with the "
+                    "pieces of the others")
             return _repartitioned([p for ps in pieces for p in ps] + rest, partitions, settings), numbered
         bucket = ray.remote(_bucket_parts)
         buckets = [bucket.remote(settings, *[p[i] for p in pieces]) for i in range(partitions)]
@@ -835,9 +837,9 @@ def _verify(
                     window.add(rest[-1])
         if rest:
             if say is not None:
-                say(f"{len(pieces) + len(rest)} blocks × {partitions} partitions are more than "
-                    f"{TASK_SHUFFLE_PIECES} payload pieces: the payloads of the last {len(rest)} go through "
-                    "Ray Data's repartition, with the pieces of the others")
+                say(f"{len(pieces) + len(rest)} blocks with requested documents × {partitions} partitions: past "
+                    f"{TASK_SHUFFLE_PIECES} payload pieces, the payloads of the last {len(rest)} go through Ray "
+                    "Data's repartition, with the pieces of the others")
             payloads = [x for ps in pieces for x in ps] + rest
             return _joined([w for parts in wanted for w in parts], payloads, partitions, all, settings)
         verify = ray.remote(_verify_part).options(num_returns=2)
@@ -1203,10 +1205,12 @@ def dedup(
     the object store for the whole job. ``True`` reads it as a stream, twice: each block is
     sketched as it comes and let go, and the dataset is read again for the verification, where
     only the blocks holding a requested document give their shingle sets; the read is held back
-    while two sketching (or payload) tasks per CPU wait or run, so the texts are never all in
-    memory (the shuffled keys and the requested sets are; the sketching task also numbers the
-    block's ids). For inputs larger than the cluster's memory; it costs one more read of the input (two with a statistics stage), and ``ds`` must give the same rows in the same order
-    each time it is executed (a read of files does; an unseeded ``random_shuffle`` does not: a
+    while two sketching (or payload) tasks per CPU wait or run, and Ray Data reads at most
+    ``STREAM_READ_AHEAD`` bytes a CPU ahead of them, so the texts are never all in memory (the
+    shuffled keys and the requested sets are; the sketching task also numbers the block's ids).
+    For inputs larger than the cluster's memory; it costs one more read of the input (two with a
+    statistics stage), and ``ds`` must give the same rows in the same order each time it is
+    executed (a read of files does; an unseeded ``random_shuffle`` does not: a
     different row count on the second read raises ``ValueError``). A Dataset that is already in
     the object store (materialized, or from ``lookalike.ray.read``, which reads eagerly) gains
     nothing from it. Default ``num_partitions`` with ``stream=True``: two per CPU of the cluster.
