@@ -366,19 +366,32 @@ STREAM_READ_AHEAD = 256 * 2**20
 
 
 @contextlib.contextmanager
-def _read_ahead(ds: Any, budget: float) -> Iterator[None]:
-    """``ds`` executed with at most ``budget`` bytes of blocks in the object store ahead of its
-    consumer (a lower limit the caller set is kept), while the context is open."""
+def _executing(ds: Any, change: Any) -> Iterator[None]:
+    """``ds`` executed with its execution options changed by ``change(options)`` while the
+    context is open, then put back. A Dataset executes with the DataContext it was created with
+    (``ds.context``), not the current one, so the job's settings go on that one (an object
+    without a context, such as a test's stand-in, is left as it is)."""
     options = ds.context.execution_options if hasattr(ds, "context") else None
     if options is None:
         yield
         return
-    limits = options.resource_limits
-    options.resource_limits = limits.copy(object_store_memory=min(limits.object_store_memory, budget))
+    kept = (options.preserve_order, options.resource_limits)
+    change(options)
     try:
         yield
     finally:
-        options.resource_limits = limits
+        options.preserve_order, options.resource_limits = kept
+
+
+def _read_ahead(ds: Any, budget: float) -> contextlib.AbstractContextManager[None]:
+    """``ds`` executed with at most ``budget`` bytes of blocks in the object store ahead of its
+    consumer (a lower limit the caller set is kept), while the context is open."""
+
+    def change(options: Any) -> None:
+        limits = options.resource_limits
+        options.resource_limits = limits.copy(object_store_memory=min(limits.object_store_memory, budget))
+
+    return _executing(ds, change)
 
 
 def _shape(block: pa.Table) -> tuple[int, list[str]]:
@@ -1073,23 +1086,13 @@ def _job(what: str, progress: bool, verbose: bool) -> Iterator[_Progress]:
         ctx.execution_options.preserve_order = preserve
 
 
-@contextlib.contextmanager
-def _in_order(ds: Any) -> Iterator[None]:
+def _in_order(ds: Any) -> contextlib.AbstractContextManager[None]:
     """``ds`` executed in input order while the job runs: a Dataset executes with the
     DataContext it was created with (``ds.context``), not the current one, so ``_job``'s setting
     does not reach a Dataset made before the job, and a read of several files on several CPUs
     gave its blocks in the order they were done (other "first" documents from run to run, and
     with ``stream=True`` another order on each pass)."""
-    options = ds.context.execution_options if hasattr(ds, "context") else None
-    if options is None:
-        yield
-        return
-    preserve = options.preserve_order
-    options.preserve_order = True
-    try:
-        yield
-    finally:
-        options.preserve_order = preserve
+    return _executing(ds, lambda options: setattr(options, "preserve_order", True))
 
 
 def _materialized_keys(ds: Any, text: str, id: str | None, num_partitions: int | None, settings: dict[str, Any], say):
