@@ -107,7 +107,7 @@ def measure(path: str, n: int, join_max: int = 20_000, dedup: bool = True) -> di
         routed = k.route_texts(by_doc)
         by_dest = pa.Table.from_batches([pairs, routed]).combine_chunks().to_batches()[0]
         t = time.process_time()
-        near = k.verify_pairs(by_dest)
+        near = k.verify_pairs([by_dest])
         verify_cpu = time.process_time() - t
         out["join"] = {
             "pairs_per_doc": round(pairs.num_rows / n, 4),

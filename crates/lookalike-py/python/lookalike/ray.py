@@ -738,7 +738,9 @@ def _route(table: pa.Table) -> pa.Table:
 
 @_in_task
 def _verify_block(table: pa.Table, all: bool, settings: dict[str, Any]) -> pa.Table:
-    return pa.Table.from_batches([_lookalike.verify_pairs(_one_batch(table, _JOIN), all, **settings)])
+    # The table's batches as they are (the pieces from the object store, not copied into one).
+    batches = [b for b in table.to_batches() if b.num_rows] or [_one_batch(table, _JOIN)]
+    return pa.Table.from_batches([_lookalike.verify_pairs(batches, all, **settings)])
 
 
 @_in_task

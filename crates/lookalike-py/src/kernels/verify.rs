@@ -479,24 +479,24 @@ pub fn routed(batch: &RecordBatch) -> PyResult<RecordBatch> {
     out.finish().map_err(arrow_err)
 }
 
-/// verify_pairs(batch, all=False, threshold=0.8, keep=None, cluster=None, **options)
+/// verify_pairs(batches, all=False, threshold=0.8, keep=None, cluster=None, **options)
 /// --
 ///
-/// Verification step 3, over a block in which each pair's rows and the payloads of its documents
-/// are together (after a repartition by `dest`, or [`route_payloads`]' pieces of one partition):
-/// the shingle sets (as they came, or recomputed from texts as the library computes them), and
-/// the exact Jaccard of every distinct pair (with containment the
-/// larger containment, its direction as the edge's `reason` code 0 or 1; with `all=True` the
-/// containment of `b`, the member, in `a`, the representative); returns the near edges
-/// at or above the threshold (every pair with `all=True`, for the similarities a cluster mode
-/// asks for). With `verify="estimate"` the payloads must be texts. A pair without one of its
-/// payloads is a `ValueError`.
+/// Verification step 3, over the batches of a block in which each pair's rows and the payloads
+/// of its documents are together (after a repartition by `dest`, or [`route_payloads`]' pieces
+/// of one partition), read where they are (not copied into one batch): the shingle sets (as
+/// they came, or recomputed from texts as the library computes them), and the exact Jaccard of
+/// every distinct pair (with containment the larger containment, its direction as the edge's
+/// `reason` code 0 or 1; with `all=True` the containment of `b`, the member, in `a`, the
+/// representative); returns the near edges at or above the threshold (every pair with
+/// `all=True`, for the similarities a cluster mode asks for). With `verify="estimate"` the
+/// payloads must be texts. A pair without one of its payloads is a `ValueError`.
 #[pyfunction]
-#[pyo3(signature = (batch, all=false, threshold=0.8, keep=None, cluster=None, statistics=None, **options))]
+#[pyo3(signature = (batches, all=false, threshold=0.8, keep=None, cluster=None, statistics=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub fn verify_pairs(
     py: Python<'_>,
-    batch: Batch,
+    batches: Vec<Batch>,
     all: bool,
     threshold: f64,
     keep: Option<&str>,
@@ -507,13 +507,13 @@ pub fn verify_pairs(
     let c = ray_config(threshold, keep, cluster, options)?;
     let statistics =
         statistics.map(PartialStatistics::from_bytes).transpose().map_err(value_err)?;
-    let batch = batch.0;
-    py.detach(|| verified_with(&c, statistics.as_ref(), &batch, all)).map(PyArrowType)
+    let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
+    py.detach(|| verified_with(&c, statistics.as_ref(), &batches, all)).map(PyArrowType)
 }
 
 /// [`verify_pairs`] without Python, under a checked configuration, without statistics.
-pub fn verified(c: &DedupConfig, batch: &RecordBatch, all: bool) -> PyResult<RecordBatch> {
-    verified_with(c, None, batch, all)
+pub fn verified(c: &DedupConfig, batches: &[RecordBatch], all: bool) -> PyResult<RecordBatch> {
+    verified_with(c, None, batches, all)
 }
 
 /// [`verify_pairs`] without Python, under a checked configuration (with the statistics stage's
@@ -521,24 +521,29 @@ pub fn verified(c: &DedupConfig, batch: &RecordBatch, all: bool) -> PyResult<Rec
 pub fn verified_with(
     c: &DedupConfig,
     statistics: Option<&PartialStatistics>,
-    batch: &RecordBatch,
+    batches: &[RecordBatch],
     all: bool,
 ) -> PyResult<RecordBatch> {
-    let (a, b) = (int64s(batch, "a")?, int64s(batch, "b")?);
-    let payloads = Payloads::of(batch)?;
-    let mut docs: Vec<(i64, usize)> = Vec::new();
+    let payloads: Vec<Payloads<'_>> = batches.iter().map(Payloads::of).collect::<PyResult<_>>()?;
+    // Each document with the batch and row of its (first) payload.
+    let mut docs: Vec<(i64, (usize, usize))> = Vec::new();
     let mut pairs: Vec<(i64, i64)> = Vec::new();
-    for i in 0..batch.num_rows() {
-        match payloads.get(i) {
-            Some(_) => docs.push((a.value(i), i)),
-            None => pairs.push((a.value(i), b.value(i))),
+    for (k, batch) in batches.iter().enumerate() {
+        let (a, b) = (int64s(batch, "a")?, int64s(batch, "b")?);
+        for i in 0..batch.num_rows() {
+            match payloads[k].get(i) {
+                Some(_) => docs.push((a.value(i), (k, i))),
+                None => pairs.push((a.value(i), b.value(i))),
+            }
         }
     }
     docs.sort_unstable();
     docs.dedup_by_key(|t| t.0);
     pairs.sort_unstable();
     pairs.dedup();
-    let got: Vec<Payload<'_>> = docs.iter().filter_map(|&(_, row)| payloads.get(row)).collect();
+    let got: Vec<Payload<'_>> =
+        docs.iter().filter_map(|&(_, (k, row))| payloads[k].get(row)).collect();
+    let docs: Vec<i64> = docs.into_iter().map(|t| t.0).collect();
     if c.verify == Verify::Estimate {
         let texts: Vec<&str> = got
             .iter()
@@ -568,7 +573,7 @@ pub fn verified_with(
         })
         .collect();
     let set_of = |d: i64| -> PyResult<&[u64]> {
-        docs.binary_search_by_key(&d, |t| t.0)
+        docs.binary_search(&d)
             .map(|i| sets[i].as_ref())
             .map_err(|_| value_err(format!("pair with document {d}: its text did not arrive")))
     };
@@ -601,13 +606,13 @@ pub fn verified_with(
 fn estimated(
     c: &DedupConfig,
     statistics: Option<&PartialStatistics>,
-    docs: &[(i64, usize)],
+    docs: &[i64],
     texts: &[&str],
     pairs: &[(i64, i64)],
     all: bool,
 ) -> PyResult<RecordBatch> {
     let position = |d: i64| -> PyResult<u32> {
-        docs.binary_search_by_key(&d, |t| t.0)
+        docs.binary_search(&d)
             .map(|i| i as u32)
             .map_err(|_| value_err(format!("pair with document {d}: its text did not arrive")))
     };
@@ -755,14 +760,21 @@ mod tests {
         for all in [false, true] {
             for measure in [Measure::Jaccard, Measure::Containment] {
                 let c = DedupConfig { measure, ..c.clone() };
-                let sets = verified(&c, &by_set, all).unwrap();
-                assert_eq!(sets, verified(&c, &by_text, all).unwrap(), "{measure:?} all={all}");
+                let sets = verified(&c, std::slice::from_ref(&by_set), all).unwrap();
+                assert_eq!(
+                    sets,
+                    verified(&c, std::slice::from_ref(&by_text), all).unwrap(),
+                    "{measure:?} all={all}"
+                );
                 assert!(sets.num_rows() > 0);
             }
         }
         let estimate = DedupConfig { verify: Verify::Estimate, ..c.clone() };
-        assert!(verified(&estimate, &by_set, true).is_err());
-        assert_eq!(verified(&estimate, &by_text, true).unwrap().num_rows(), 3);
+        assert!(verified(&estimate, std::slice::from_ref(&by_set), true).is_err());
+        assert_eq!(
+            verified(&estimate, std::slice::from_ref(&by_text), true).unwrap().num_rows(),
+            3
+        );
     }
 
     #[test]
