@@ -659,6 +659,39 @@ def test_ray_streamed_input_same_as_the_cli(ray_cluster, cli, corpus, tmp_path, 
     assert len(cli_pairs) >= 12
 
 
+@pytest.mark.parametrize(
+    "options, stream, way",
+    [
+        ({}, False, "nodes"),
+        ({"method": "mod-m", "measure": "containment", "cluster": "center-refine"}, False, "groups"),
+        ({"verify": "estimate"}, True, "groups"),
+        ({"keep": "longest", "cluster": "clique"}, True, "nodes"),
+    ],
+)
+def test_verification_on_several_nodes_or_in_groups_same_as_on_one(ray_cluster, corpus, monkeypatch, options, stream, way):
+    """On one node the verification's partitions share each block's table of requested shingle
+    sets (or texts) in groups of ``SHARED_PARTITIONS`` (the other tests: one group of all); on
+    several nodes each partition is sent its own. Both forced here ("nodes": as on several;
+    "groups": groups of 3 partitions, so 2 groups of 4) give lookalike.dedup's tables, with the
+    similarities a cluster mode asks for."""
+    ray = ray_cluster
+    import lookalike.ray as lray
+
+    asked = []
+    if way == "nodes":
+        monkeypatch.setattr(lray, "_one_store", lambda: asked.append(False) or False)
+    else:
+        monkeypatch.setattr(lray, "_one_store", lambda: asked.append(True) or True)
+        monkeypatch.setattr(lray, "SHARED_PARTITIONS", 3)
+    local = lookalike.dedup(corpus_table(corpus), id="id", **options)
+    ds = ray.data.read_json(str(corpus), override_num_blocks=5).select_columns(["id", "text"])
+    result = lray.dedup(ds, id="id", num_partitions=4, stream=stream, progress=False, **options)
+    assert asked
+    assert collect(ray, result.dataset).equals(local.table)
+    assert collect(ray, result.pairs).equals(local.pairs)
+    assert local.pairs.num_rows >= 12
+
+
 def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster, capsys):
     """``stream=True`` numbers the rows of a bundle that holds a slice of a block (Ray Data's
     bundles may) as their own; a dataset that gives other rows on its second read is refused
@@ -711,6 +744,8 @@ def test_ray_stream_reads_slices_and_refuses_a_dataset_that_changes(ray_cluster,
     ):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(lray, bound, value)
+            # The payloads' pieces per partition (a cluster of several nodes), which the bound counts.
+            mp.setattr(lray, "_one_store", lambda: False)
             result = lray.dedup(many, id="id", threshold=0.7, num_partitions=2, stream=stream)
         said = capsys.readouterr().err
         if stream:

@@ -71,7 +71,9 @@ references, or run on the driver.
   ``VERIFY_TASK_DOCUMENTS`` documents per partition are requested, it splits them by document
   block: a task per block computes each of its requested documents' shingle set once, where the
   text is (the library's normalization and shingles; with ``verify="estimate"`` the text itself),
-  and sends it to every partition that asked for it (``route_payloads``); a task per partition
+  and sends it to every partition that asked for it (``route_payloads``; on a cluster of one
+  node, whose tasks share one object store, once to each group of ``SHARED_PARTITIONS``
+  partitions that asked for it, whose tasks read it where it is); a task per partition
   keeps the pairs whose exact Jaccard (with ``measure="containment"``: the larger containment, its
   direction on the edge; with ``verify="estimate"`` the method's estimate that it accepts) reaches
   the threshold (``verify_pairs``). No set is computed twice, and only estimate verification moves
@@ -179,6 +181,7 @@ __all__ = [
     "TASK_SHUFFLE_PIECES",
     "VERIFY_TASK_DOCUMENTS",
     "STREAM_READ_AHEAD",
+    "SHARED_PARTITIONS",
 ]
 
 #: The column holding each row's global input position while the job runs.
@@ -288,6 +291,10 @@ class _Materialized:
     def blocks(self) -> Iterator[_Block]:
         return iter(self.list)
 
+    def rows(self) -> list[int]:
+        """Each block's row count."""
+        return [b.rows for b in self.list]
+
 
 class _Stream:
     """The input as a Dataset executed again for each pass over it (``stream=True``): its blocks
@@ -305,6 +312,10 @@ class _Stream:
         #: (None until the first pass has ended).
         self.shape: list[int] | None = None
         self.checked = False
+
+    def rows(self) -> list[int]:
+        """Each block's row count, as the first pass read them (none before it has ended)."""
+        return list(self.shape or [])
 
     @property
     def total(self) -> int | None:
@@ -783,6 +794,25 @@ def _verify_part(all: bool, settings: dict[str, Any], *tables: pa.Table) -> tupl
 VERIFY_TASK_DOCUMENTS = 100_000
 
 
+def _one_store() -> bool:
+    """Whether the cluster is one node, whose tasks all map the same object store: then the
+    verification's partitions share their shingle sets in groups (``SHARED_PARTITIONS``). Across
+    nodes each partition is sent its own, so that no node fetches sets it does not need."""
+    import ray
+
+    return sum(1 for node in ray.nodes() if node.get("Alive")) <= 1
+
+
+#: On a cluster of one node, the verification's partitions go in groups of at most this many:
+#: each block sends a requested shingle set (or text) once to each group that asked for it, in one
+#: table per group, which the group's tasks read where it is in the object store (a task per
+#: partition still verifies its own pairs). Without groups a set went to 1.34 partitions on
+#: average at 8 partitions (``bench/results/ray-memory-floor-2026-11-29.md``). Every task of a
+#: group visits all of its tables' rows to find its documents (and checks their UTF-8 with
+#: ``verify="estimate"``), hence the bound.
+SHARED_PARTITIONS = 16
+
+
 def _wait(refs: list, say: Any, what: str) -> None:
     """Waits until every one of ``refs`` is done (without fetching them), saying at most every
     ``_tasks.PROGRESS_SECONDS`` how many are (a stage of a long job is otherwise silent)."""
@@ -809,8 +839,9 @@ def _verify(
     document (a table per partition), and the requests for their documents (a task per block);
     the driver gathers the requests (16 bytes each). With at most ``VERIFY_TASK_DOCUMENTS`` requested documents per
     partition, it splits them by document block: a task per block computes the shingle set of each
-    of its requested documents once, where the text is, and returns one table per partition; a
-    task per partition verifies its pairs with the sets it was sent (past ``TASK_SHUFFLE_PIECES``
+    of its requested documents once, where the text is, and returns one table per partition (on
+    one node, ``_one_store``: one per group of ``SHARED_PARTITIONS`` partitions, each set once in
+    it, which the group's tasks read in place); a task per partition verifies its pairs with the sets it was sent (past ``TASK_SHUFFLE_PIECES``
     such tables, each later block returns one table, and a Ray Data repartition by partition
     brings them, the tables before and the pairs together). Above it, a join partitioned
     by document in Ray Data: the requested documents (marked in a bitmap, n/8 bytes) give their
@@ -831,7 +862,17 @@ def _verify(
     if source.streamed or len(np.unique(docs)) <= VERIFY_TASK_DOCUMENTS * partitions:
         order = np.argsort(docs, kind="stable")
         ordered = docs[order]
-        route = ray.remote(_payloads).options(num_returns=partitions)
+        # On one node, the partitions in groups of SHARED_PARTITIONS share each block's table
+        # (a set once per group, read in place by the group's tasks), when the pieces stay in
+        # tasks whatever the blocks (the driver holds a reference to each); else a table per
+        # partition.
+        starts = np.cumsum([0, *source.rows()])
+        holding = len(np.unique(np.searchsorted(starts, ordered, side="right")))
+        group = SHARED_PARTITIONS if partitions > 1 and _one_store() else 1
+        if holding * -(-partitions // group) > TASK_SHUFFLE_PIECES:
+            group = 1
+        width = -(-partitions // group)
+        route = ray.remote(_payloads).options(num_returns=width)
         whole = ray.remote(_payloads)
         window = _Window(source.window)
         # Past TASK_SHUFFLE_PIECES pieces (the driver holds one reference each), each later
@@ -843,9 +884,11 @@ def _verify(
             lo, hi = np.searchsorted(ordered, [block.offset, block.offset + block.rows])
             if hi > lo:
                 mine = asked.take(order[lo:hi])
-                if not rest and (len(pieces) + 1) * partitions <= TASK_SHUFFLE_PIECES:
-                    piece = route.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece)
-                    pieces.append([piece] if partitions == 1 else piece)
+                if group > 1:
+                    mine = pa.table({"doc": mine["doc"], "dest": mine["dest"].to_numpy() // group})
+                if not rest and (len(pieces) + 1) * width <= TASK_SHUFFLE_PIECES:
+                    piece = route.remote(block.ref, block.offset, text, mine, width, settings, block.piece)
+                    pieces.append([piece] if width == 1 else piece)
                     window.add(pieces[-1][0])
                 else:
                     rest.append(whole.remote(block.ref, block.offset, text, mine, partitions, settings, block.piece, True))
@@ -858,7 +901,10 @@ def _verify(
             payloads = [x for ps in pieces for x in ps] + rest
             return _joined([w for parts in wanted for w in parts], payloads, partitions, all, settings)
         verify = ray.remote(_verify_part).options(num_returns=2)
-        parts = [verify.remote(all, settings, *[w[p] for w in wanted], *[x[p] for x in pieces]) for p in range(partitions)]
+        parts = [
+            verify.remote(all, settings, *[w[p] for w in wanted], *[x[p // group] for x in pieces])
+            for p in range(partitions)
+        ]
         if say is not None:
             _wait([c for _, c in parts], say, "partitions verified")
         return [near for near, _ in parts], sum(ray.get([c for _, c in parts]))
