@@ -841,7 +841,8 @@ def _verify(
     partition, it splits them by document block: a task per block computes the shingle set of each
     of its requested documents once, where the text is, and returns one table per partition (on
     one node, ``_one_store``: one per group of ``SHARED_PARTITIONS`` partitions, each set once in
-    it, which the group's tasks read in place); a task per partition verifies its pairs with the sets it was sent (past ``TASK_SHUFFLE_PIECES``
+    it, which the group's tasks read in place); a task per partition verifies its pairs with the
+    sets it was sent (past ``TASK_SHUFFLE_PIECES``
     such tables, each later block returns one table, and a Ray Data repartition by partition
     brings them, the tables before and the pairs together). Above it, a join partitioned
     by document in Ray Data: the requested documents (marked in a bitmap, n/8 bytes) give their
@@ -862,10 +863,10 @@ def _verify(
     if source.streamed or len(np.unique(docs)) <= VERIFY_TASK_DOCUMENTS * partitions:
         order = np.argsort(docs, kind="stable")
         ordered = docs[order]
-        # On one node, the partitions in groups of SHARED_PARTITIONS share each block's table
-        # (a set once per group, read in place by the group's tasks), when the pieces stay in
-        # tasks whatever the blocks (the driver holds a reference to each); else a table per
-        # partition.
+        # On one node, the partitions in groups of SHARED_PARTITIONS share each block's table (a
+        # set once per group, read in place by the group's tasks), if the pieces (the blocks
+        # holding a requested document × the groups) stay within TASK_SHUFFLE_PIECES: past it,
+        # Ray Data's repartition below needs a table per partition. Else a table per partition.
         starts = np.cumsum([0, *source.rows()])
         holding = len(np.unique(np.searchsorted(starts, ordered, side="right")))
         group = SHARED_PARTITIONS if partitions > 1 and _one_store() else 1
