@@ -867,12 +867,13 @@ def _verify(
         # set once per group, read in place by the group's tasks), if the pieces (the blocks
         # holding a requested document × the groups) stay within TASK_SHUFFLE_PIECES: past it,
         # Ray Data's repartition below needs a table per partition. Else a table per partition.
-        starts = np.cumsum([0, *source.rows()])
-        holding = len(np.unique(np.searchsorted(starts, ordered, side="right")))
         group = SHARED_PARTITIONS if partitions > 1 and _one_store() else 1
-        if holding * -(-partitions // group) > TASK_SHUFFLE_PIECES:
-            group = 1
         width = -(-partitions // group)
+        if group > 1:
+            starts = np.cumsum([0, *source.rows()])
+            holding = len(np.unique(np.searchsorted(starts, ordered, side="right")))
+            if holding * width > TASK_SHUFFLE_PIECES:
+                group, width = 1, partitions
         route = ray.remote(_payloads).options(num_returns=width)
         whole = ray.remote(_payloads)
         window = _Window(source.window)
